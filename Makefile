@@ -1,0 +1,24 @@
+# flinklab — the only prerequisite is Go 1.26.
+
+GO ?= go
+
+.PHONY: run test bench lint vet
+
+# run: the embedded demo (a MiniCluster runs a small job and prints its trace).
+run:
+	$(GO) run ./tools/demo
+
+# test: vet plus every test under the race detector.
+test: vet
+	$(GO) test -race -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+# bench: the benchmarks, a few runs each (compare runs with benchstat).
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=5 ./...
+
+# lint: formatting and vet.
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

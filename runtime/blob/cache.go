@@ -1,0 +1,272 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"flinklab/runtime/api"
+)
+
+// DefaultFetchRetries is Flink's default for blob.fetch.retries: how many
+// times a failed download is tried again before the task fails to deploy.
+const DefaultFetchRetries = 5
+
+// CacheConfig configures a PermanentBlobCache.
+type CacheConfig struct {
+	// StorageDir is where downloaded BLOBs are kept. It is created if
+	// missing and is left on disk by Close: the caller owns it.
+	StorageDir string
+	// Source is what BLOBs are downloaded from: the BlobServer, in-process
+	// for now. It must be set.
+	Source Source
+	// FetchRetries is how many times a failed download is retried
+	// (blob.fetch.retries). 0 means DefaultFetchRetries; a negative value
+	// means no retries, so one attempt only.
+	FetchRetries int
+	// Logger receives the cache's log lines; nil means slog.Default().
+	Logger *slog.Logger
+	// ServerAddress names the BlobServer in log lines and errors. Empty
+	// means "in-process".
+	ServerAddress string
+}
+
+// PermanentBlobCache keeps a TaskExecutor's local copies of the permanent
+// BLOBs its tasks need, downloading each one once and verifying it. It
+// mirrors Flink's org.apache.flink.runtime.blob.PermanentBlobCache, with the
+// retry loop of BlobClient#downloadFromBlobServer.
+//
+// All methods are safe for concurrent use: several tasks of one job may ask
+// for the same jar at the same moment.
+type PermanentBlobCache struct {
+	storageDir    string
+	source        Source
+	fetchRetries  int
+	serverAddress string
+	log           *slog.Logger
+
+	// mu guards inFlight and closed, and orders moving a finished download
+	// into a job directory against ReleaseJob removing it.
+	mu       sync.Mutex
+	inFlight map[blobID]*download
+	closed   bool
+}
+
+// blobID names one BLOB of one job, the unit the cache downloads.
+type blobID struct {
+	jobID api.JobID
+	key   PermanentBlobKey
+}
+
+// download is one GetFile call fetching a BLOB on behalf of every caller
+// that asks for the same BLOB meanwhile. The fetching caller sets err and
+// leaderCancelled, then closes done; the others read them after done.
+type download struct {
+	done            chan struct{}
+	err             error
+	leaderCancelled bool // the fetching caller's ctx ended, not the download
+}
+
+// NewPermanentBlobCache prepares the storage directory and returns a cache.
+func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
+	if cfg.Source == nil {
+		return nil, errors.New("create permanent BLOB cache: CacheConfig.Source must be set")
+	}
+	if err := prepareStorageDir(cfg.StorageDir); err != nil {
+		return nil, fmt.Errorf("create permanent BLOB cache: %w", err)
+	}
+	c := &PermanentBlobCache{
+		storageDir:    cfg.StorageDir,
+		source:        cfg.Source,
+		fetchRetries:  cfg.FetchRetries,
+		serverAddress: cfg.ServerAddress,
+		log:           cfg.Logger,
+		inFlight:      make(map[blobID]*download),
+	}
+	switch {
+	case c.fetchRetries == 0:
+		c.fetchRetries = DefaultFetchRetries
+	case c.fetchRetries < 0:
+		c.fetchRetries = 0
+	}
+	if c.serverAddress == "" {
+		c.serverAddress = "in-process"
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	return c, nil
+}
+
+// GetFile returns the local path of a BLOB, downloading it first unless it
+// is already cached. A download is checked against the key (its SHA-256)
+// before it becomes visible, and retried FetchRetries times. Callers asking
+// for the same BLOB while it downloads wait for that one download.
+//
+// Errors wrap ErrChecksumMismatch, fs.ErrNotExist (the source does not have
+// the BLOB), ErrClosed, ErrInvalidID or ctx's error.
+func (c *PermanentBlobCache) GetFile(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (string, error) {
+	if err := checkIDs(jobID, key); err != nil {
+		return "", fmt.Errorf("get BLOB: %w", err)
+	}
+	id := blobID{jobID, key}
+	path := storageLocation(c.storageDir, jobID, key)
+
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("get BLOB %s/%s: %w", jobID, key, err)
+		}
+
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return "", fmt.Errorf("get BLOB %s/%s: %w", jobID, key, ErrClosed)
+		}
+		if isRegularFile(path) {
+			c.mu.Unlock()
+			return path, nil // cache hit
+		}
+		d, downloading := c.inFlight[id]
+		if !downloading {
+			d = &download{done: make(chan struct{})}
+			c.inFlight[id] = d
+		}
+		c.mu.Unlock()
+
+		if !downloading {
+			return c.downloadFor(ctx, id, d)
+		}
+
+		// Another task is already downloading this BLOB: wait for its result.
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			return "", fmt.Errorf("get BLOB %s/%s: %w", jobID, key, ctx.Err())
+		}
+		if d.err == nil {
+			return path, nil
+		}
+		if d.leaderCancelled {
+			continue // that caller gave up, not the download: try again ourselves
+		}
+		return "", d.err
+	}
+}
+
+// downloadFor runs the download d for every caller waiting on it, then
+// publishes the result.
+func (c *PermanentBlobCache) downloadFor(ctx context.Context, id blobID, d *download) (string, error) {
+	path, err := c.downloadFromBlobServer(ctx, id.jobID, id.key)
+
+	c.mu.Lock()
+	delete(c.inFlight, id)
+	c.mu.Unlock()
+
+	d.err = err
+	d.leaderCancelled = err != nil && ctx.Err() != nil
+	close(d.done)
+	return path, err
+}
+
+// downloadFromBlobServer fetches one BLOB into the cache, trying 1 +
+// fetchRetries times with no pause in between, as Flink's
+// BlobClient#downloadFromBlobServer does.
+func (c *PermanentBlobCache) downloadFromBlobServer(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (string, error) {
+	path := storageLocation(c.storageDir, jobID, key)
+	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, c.serverAddress, path)
+
+	// Step m10: the TaskExecutor fetches the job's jar before the task can
+	// load its user code.
+	c.log.Debug(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
+	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
+		err := c.fetchOnce(ctx, jobID, key)
+		if err == nil {
+			return path, nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", fmt.Errorf("fetch BLOB %s/%s from %s: %w", jobID, key, c.serverAddress, ctxErr)
+		}
+		if errors.Is(err, ErrClosed) {
+			return "", err
+		}
+		if retriesLeft == 0 {
+			return "", &fetchError{msg: failed + " No retries left.", cause: err}
+		}
+		c.log.Warn(failed+" Retrying...", "error", err)
+	}
+}
+
+// fetchOnce is one download attempt: read from the source into a temp file
+// while hashing, check the hash against the key, move the file into place.
+// A failed attempt leaves nothing behind.
+func (c *PermanentBlobCache) fetchOnce(ctx context.Context, jobID api.JobID, key PermanentBlobKey) error {
+	content, err := c.source.Open(ctx, jobID, key)
+	if err != nil {
+		return err
+	}
+	tmpPath, actual, err := writeTemp(ctx, c.storageDir, content)
+	_ = content.Close() // what was read is verified below; a close error changes nothing
+	if err != nil {
+		return err
+	}
+
+	// Step m10: verify the checksum. The key is the SHA-256 of the content,
+	// so a corrupted jar cannot pass for the real one.
+	if actual != key {
+		_ = os.Remove(tmpPath)
+		return fmt.Errorf("%w (SHA-256): expected %s, actual %s", ErrChecksumMismatch, key, actual)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		_ = os.Remove(tmpPath)
+		return ErrClosed
+	}
+	_, err = moveIntoPlace(tmpPath, c.storageDir, jobID, key)
+	return err
+}
+
+// ReleaseJob removes every cached BLOB of the job. The TaskExecutor calls it
+// when it no longer runs tasks of the job. Releasing a job with nothing
+// cached is not an error.
+func (c *PermanentBlobCache) ReleaseJob(jobID api.JobID) error {
+	if jobID.IsZero() {
+		return fmt.Errorf("release BLOBs: %w: the JobID is zero", ErrInvalidID)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return fmt.Errorf("release BLOBs of job %s: %w", jobID, ErrClosed)
+	}
+	if err := os.RemoveAll(jobDir(c.storageDir, jobID)); err != nil {
+		return fmt.Errorf("release BLOBs of job %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// Close stops the cache; every later call fails with ErrClosed, and
+// downloads still running fail instead of storing their file. Cached BLOBs
+// stay on disk. Closing twice is allowed.
+func (c *PermanentBlobCache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return nil
+}
+
+// fetchError is what GetFile returns once every attempt has failed. Its text
+// is exactly the IOException message of Flink's BlobClient, "Failed to fetch
+// BLOB <jobId>/<blobKey> from <addr> and store it under <path> No retries
+// left."; the last attempt's error is its cause, reachable with errors.Is,
+// errors.As and errors.Unwrap, and every earlier cause is in a WARN line.
+type fetchError struct {
+	msg   string
+	cause error
+}
+
+func (e *fetchError) Error() string { return e.msg }
+func (e *fetchError) Unwrap() error { return e.cause }

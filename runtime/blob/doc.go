@@ -1,0 +1,126 @@
+// Package blob moves a job's jars from the client to every TaskExecutor that
+// runs the job's tasks. It mirrors Flink's org.apache.flink.runtime.blob:
+//
+//	BlobServer          the JobManager's store     (Flink: BlobServer)
+//	PermanentBlobCache  each TaskExecutor's copy   (Flink: PermanentBlobCache)
+//	Source              what a cache reads from    (Flink: BlobClient#downloadFromBlobServer)
+//	PermanentBlobKey    the name of one BLOB       (Flink: PermanentBlobKey)
+//
+// # What a BLOB is
+//
+// A BLOB ("binary large object") is any file too big or too opaque to travel
+// inside an RPC message: above all the user's jar, but also job artifacts and
+// parts of a TaskDeploymentDescriptor that Flink offloads when they grow past
+// blob.offload.minsize. RPC messages carry only the BLOB's key; whoever needs
+// the bytes fetches them by key.
+//
+// Flink has two kinds. Permanent BLOBs belong to a job and live as long as
+// the job: jars and artifacts, needed again after every restart. Transient
+// BLOBs are one-off files, such as a TaskManager's log file served through
+// the REST API, deleted soon after they are read. flinklab has only
+// permanent BLOBs.
+//
+// # The path of a jar
+//
+//	client ──m1 upload──▶ BlobServer (JobManager)        <dir>/job_<id>/blob_p-<sha256>
+//	                          │ Open (the Source)
+//	                          ▼
+//	TaskExecutor ──m10──▶ PermanentBlobCache.GetFile     <cacheDir>/job_<id>/blob_p-<sha256>
+//	                          │ local path
+//	                          ▼
+//	                     Task loads the user code
+//
+// Step m1: the client uploads the jar. BlobServer.PutPermanent stores it and
+// returns its PermanentBlobKey; the key goes into the JobGraph, and from
+// there into every TaskDeploymentDescriptor.
+//
+// Step m10: a task is deployed to a TaskExecutor (m9), and before it can load
+// its user code it asks the TaskExecutor's PermanentBlobCache for each jar.
+// GetFile returns the local path at once if the jar is cached; otherwise it
+// downloads the jar from its Source, verifies it and keeps it for the job's
+// other tasks. If the jar cannot be fetched or is corrupted, the task fails
+// to deploy.
+//
+// # Content addressing and the checksum
+//
+// A PermanentBlobKey is the SHA-256 of the BLOB's content. The name follows
+// from the content, so storing the same jar twice stores it once, and a
+// BLOB never changes under its name.
+//
+// The key is also the checksum. Bytes can be damaged on the network, on the
+// JobManager's disk or by a half-finished copy. A damaged jar might load and
+// fail much later, far from the cause, or run code nobody submitted. So the
+// cache hashes every download while writing it and compares the hash with
+// the key; a mismatch is an ErrChecksumMismatch that names both checksums,
+// the bytes are thrown away, and the download is tried again.
+//
+// # Retries
+//
+// A failed download is retried DefaultFetchRetries (5, Flink's
+// blob.fetch.retries) times, at once, without a pause, as Flink does. Each
+// failed attempt logs Flink's WARN line
+//
+//	Failed to fetch BLOB <jobId>/<blobKey> from <addr> and store it under <path> Retrying...
+//
+// and after the last one GetFile returns an error whose text ends in
+// "No retries left." and whose cause (errors.Unwrap) is the last attempt's
+// error. These are the lines to look for in a TaskManager log when a task
+// fails to deploy.
+//
+// # On disk
+//
+//	<storageDir>/
+//	    incoming/
+//	        temp-<random>          being written; never read, cleared at start
+//	    job_<jobID>/
+//	        blob_p-<64 hex>        one complete BLOB, named by its content
+//
+// The server and every cache use the same layout. A BLOB is first written
+// to a temp file in incoming/ and then renamed into its job directory. A
+// rename is atomic, so a reader sees either no BLOB or the whole BLOB: a
+// crash or a failed upload never leaves a half-written BLOB under a real
+// name, and a failed attempt removes its temp file.
+//
+// File names are built only from an api.JobID and a PermanentBlobKey, both
+// parsed types whose String forms are hex digits. Nothing that comes from
+// outside (a client, a REST request) can choose a file name or reach
+// outside the storage directory with "../".
+//
+// # Concurrency
+//
+// BlobServer and PermanentBlobCache are safe for use from many goroutines.
+// The cache keeps a map of downloads in flight, so when several tasks of one
+// job start on one TaskExecutor at once, the jar is downloaded once and
+// every task gets the same path. A caller whose ctx ends stops waiting; if
+// it was the one downloading, a waiting caller takes the download over.
+//
+// # Lifecycle
+//
+// The JobManager creates one BlobServer at start-up (it logs "Started BLOB
+// server at ..."), and the Dispatcher calls CleanupJob when a job reaches a
+// globally terminal state. Each TaskExecutor creates one PermanentBlobCache
+// and calls ReleaseJob when it stops running tasks of a job. Close stops
+// either one; later calls fail with ErrClosed.
+//
+// # Differs from Flink
+//
+//   - Keys are the SHA-256 of the content. Flink's keys are a SHA-1 digest
+//     plus a random part; ours make the key and the checksum one value.
+//   - The cache downloads in-process by calling BlobServer.Open through the
+//     Source interface. A TCP BlobClient will implement the same interface
+//     when the JobManager and the TaskManagers run as separate processes; the
+//     cache will not change.
+//   - Flink's message names the temp file it was writing; ours names the
+//     final path, which stays the same across attempts.
+//   - ReleaseJob deletes a job's files at once. Flink's PermanentBlobCache
+//     counts references per job and deletes them after a TTL
+//     (blob.service.cleanup.interval), so a job that comes back soon finds
+//     its jars still there.
+//   - There is no HA BlobStore: the server's files live only on the
+//     JobManager's disk. Close leaves them there, because the caller owns the
+//     storage directory; Flink deletes its own random blobStore-<uuid>
+//     directory on close.
+//   - The start-up line prints Flink's defaults for blob.fetch.num-concurrent
+//     (50) and blob.fetch.backlog (1000); an in-process server enforces
+//     neither.
+package blob

@@ -1,0 +1,179 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sync"
+
+	"flinklab/runtime/api"
+)
+
+// Flink's defaults for blob.fetch.num-concurrent and blob.fetch.backlog. We
+// serve in-process and enforce neither; they appear in the start-up line so
+// that it reads like Flink's.
+const (
+	defaultFetchNumConcurrent = 50
+	defaultFetchBacklog       = 1000
+)
+
+// ServerConfig configures a BlobServer.
+type ServerConfig struct {
+	// StorageDir is where BLOBs are stored. It is created if missing and is
+	// left on disk by Close: the caller owns it.
+	StorageDir string
+	// Logger receives the server's log lines; nil means slog.Default().
+	Logger *slog.Logger
+	// Address is shown in log lines and messages only, for example
+	// "localhost:0". Empty means "in-process".
+	Address string
+}
+
+// BlobServer stores the BLOBs of every job on the JobManager's local disk
+// and serves them to the TaskExecutors' caches. It mirrors Flink's
+// org.apache.flink.runtime.blob.BlobServer (the permanent half of it).
+//
+// All methods are safe for concurrent use.
+type BlobServer struct {
+	storageDir string
+	address    string
+	log        *slog.Logger
+
+	// mu orders the moves of finished BLOBs into a job directory against
+	// CleanupJob removing that directory, and guards closed. Writing and
+	// reading content happen outside it.
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewBlobServer prepares the storage directory and returns a running server.
+func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
+	if err := prepareStorageDir(cfg.StorageDir); err != nil {
+		return nil, fmt.Errorf("start BLOB server: %w", err)
+	}
+	s := &BlobServer{
+		storageDir: cfg.StorageDir,
+		address:    cfg.Address,
+		log:        cfg.Logger,
+	}
+	if s.address == "" {
+		s.address = "in-process"
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.log.Info(fmt.Sprintf("Started BLOB server at %s - max concurrent requests: %d - max backlog: %d",
+		s.address, defaultFetchNumConcurrent, defaultFetchBacklog),
+		"storageDir", s.storageDir)
+	return s, nil
+}
+
+// Address returns the address shown in log lines; give it to each
+// PermanentBlobCache as CacheConfig.ServerAddress.
+func (s *BlobServer) Address() string { return s.address }
+
+// PutPermanent stores the content of r as a permanent BLOB of the job and
+// returns its key, the SHA-256 of the content. Putting the same content
+// twice returns the same key and keeps one file. If reading r fails, nothing
+// is stored.
+func (s *BlobServer) PutPermanent(jobID api.JobID, r io.Reader) (PermanentBlobKey, error) {
+	if jobID.IsZero() {
+		return PermanentBlobKey{}, fmt.Errorf("put BLOB: %w: the JobID is zero", ErrInvalidID)
+	}
+	if s.isClosed() {
+		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, ErrClosed)
+	}
+
+	// Step m1: the client's jar arrives. It is written to a temp file and
+	// hashed on the way; only a complete file is renamed to its key's name.
+	tmpPath, key, err := writeTemp(context.Background(), s.storageDir, r)
+	if err != nil {
+		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, err)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = os.Remove(tmpPath)
+		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, ErrClosed)
+	}
+	if _, err := moveIntoPlace(tmpPath, s.storageDir, jobID, key); err != nil {
+		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, err)
+	}
+	s.log.Debug(fmt.Sprintf("Stored BLOB %s/%s.", jobID, key))
+	return key, nil
+}
+
+// PutPermanentBytes is PutPermanent for content already in memory.
+func (s *BlobServer) PutPermanentBytes(jobID api.JobID, content []byte) (PermanentBlobKey, error) {
+	return s.PutPermanent(jobID, bytes.NewReader(content))
+}
+
+// Open returns the content of a stored BLOB; it is the Source a
+// PermanentBlobCache downloads from. A missing BLOB gives an error wrapping
+// fs.ErrNotExist. The returned file stays readable even if CleanupJob
+// removes it meanwhile.
+func (s *BlobServer) Open(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (io.ReadCloser, error) {
+	if err := checkIDs(jobID, key); err != nil {
+		return nil, fmt.Errorf("get BLOB: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get BLOB %s/%s: %w", jobID, key, err)
+	}
+	if s.isClosed() {
+		return nil, fmt.Errorf("get BLOB %s/%s: %w", jobID, key, ErrClosed)
+	}
+
+	path := storageLocation(s.storageDir, jobID, key)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The wording of the FileNotFoundException Flink's BlobServer throws.
+		return nil, fmt.Errorf("Local file %s does not exist and failed to copy from blob store: %w",
+			path, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get BLOB %s/%s: %w", jobID, key, err)
+	}
+	return f, nil
+}
+
+// CleanupJob removes every BLOB of the job. The Dispatcher calls it once the
+// job has reached a globally terminal state. Removing a job with no BLOBs is
+// not an error.
+func (s *BlobServer) CleanupJob(jobID api.JobID) error {
+	if jobID.IsZero() {
+		return fmt.Errorf("clean up BLOBs: %w: the JobID is zero", ErrInvalidID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("clean up BLOBs of job %s: %w", jobID, ErrClosed)
+	}
+	if err := os.RemoveAll(jobDir(s.storageDir, jobID)); err != nil {
+		return fmt.Errorf("clean up BLOBs of job %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// Close stops the server; every later call fails with ErrClosed. The stored
+// BLOBs stay on disk. Closing twice is allowed.
+func (s *BlobServer) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.log.Info("Stopped BLOB server at " + s.address + ".")
+	}
+	return nil
+}
+
+func (s *BlobServer) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}

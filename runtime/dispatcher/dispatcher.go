@@ -1,0 +1,329 @@
+package dispatcher
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmanager"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// Config configures a Dispatcher.
+type Config struct {
+	Logger *slog.Logger
+}
+
+// Deps are the services a Dispatcher uses.
+type Deps struct {
+	RPC            rpc.Service
+	JobGraphStore  jobmanager.JobGraphStore
+	JobResultStore highavailability.JobResultStore
+	// CreateJobManagerRunner makes the runner of a submitted job (Flink's
+	// JobManagerRunnerFactory).
+	CreateJobManagerRunner func(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error)
+	Trace                  *trace.Recorder
+}
+
+// Dispatcher accepts jobs and routes requests to their runners. Its fields
+// are touched only on its main thread.
+type Dispatcher struct {
+	*rpc.Endpoint
+	deps    Deps
+	log     *slog.Logger
+	address string
+
+	runners  map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
+	archived map[api.JobID]*gateway.ArchivedExecutionGraph
+}
+
+var _ gateway.DispatcherGateway = (*Dispatcher)(nil)
+
+// New returns a Dispatcher that is not started.
+func New(cfg Config, deps Deps) (*Dispatcher, error) {
+	if deps.RPC == nil || deps.JobGraphStore == nil || deps.JobResultStore == nil || deps.CreateJobManagerRunner == nil {
+		return nil, fmt.Errorf("dispatcher: RPC, JobGraphStore, JobResultStore and CreateJobManagerRunner are required")
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Dispatcher{
+		Endpoint: rpc.NewEndpoint("dispatcher_0"),
+		deps:     deps,
+		log:      logger.With("logger", "StandaloneDispatcher"),
+		address:  deps.RPC.Address("dispatcher_0"),
+		runners:  make(map[api.JobID]jobmanager.JobManagerRunner),
+		archived: make(map[api.JobID]*gateway.ArchivedExecutionGraph),
+	}, nil
+}
+
+// Address returns the Dispatcher's RPC address.
+func (d *Dispatcher) Address() string { return d.address }
+
+// Start makes the Dispatcher reachable and starts its main thread.
+func (d *Dispatcher) Start() error {
+	if err := d.deps.RPC.Register(d.address, gateway.DispatcherGateway(d)); err != nil {
+		return err
+	}
+	d.Endpoint.Start(nil)
+	return nil
+}
+
+// Close closes every runner (jobs still running are suspended) and stops
+// the Dispatcher.
+func (d *Dispatcher) Close() error {
+	d.deps.RPC.Unregister(d.address)
+	runners, err := rpc.CallAsync(context.Background(), d.Endpoint, func() ([]jobmanager.JobManagerRunner, error) {
+		out := make([]jobmanager.JobManagerRunner, 0, len(d.runners))
+		for _, r := range d.runners {
+			out = append(out, r)
+		}
+		return out, nil
+	})
+	for _, r := range runners {
+		_ = r.Close()
+	}
+	d.Endpoint.Close(nil)
+	return err
+}
+
+// SubmitJob submits a job (step m3); see the package doc for the checks.
+func (d *Dispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error {
+	if g == nil {
+		return &JobSubmissionError{Message: "The JobGraph must not be null."}
+	}
+	_, err := rpc.CallAsync(ctx, d.Endpoint, func() (struct{}, error) {
+		return struct{}{}, d.submitJob(g)
+	})
+	return err
+}
+
+// submitJob runs on the main thread.
+func (d *Dispatcher) submitJob(g *jobgraph.JobGraph) error {
+	jobID := g.JobID
+	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, jobID))
+
+	if d.isInGloballyTerminalState(jobID) {
+		d.log.Warn(fmt.Sprintf("Ignoring JobGraph submission '%s' (%s) because the job already reached a globally-terminal state (i.e. FAILED, CANCELED, FINISHED) in a previous execution.", g.Name, jobID))
+		return &DuplicateJobSubmissionError{JobID: jobID, GloballyTerminated: true}
+	}
+	if _, running := d.runners[jobID]; running {
+		return &DuplicateJobSubmissionError{JobID: jobID}
+	}
+	if err := g.Validate(); err != nil {
+		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: err}
+	}
+	if isPartialResourceConfigured(g) {
+		return &JobSubmissionError{JobID: jobID, Message: "Currently jobs is not supported if parts of the vertices have resources configured. The limitation will be removed in future versions."}
+	}
+	return d.internalSubmitJob(g)
+}
+
+func (d *Dispatcher) isInGloballyTerminalState(jobID api.JobID) bool {
+	return d.deps.JobResultStore.HasJobResultEntry(jobID)
+}
+
+// isPartialResourceConfigured reports whether some vertices, but not all,
+// ask for specific resources.
+func isPartialResourceConfigured(g *jobgraph.JobGraph) bool {
+	configured := 0
+	for _, v := range g.Vertices() {
+		if !v.MinResources.IsUnknown() {
+			configured++
+		}
+	}
+	return configured > 0 && configured < g.NumberOfVertices()
+}
+
+func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
+	jobID := g.JobID
+	d.log.Info(fmt.Sprintf("Submitting job '%s' (%s).", g.Name, jobID))
+
+	// Step m3: persist the JobGraph, then create, start and register the
+	// job's JobManagerRunner. The acknowledgement returns after this, before
+	// the JobMaster runs.
+	if err := d.deps.JobGraphStore.PutJobGraph(g); err != nil {
+		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
+		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
+	}
+	runner, err := d.deps.CreateJobManagerRunner(g)
+	if err == nil {
+		err = runner.Start()
+	}
+	if err != nil {
+		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
+		if cleanupErr := d.deps.JobGraphStore.RemoveJobGraph(jobID); cleanupErr != nil {
+			d.log.Warn(fmt.Sprintf("Cleanup didn't succeed after job submission failed for job %s.", jobID), "cause", cleanupErr.Error())
+		}
+		if runner != nil {
+			_ = runner.Close()
+		}
+		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
+	}
+	d.runners[jobID] = runner
+	d.deps.Trace.Emit(trace.M3, "REST", "Dispatcher", jobID,
+		"submitJob '%s': JobGraph validated and persisted, JobManagerRunner started", g.Name)
+
+	go func() {
+		select {
+		case <-runner.Done():
+			d.RunAsync(func() { d.jobManagerRunnerFinished(runner) })
+		case <-d.Context().Done(): // the Dispatcher stopped first
+		}
+	}()
+	return nil
+}
+
+// jobManagerRunnerFinished handles a runner's result on the main thread.
+func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner) {
+	jobID := runner.JobID()
+	if d.runners[jobID] != runner {
+		return // closed by Close, or replaced
+	}
+	result := runner.Result()
+	g := result.ExecutionGraph
+	if !g.State.IsGloballyTerminalState() {
+		// Suspended: the job is not done, it is only not run here any more.
+		delete(d.runners, jobID)
+		return
+	}
+	if g.FailureCause != "" {
+		d.log.Info(fmt.Sprintf("Job %s reached terminal state %s.\n%s", jobID, g.State, g.FailureCause))
+	} else {
+		d.log.Info(fmt.Sprintf("Job %s reached terminal state %s.", jobID, g.State))
+	}
+	d.archived[jobID] = g
+	if err := d.deps.JobResultStore.CreateDirtyResult(jobResultOf(g)); err != nil {
+		d.log.Warn(fmt.Sprintf("Could not store the result of job %s.", jobID), "cause", err.Error())
+	}
+
+	// Global cleanup runs off the main thread: closing the runner waits for
+	// its JobMaster to stop.
+	go func() {
+		closeErr := runner.Close()
+		removeErr := d.deps.JobGraphStore.RemoveJobGraph(jobID)
+		d.RunAsync(func() {
+			delete(d.runners, jobID)
+			if closeErr != nil || removeErr != nil {
+				d.log.Warn(fmt.Sprintf("Cleanup of job %s did not succeed.", jobID), "close", fmt.Sprint(closeErr), "remove", fmt.Sprint(removeErr))
+				return
+			}
+			_ = d.deps.JobResultStore.MarkResultAsClean(jobID)
+		})
+	}()
+}
+
+func jobResultOf(g *gateway.ArchivedExecutionGraph) api.JobResult {
+	var runtime = g.StatusTimestamps[g.State].Sub(g.StatusTimestamps[api.JobInitializing])
+	return api.JobResult{
+		JobID:             g.JobID,
+		JobName:           g.JobName,
+		JobStatus:         g.State,
+		ApplicationStatus: api.ApplicationStatusOf(g.State),
+		NetRuntime:        max(runtime, 0),
+		FailureCause:      g.FailureCause,
+	}
+}
+
+// lookup finds a job on the main thread: its runner while it runs, its
+// final ExecutionGraph once it ended.
+type lookup struct {
+	runner   jobmanager.JobManagerRunner
+	archived *gateway.ArchivedExecutionGraph
+}
+
+func (d *Dispatcher) lookup(ctx context.Context, jobID api.JobID) (lookup, error) {
+	return rpc.CallAsync(ctx, d.Endpoint, func() (lookup, error) {
+		if g, ok := d.archived[jobID]; ok {
+			return lookup{archived: g}, nil
+		}
+		if r, ok := d.runners[jobID]; ok {
+			return lookup{runner: r}, nil
+		}
+		return lookup{}, jobNotFound(jobID)
+	})
+}
+
+// CancelJob cancels a running job.
+func (d *Dispatcher) CancelJob(ctx context.Context, jobID api.JobID) error {
+	found, err := d.lookup(ctx, jobID)
+	if err != nil {
+		return err
+	}
+	if found.archived != nil {
+		return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
+			ErrJobAlreadyTerminated, found.archived.State)
+	}
+	d.log.Info(fmt.Sprintf("Trying to cancel job %s.", jobID))
+	return found.runner.Cancel(ctx)
+}
+
+// RequestJobStatus returns the job's status.
+func (d *Dispatcher) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	found, err := d.lookup(ctx, jobID)
+	if err != nil {
+		return 0, err
+	}
+	if found.archived != nil {
+		return found.archived.State, nil
+	}
+	return found.runner.RequestJobStatus(ctx)
+}
+
+// RequestJob returns a snapshot of the job's ExecutionGraph.
+func (d *Dispatcher) RequestJob(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
+	found, err := d.lookup(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if found.archived != nil {
+		return found.archived, nil
+	}
+	return found.runner.RequestJob(ctx)
+}
+
+// RequestJobResult waits until the job is globally terminal.
+func (d *Dispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
+	found, err := d.lookup(ctx, jobID)
+	if err != nil {
+		return api.JobResult{}, err
+	}
+	if found.archived != nil {
+		return jobResultOf(found.archived), nil
+	}
+	select {
+	case <-found.runner.Done():
+	case <-ctx.Done():
+		return api.JobResult{}, ctx.Err()
+	}
+	g := found.runner.Result().ExecutionGraph
+	if !g.State.IsGloballyTerminalState() {
+		return api.JobResult{}, fmt.Errorf("job %s was suspended (%s) before it reached a globally terminal state", jobID, g.State)
+	}
+	return jobResultOf(g), nil
+}
+
+// ListJobs returns the IDs of every job, running or ended, sorted.
+func (d *Dispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
+	return rpc.CallAsync(ctx, d.Endpoint, func() ([]api.JobID, error) {
+		ids := make([]api.JobID, 0, len(d.runners)+len(d.archived))
+		for id := range d.runners {
+			if _, ended := d.archived[id]; !ended {
+				ids = append(ids, id)
+			}
+		}
+		for id := range d.archived {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b api.JobID) int { return strings.Compare(a.String(), b.String()) })
+		return ids, nil
+	})
+}

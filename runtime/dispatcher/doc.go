@@ -1,0 +1,46 @@
+// Package dispatcher is the JobManager's front door: it accepts jobs, starts
+// one JobManagerRunner per job, answers questions about jobs, and remembers
+// how they ended.
+//
+// It mirrors Flink's Dispatcher and StandaloneDispatcher
+// (org.apache.flink.runtime.dispatcher). Logs are named
+// "StandaloneDispatcher", as in a Flink session cluster's log.
+//
+// # Submitting a job (step m3)
+//
+// submitJob runs on the Dispatcher's main thread and checks, in Flink's
+// order:
+//
+//  1. Is the job globally terminated already? The JobResultStore remembers
+//     every job that reached FINISHED, CANCELED or FAILED; its JobID cannot be
+//     used again (DuplicateJobSubmissionException, globally terminated).
+//  2. Is the job running already? (DuplicateJobSubmissionException)
+//  3. Is the JobGraph valid, and are resources configured on all vertices or
+//     on none? (JobSubmissionException)
+//  4. Persist the JobGraph in the JobGraphStore, create the job's
+//     JobManagerRunner, start it and register it.
+//
+// The submission is acknowledged right after step 4, before any JobMaster
+// exists: building the ExecutionGraph and scheduling happen asynchronously
+// in the runner (step m4). A job that fails there ends FAILED, and the
+// client learns it by asking for the job's status or result.
+//
+// # Routing
+//
+// Every other request names a JobID. The main thread only looks up the
+// job's runner; the question itself (RequestJobStatus, RequestJob, Cancel)
+// is then put to the runner from the caller's goroutine, so a slow JobMaster
+// never holds up the Dispatcher. Flink composes futures the same way.
+//
+// When a runner's result arrives, the Dispatcher logs "Job <id> reached
+// terminal state <state>.", writes the result to the JobResultStore, keeps a
+// snapshot of the final ExecutionGraph for later questions, and cleans up:
+// the JobGraph is removed from the store and the runner closed.
+//
+// Differs from Flink: Flink's Dispatcher does not validate the JobGraph; a
+// vertex without an invokable fails later, when the JobMaster builds the
+// ExecutionGraph. We check the whole graph at step m3 so that a malformed
+// job is refused where it enters, before anything is persisted. The
+// Dispatcher is not fenced and has no leader election yet: a cluster here
+// has exactly one.
+package dispatcher

@@ -1,0 +1,51 @@
+package dispatcher
+
+import (
+	"errors"
+	"fmt"
+
+	"flinklab/runtime/api"
+)
+
+// Errors the Dispatcher answers with. The REST layer maps them to HTTP.
+var (
+	// ErrJobNotFound: no job with that ID is known (Flink's
+	// FlinkJobNotFoundException).
+	ErrJobNotFound = errors.New("FlinkJobNotFoundException")
+	// ErrJobAlreadyTerminated: the job cannot be cancelled because it has
+	// already ended.
+	ErrJobAlreadyTerminated = errors.New("job already terminated")
+)
+
+// JobSubmissionError is Flink's JobSubmissionException: the Dispatcher
+// refused a job, and nothing was persisted.
+type JobSubmissionError struct {
+	JobID   api.JobID
+	Message string
+	Cause   error
+}
+
+func (e *JobSubmissionError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("JobSubmissionException: %s: %v", e.Message, e.Cause)
+	}
+	return "JobSubmissionException: " + e.Message
+}
+
+func (e *JobSubmissionError) Unwrap() error { return e.Cause }
+
+// DuplicateJobSubmissionError is Flink's DuplicateJobSubmissionException, a
+// JobSubmissionException: a job with this JobID is running, or has already
+// reached a globally terminal state (GloballyTerminated).
+type DuplicateJobSubmissionError struct {
+	JobID              api.JobID
+	GloballyTerminated bool
+}
+
+func (e *DuplicateJobSubmissionError) Error() string {
+	return "DuplicateJobSubmissionException: Job has already been submitted."
+}
+
+func jobNotFound(jobID api.JobID) error {
+	return fmt.Errorf("%w: Could not find Flink job (%s)", ErrJobNotFound, jobID)
+}

@@ -1,0 +1,30 @@
+package gateway
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/jobgraph"
+)
+
+// DispatcherGateway is the cluster's front door (Flink's DispatcherGateway):
+// the REST endpoint and the MiniCluster submit and manage jobs through it.
+//
+// Differs from Flink: it is not fenced; a cluster here has one Dispatcher.
+type DispatcherGateway interface {
+	// SubmitJob accepts a job (step m3). It returns once the job is
+	// persisted and its JobManagerRunner started, before the JobMaster runs.
+	SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGraph) error
+	// CancelJob cancels a job that is not yet globally terminal.
+	CancelJob(ctx context.Context, jobID api.JobID) error
+	// RequestJobStatus returns a job's current status, also for jobs that
+	// have ended while this Dispatcher ran.
+	RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error)
+	// RequestJob returns a snapshot of the job's ExecutionGraph.
+	RequestJob(ctx context.Context, jobID api.JobID) (*ArchivedExecutionGraph, error)
+	// ListJobs returns the IDs of the jobs this Dispatcher knows.
+	ListJobs(ctx context.Context) ([]api.JobID, error)
+	// RequestJobResult waits until the job is globally terminal and returns
+	// its result.
+	RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error)
+}

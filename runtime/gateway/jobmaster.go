@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+)
+
+// JobMasterGateway is what TaskExecutors and the job's JobManagerRunner may
+// ask of a JobMaster (Flink's JobMasterGateway). The TaskExecutor-facing
+// methods are fenced by the JobMaster's api.JobMasterID.
+type JobMasterGateway interface {
+	// RegisterTaskManager connects a TaskExecutor that holds (or will hold)
+	// slots for this job. Only registered TaskExecutors may offer slots.
+	RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID, tm TaskManagerLocation) (JMTMRegistrationSuccess, error)
+	// OfferSlots offers slots that the ResourceManager allocated for this
+	// job (step m8). It returns the offers the JobMaster accepted; the
+	// TaskExecutor frees the others.
+	OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, offers []SlotOffer) ([]SlotOffer, error)
+	// UpdateTaskExecutionState reports a task's state change (m11 reports
+	// INITIALIZING and RUNNING; the end reports FINISHED, FAILED or CANCELED).
+	UpdateTaskExecutionState(ctx context.Context, jobMasterID api.JobMasterID, state TaskExecutionState) error
+	// DisconnectTaskManager tells the JobMaster that a TaskExecutor is gone;
+	// its slots and the tasks in them are lost.
+	DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error
+
+	// RequestJobStatus returns the job's status.
+	RequestJobStatus(ctx context.Context) (api.JobStatus, error)
+	// RequestJob returns a snapshot of the ExecutionGraph.
+	RequestJob(ctx context.Context) (*ArchivedExecutionGraph, error)
+	// Cancel cancels the job: CANCELLING, then CANCELED once every task
+	// has stopped.
+	Cancel(ctx context.Context) error
+}
+
+// TaskManagerLocation says where a TaskExecutor is: its ResourceID and
+// the RPC address of its TaskExecutorGateway.
+type TaskManagerLocation struct {
+	ResourceID api.ResourceID `json:"resourceId"`
+	Address    string         `json:"address"`
+}
+
+func (l TaskManagerLocation) String() string { return string(l.ResourceID) + " @ " + l.Address }
+
+// JMTMRegistrationSuccess answers a successful RegisterTaskManager: the
+// JobMaster's ResourceID, which the TaskExecutor monitors.
+type JMTMRegistrationSuccess struct {
+	JobManagerResourceID api.ResourceID `json:"resourceId"`
+}
+
+// SlotOffer is one slot a TaskExecutor offers to a JobMaster.
+type SlotOffer struct {
+	AllocationID    api.AllocationID    `json:"allocationId"`
+	SlotIndex       int                 `json:"slotIndex"`
+	ResourceProfile api.ResourceProfile `json:"resourceProfile"`
+}
+
+// TaskExecutionState reports that a task reached a state. FailureCause is
+// set when the state is FAILED.
+type TaskExecutionState struct {
+	AttemptID    api.ExecutionAttemptID `json:"executionId"`
+	State        api.ExecutionState     `json:"executionState"`
+	FailureCause error                  `json:"-"`
+}

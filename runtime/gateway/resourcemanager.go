@@ -1,0 +1,125 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"flinklab/runtime/api"
+)
+
+// ResourceManagerGateway is what JobMasters and TaskExecutors may ask of the
+// ResourceManager (Flink's ResourceManagerGateway). Every method is fenced
+// by the ResourceManager's api.ResourceManagerID, which callers learn from
+// leader retrieval.
+type ResourceManagerGateway interface {
+	// RegisterJobMaster connects a job's JobMaster (step m5). Only a
+	// registered JobMaster may declare resource requirements.
+	RegisterJobMaster(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
+		jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (JobMasterRegistrationSuccess, error)
+	// DeclareRequiredResources replaces the job's resource requirements
+	// (step m6). The SlotManager then matches them to free slots.
+	DeclareRequiredResources(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
+		requirements ResourceRequirements) error
+	// DisconnectJobManager tells the ResourceManager that a job's JobMaster
+	// is done; its requirements are cleared.
+	DisconnectJobManager(ctx context.Context, rmID api.ResourceManagerID, jobID api.JobID,
+		jobStatus api.JobStatus, cause error) error
+
+	// RegisterTaskExecutor connects a TaskExecutor. It then reports its
+	// slots with SendSlotReport.
+	RegisterTaskExecutor(ctx context.Context, rmID api.ResourceManagerID,
+		registration TaskExecutorRegistration) (TaskExecutorRegistrationSuccess, error)
+	// SendSlotReport tells the SlotManager which slots the TaskExecutor has
+	// and which of them are allocated.
+	SendSlotReport(ctx context.Context, rmID api.ResourceManagerID, taskManager api.ResourceID,
+		instanceID api.InstanceID, report SlotReport) error
+	// NotifySlotAvailable tells the SlotManager that a slot became free.
+	NotifySlotAvailable(ctx context.Context, rmID api.ResourceManagerID, instanceID api.InstanceID,
+		slotID api.SlotID, allocationID api.AllocationID) error
+	// DisconnectTaskManager tells the ResourceManager that a TaskExecutor
+	// is shutting down; its slots are gone.
+	DisconnectTaskManager(ctx context.Context, rmID api.ResourceManagerID, taskManager api.ResourceID,
+		cause error) error
+}
+
+// JobMasterRegistrationSuccess answers a successful RegisterJobMaster.
+type JobMasterRegistrationSuccess struct {
+	ResourceManagerID         api.ResourceManagerID `json:"resourceManagerId"`
+	ResourceManagerResourceID api.ResourceID        `json:"resourceManagerResourceId"`
+}
+
+// TaskExecutorRegistration is what a TaskExecutor tells the ResourceManager
+// about itself when it registers.
+type TaskExecutorRegistration struct {
+	ResourceID                 api.ResourceID      `json:"resourceId"`
+	TaskExecutorAddress        string              `json:"taskExecutorAddress"`
+	NumberOfSlots              int                 `json:"numberSlots"`
+	DefaultSlotResourceProfile api.ResourceProfile `json:"defaultSlotResourceProfile"`
+}
+
+// TaskExecutorRegistrationSuccess answers a successful RegisterTaskExecutor
+// with the registration's InstanceID.
+type TaskExecutorRegistrationSuccess struct {
+	RegistrationID            api.InstanceID `json:"registrationId"`
+	ResourceManagerResourceID api.ResourceID `json:"resourceManagerResourceId"`
+}
+
+// SlotReport lists the slots of one TaskExecutor.
+type SlotReport []SlotStatus
+
+// SlotStatus is one slot in a SlotReport. AllocationID and JobID are zero
+// when the slot is free.
+type SlotStatus struct {
+	SlotID          api.SlotID          `json:"slotID"`
+	ResourceProfile api.ResourceProfile `json:"resourceProfile"`
+	AllocationID    api.AllocationID    `json:"allocationID"`
+	JobID           api.JobID           `json:"jobID"`
+}
+
+// ResourceRequirements is everything a job needs right now: the complete
+// set, not a delta. Declaring an empty set releases the job's claim.
+type ResourceRequirements struct {
+	JobID api.JobID `json:"jobId"`
+	// TargetAddress is the JobMaster's address; TaskExecutors that get a
+	// slot for this job offer it there.
+	TargetAddress string                `json:"targetAddress"`
+	Requirements  []ResourceRequirement `json:"resourceRequirements"`
+}
+
+// ResourceRequirement asks for a number of slots of one profile.
+type ResourceRequirement struct {
+	ResourceProfile       api.ResourceProfile `json:"resourceProfile"`
+	NumberOfRequiredSlots int                 `json:"numberOfRequiredSlots"`
+}
+
+// TotalSlots returns how many slots the requirements ask for in all.
+func (r ResourceRequirements) TotalSlots() int {
+	n := 0
+	for _, req := range r.Requirements {
+		n += req.NumberOfRequiredSlots
+	}
+	return n
+}
+
+// Registration outcomes other than success, as errors. A RetryingRegistration
+// retries after a failure (after cluster.registration.refused-registration-delay)
+// and gives up after a rejection.
+var (
+	// ErrRegistrationFailure: the receiver could not accept the
+	// registration now (Flink's RegistrationResponse.Failure).
+	ErrRegistrationFailure = errors.New("registration failure")
+	// ErrRegistrationRejected: the receiver will never accept it (Flink's
+	// RegistrationResponse.Rejection).
+	ErrRegistrationRejected = errors.New("registration rejected")
+)
+
+// RegistrationFailure returns an error wrapping ErrRegistrationFailure.
+func RegistrationFailure(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRegistrationFailure, fmt.Sprintf(format, args...))
+}
+
+// RegistrationRejected returns an error wrapping ErrRegistrationRejected.
+func RegistrationRejected(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRegistrationRejected, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,86 @@
+package gateway
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+)
+
+// TaskExecutorGateway is what the ResourceManager and JobMasters may ask of
+// a TaskExecutor (Flink's TaskExecutorGateway).
+type TaskExecutorGateway interface {
+	// RequestSlot allocates a free slot for a job (step m7). The
+	// TaskExecutor then connects to the JobMaster at jobMasterAddress and
+	// offers the slot there (step m8). rmID is the sender's fencing token.
+	RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+		profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error
+	// SubmitTask deploys a task into an allocated slot (step m9).
+	// jobMasterID is the sender's fencing token.
+	SubmitTask(ctx context.Context, tdd TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error
+	// CancelTask cancels a running task; the result arrives later as
+	// UpdateTaskExecutionState(CANCELED).
+	CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error
+	// FreeSlot returns a slot; its tasks are failed first. The TaskExecutor
+	// then tells the ResourceManager that the slot is free.
+	FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error
+	// DisconnectJobManager tells the TaskExecutor that the job's JobMaster
+	// is gone.
+	DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error
+}
+
+// TaskDeploymentDescriptor is everything a TaskExecutor needs to run one
+// attempt of one subtask (Flink's TaskDeploymentDescriptor).
+type TaskDeploymentDescriptor struct {
+	JobID              api.JobID              `json:"jobId"`
+	JobName            string                 `json:"jobName"`
+	ExecutionAttemptID api.ExecutionAttemptID `json:"executionAttemptId"`
+	AllocationID       api.AllocationID       `json:"allocationId"`
+	TaskInfo           TaskInformation        `json:"taskInformation"`
+	// UserJarBlobKeys name the job's jars on the BlobServer; the
+	// TaskExecutor fetches them through its BlobCache (step m10).
+	UserJarBlobKeys    []blob.PermanentBlobKey               `json:"userJarBlobKeys"`
+	ProducedPartitions []ResultPartitionDeploymentDescriptor `json:"producedPartitions"`
+	InputGates         []InputGateDeploymentDescriptor       `json:"inputGates"`
+}
+
+// SubtaskIndex returns the index of the subtask this attempt runs.
+func (tdd TaskDeploymentDescriptor) SubtaskIndex() int {
+	return tdd.ExecutionAttemptID.ExecutionVertexID.SubtaskIndex
+}
+
+// AttemptNumber returns the attempt number (0 for the first attempt).
+func (tdd TaskDeploymentDescriptor) AttemptNumber() int {
+	return tdd.ExecutionAttemptID.AttemptNumber
+}
+
+// TaskInformation describes the JobVertex the task belongs to.
+type TaskInformation struct {
+	JobVertexID         api.JobVertexID   `json:"jobVertexId"`
+	TaskName            string            `json:"taskName"`
+	NumberOfSubtasks    int               `json:"numberOfSubtasks"`
+	MaxNumberOfSubtasks int               `json:"maxNumberOfSubtasks"`
+	InvokableClassName  string            `json:"invokableClassName"`
+	TaskConfiguration   map[string]string `json:"taskConfiguration"`
+}
+
+// ResultPartitionDeploymentDescriptor describes one partition the task
+// writes: one subpartition per consumer channel.
+type ResultPartitionDeploymentDescriptor struct {
+	PartitionID           api.ResultPartitionID `json:"partitionId"`
+	NumberOfSubpartitions int                   `json:"numberOfSubpartitions"`
+}
+
+// InputGateDeploymentDescriptor describes one input of the task: which
+// subpartition it reads from each partition of the consumed data set.
+type InputGateDeploymentDescriptor struct {
+	ConsumedResultID          api.IntermediateDataSetID `json:"consumedResultId"`
+	ConsumedSubpartitionIndex int                       `json:"consumedSubpartitionIndex"`
+	ShuffleDescriptors        []ShuffleDescriptor       `json:"shuffleDescriptors"`
+}
+
+// ShuffleDescriptor says where a consumed partition is produced.
+type ShuffleDescriptor struct {
+	ResultPartitionID api.ResultPartitionID `json:"resultPartitionId"`
+	ProducerLocation  api.ResourceID        `json:"producerLocation"`
+}

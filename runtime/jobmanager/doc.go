@@ -1,0 +1,36 @@
+// Package jobmanager holds what the Dispatcher keeps for each job: the
+// JobGraphStore, where submitted jobs are persisted, and the
+// JobManagerRunner, which turns leadership over a job into a running
+// JobMaster.
+//
+// It mirrors Flink's JobGraphStore (org.apache.flink.runtime.jobmanager)
+// and JobMasterServiceLeadershipRunner with DefaultJobMasterServiceProcess
+// (org.apache.flink.runtime.jobmaster), which replaced JobManagerRunnerImpl
+// in Flink 1.13 (FLINK-22001).
+//
+// # From submission to a running JobMaster (step m4)
+//
+// The Dispatcher persists the JobGraph, creates a JobManagerRunner and starts
+// it, and acknowledges the submission right away. Everything after that is
+// asynchronous:
+//
+//  1. Start enters the job's leader election (one election per job: with
+//     high availability, a standby JobManager could lead the job instead).
+//  2. GrantLeadership arrives with a leader session ID. The runner checks the
+//     JobResultStore (a job that is already done is not run again), then
+//     creates the JobMaster through its JobMasterServiceFactory. The session
+//     ID becomes the JobMaster's fencing token, its JobMasterID.
+//  3. The runner confirms leadership with the JobMaster's address, so
+//     TaskExecutors can find it, and forwards the JobMaster's result.
+//
+// Until a JobMaster exists, the runner itself answers for the job: its
+// status is INITIALIZING. If the JobMaster cannot be created (its
+// ExecutionGraph cannot be built, say), the job ends FAILED with
+// "Could not start the JobMaster." and the submission, long since
+// acknowledged, is not affected: this is Flink's non-blocking submission
+// (FLINK-16866, Flink 1.12).
+//
+// The runner guards its state with a mutex, as Flink's does with a lock: it
+// is not an RPC endpoint, and its callers (the Dispatcher's gateway methods)
+// call it from their own goroutines.
+package jobmanager

@@ -1,0 +1,330 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/trace"
+)
+
+// JobManagerRunner is what the Dispatcher holds for each job it runs
+// (Flink's JobManagerRunner interface).
+type JobManagerRunner interface {
+	// Start begins the runner's work: leader election, then the JobMaster.
+	Start() error
+	JobID() api.JobID
+	// RequestJobStatus returns INITIALIZING until a JobMaster runs the job,
+	// then the JobMaster's answer, then the final status.
+	RequestJobStatus(ctx context.Context) (api.JobStatus, error)
+	// RequestJob returns a snapshot of the job's ExecutionGraph.
+	RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
+	// Cancel cancels the job, also while it is still initializing.
+	Cancel(ctx context.Context) error
+	// Done is closed once the result is known.
+	Done() <-chan struct{}
+	// Result returns the result once Done is closed.
+	Result() JobManagerRunnerResult
+	// Close stops the JobMaster (if any) and leaves the election.
+	Close() error
+}
+
+// JobManagerRunnerResult is how a runner ended (Flink's
+// JobManagerRunnerResult): the final ExecutionGraph, and the error if the
+// JobMaster could not even be started.
+type JobManagerRunnerResult struct {
+	ExecutionGraph        *gateway.ArchivedExecutionGraph
+	InitializationFailure error
+}
+
+// JobMasterService is a JobMaster as its runner sees it (Flink's
+// JobMasterService).
+type JobMasterService interface {
+	// Start starts the JobMaster: it registers at the ResourceManager and
+	// starts scheduling.
+	Start() error
+	Gateway() gateway.JobMasterGateway
+	Address() string
+	// Close stops the JobMaster. A job that is not yet globally terminal is
+	// suspended.
+	Close() error
+}
+
+// JobMasterServiceFactory creates (but does not start) the JobMaster of one
+// leadership session. onComplete must be called once, when the job has
+// reached a globally terminal state, with its final ExecutionGraph.
+// Creating the JobMaster builds the ExecutionGraph, so a broken job fails
+// here.
+type JobMasterServiceFactory func(jobMasterID api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (JobMasterService, error)
+
+// ErrJobInitialization is wrapped by the error of a job whose JobMaster
+// could not be started (Flink's JobInitializationException).
+var ErrJobInitialization = errors.New("JobInitializationException")
+
+// RunnerConfig configures a JobMasterServiceLeadershipRunner.
+type RunnerConfig struct {
+	JobGraph         *jobgraph.JobGraph
+	LeaderElection   highavailability.LeaderElection
+	JobResultStore   highavailability.JobResultStore
+	JobMasterFactory JobMasterServiceFactory
+	Logger           *slog.Logger
+	Trace            *trace.Recorder
+}
+
+// JobMasterServiceLeadershipRunner is the JobManagerRunner: it starts a
+// JobMaster whenever it is granted leadership over its job (Flink's
+// JobMasterServiceLeadershipRunner).
+type JobMasterServiceLeadershipRunner struct {
+	cfg     RunnerConfig
+	log     *slog.Logger
+	created time.Time
+
+	wg sync.WaitGroup // the goroutines that create JobMasters
+
+	mu        sync.Mutex
+	session   api.LeaderSessionID // current leadership; zero when none
+	jobMaster JobMasterService    // nil until created
+	cancelled bool
+	closed    bool
+	result    *JobManagerRunnerResult
+	done      chan struct{}
+}
+
+var _ JobManagerRunner = (*JobMasterServiceLeadershipRunner)(nil)
+var _ highavailability.LeaderContender = (*JobMasterServiceLeadershipRunner)(nil)
+
+// NewJobMasterServiceLeadershipRunner returns a runner that is not started.
+func NewJobMasterServiceLeadershipRunner(cfg RunnerConfig) (*JobMasterServiceLeadershipRunner, error) {
+	if cfg.JobGraph == nil || cfg.JobGraph.IsEmpty() {
+		return nil, errors.New("The given job is empty")
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &JobMasterServiceLeadershipRunner{
+		cfg:     cfg,
+		log:     logger.With("logger", "JobMasterServiceLeadershipRunner"),
+		created: time.Now(),
+		done:    make(chan struct{}),
+	}, nil
+}
+
+// JobID returns the job's ID.
+func (r *JobMasterServiceLeadershipRunner) JobID() api.JobID { return r.cfg.JobGraph.JobID }
+
+// Start enters the job's leader election.
+func (r *JobMasterServiceLeadershipRunner) Start() error {
+	r.log.Debug(fmt.Sprintf("Start leadership runner for job %s.", r.JobID()))
+	return r.cfg.LeaderElection.StartLeaderElection(r)
+}
+
+// GrantLeadership is called by the leader election; the JobMaster is
+// created on a goroutine of its own, so the election is never blocked.
+func (r *JobMasterServiceLeadershipRunner) GrantLeadership(session api.LeaderSessionID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.session = session
+	r.wg.Go(func() { r.startJobMasterServiceProcess(session) })
+}
+
+// RevokeLeadership stops the JobMaster of the lost session.
+func (r *JobMasterServiceLeadershipRunner) RevokeLeadership() {
+	r.mu.Lock()
+	jm := r.jobMaster
+	r.session, r.jobMaster = api.LeaderSessionID{}, nil
+	r.mu.Unlock()
+	if jm != nil {
+		r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s lost leadership. Stopping the JobMaster.", r.JobID()))
+		_ = jm.Close()
+	}
+}
+
+// Step m4: leadership granted → JobMaster created (its ExecutionGraph and
+// scheduler built) → JobMaster started.
+func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session api.LeaderSessionID) {
+	jobID, jobName := r.JobID(), r.cfg.JobGraph.Name
+	if r.cfg.JobResultStore.HasJobResultEntry(jobID) {
+		r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was granted leadership with leader id %s, but job was already done.", jobID, session))
+		r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobFailed,
+			"The job has already reached a globally terminal state in a previous execution.")})
+		return
+	}
+	r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was granted leadership with leader id %s. Creating new JobMasterServiceProcess.", jobID, session))
+
+	jobMaster, err := r.cfg.JobMasterFactory(api.JobMasterID(session), func(g *gateway.ArchivedExecutionGraph) {
+		r.complete(JobManagerRunnerResult{ExecutionGraph: g})
+	})
+	if err != nil {
+		r.failInitialization(err)
+		return
+	}
+
+	r.mu.Lock()
+	stale := r.closed || r.cancelled || r.session != session
+	if !stale {
+		r.jobMaster = jobMaster
+	}
+	r.mu.Unlock()
+	if stale { // closed, cancelled or deposed while the JobMaster was being built
+		_ = jobMaster.Close()
+		return
+	}
+
+	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
+		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, jobName)
+	if err := jobMaster.Start(); err != nil {
+		r.mu.Lock()
+		r.jobMaster = nil
+		r.mu.Unlock()
+		_ = jobMaster.Close()
+		r.failInitialization(err)
+		return
+	}
+	r.cfg.LeaderElection.ConfirmLeadership(session, jobMaster.Address())
+}
+
+func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {
+	err := fmt.Errorf("%w: Could not start the JobMaster.: %w", ErrJobInitialization, cause)
+	r.log.Error(fmt.Sprintf("Could not start the JobMaster for job '%s' (%s).", r.cfg.JobGraph.Name, r.JobID()), "cause", cause.Error())
+	r.complete(JobManagerRunnerResult{
+		ExecutionGraph:        r.sparseGraph(api.JobFailed, err.Error()),
+		InitializationFailure: err,
+	})
+}
+
+// complete records the result once; later results are ignored.
+func (r *JobMasterServiceLeadershipRunner) complete(result JobManagerRunnerResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.result != nil {
+		return
+	}
+	r.result = &result
+	close(r.done)
+}
+
+// Done is closed once the result is known.
+func (r *JobMasterServiceLeadershipRunner) Done() <-chan struct{} { return r.done }
+
+// Result returns the result; call it after Done is closed.
+func (r *JobMasterServiceLeadershipRunner) Result() JobManagerRunnerResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.result == nil {
+		return JobManagerRunnerResult{}
+	}
+	return *r.result
+}
+
+// state returns, under the lock, the result if known, else the JobMaster if any.
+func (r *JobMasterServiceLeadershipRunner) state() (*JobManagerRunnerResult, JobMasterService) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.result, r.jobMaster
+}
+
+// RequestJobStatus answers INITIALIZING until the JobMaster runs.
+func (r *JobMasterServiceLeadershipRunner) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
+	result, jm := r.state()
+	switch {
+	case result != nil:
+		return result.ExecutionGraph.State, nil
+	case jm != nil:
+		return jm.Gateway().RequestJobStatus(ctx)
+	default:
+		return api.JobInitializing, nil
+	}
+}
+
+// RequestJob returns a snapshot of the job's ExecutionGraph; a sparse one
+// while the job is initializing.
+func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	result, jm := r.state()
+	switch {
+	case result != nil:
+		return result.ExecutionGraph, nil
+	case jm != nil:
+		return jm.Gateway().RequestJob(ctx)
+	default:
+		return r.sparseGraph(api.JobInitializing, ""), nil
+	}
+}
+
+// Cancel cancels the job. A job still initializing ends CANCELED at once.
+func (r *JobMasterServiceLeadershipRunner) Cancel(ctx context.Context) error {
+	r.mu.Lock()
+	r.cancelled = true
+	jm, done := r.jobMaster, r.result != nil
+	r.mu.Unlock()
+	if done {
+		return nil
+	}
+	if jm != nil {
+		return jm.Gateway().Cancel(ctx)
+	}
+	r.log.Info(fmt.Sprintf("Cancel job %s while it is still initializing.", r.JobID()))
+	r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobCanceled, "")})
+	return nil
+}
+
+// Close leaves the election and stops the JobMaster. A job that has no
+// result yet ends SUSPENDED: it is not done, only no longer run here.
+func (r *JobMasterServiceLeadershipRunner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	jm := r.jobMaster
+	r.jobMaster = nil
+	r.mu.Unlock()
+
+	r.wg.Wait()
+	var errs []error
+	if jm != nil {
+		errs = append(errs, jm.Close())
+	}
+	errs = append(errs, r.cfg.LeaderElection.Close())
+	r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobSuspended, "")})
+	return errors.Join(errs...)
+}
+
+// sparseGraph describes the job without an ExecutionGraph (Flink's
+// ArchivedExecutionGraph.createSparseArchivedExecutionGraph).
+func (r *JobMasterServiceLeadershipRunner) sparseGraph(state api.JobStatus, failureCause string) *gateway.ArchivedExecutionGraph {
+	g := &gateway.ArchivedExecutionGraph{
+		JobID:   r.JobID(),
+		JobName: r.cfg.JobGraph.Name,
+		State:   state,
+		StatusTimestamps: map[api.JobStatus]time.Time{
+			api.JobInitializing: r.created,
+		},
+		FailureCause: failureCause,
+	}
+	if state != api.JobInitializing {
+		g.StatusTimestamps[state] = time.Now()
+	}
+	for _, v := range r.cfg.JobGraph.Vertices() {
+		maxParallelism := v.MaxParallelism
+		if maxParallelism <= 0 {
+			maxParallelism = jobgraph.DefaultMaxParallelism(v.Parallelism)
+		}
+		g.Vertices = append(g.Vertices, gateway.ArchivedExecutionJobVertex{
+			ID:               v.ID,
+			Name:             v.Name,
+			Parallelism:      v.Parallelism,
+			MaxParallelism:   maxParallelism,
+			SlotSharingGroup: v.SlotSharingGroup,
+			State:            api.ExecutionCreated,
+		})
+	}
+	return g
+}

@@ -1,0 +1,41 @@
+// Package jobmaster runs one job: the JobMaster builds the job's
+// ExecutionGraph, connects to the ResourceManager, collects slots and lets
+// its scheduler deploy the tasks, then follows them to the end.
+//
+// It mirrors Flink's JobMaster (org.apache.flink.runtime.jobmaster), a
+// FencedRpcEndpoint whose fencing token, the JobMasterID, is the leader
+// session its JobManagerRunner was granted.
+//
+// # Lifecycle
+//
+//	New        "Initializing job 'name' (id)." — build the ExecutionGraph and
+//	           the scheduler (Flink does this in the constructor, through
+//	           createScheduler). An invalid graph fails here, and the runner
+//	           reports "Could not start the JobMaster."
+//	Start      onStart → startJobExecution: "Starting execution of job ...",
+//	           leader retrieval of the ResourceManager, startScheduling.
+//	           Slot requests wait in the slot pool until the ResourceManager
+//	           is connected.
+//	(the job runs: see the scheduler package)
+//	terminal   the slots are freed at their TaskExecutors, the JobMaster
+//	           disconnects from the ResourceManager, and the runner learns
+//	           the result.
+//	Close      the endpoint stops.
+//
+// # Messages
+//
+// From the ResourceManager side (step m5, step m6): the JobMaster registers
+// with RegisterJobMaster, retried with Flink's backoff (package
+// registration; the JobMaster retries forever), then declares its slot pool's
+// requirements. From TaskExecutors: RegisterTaskManager, OfferSlots (step
+// m8), UpdateTaskExecutionState (m11 and the other state reports). From its
+// runner: RequestJobStatus, RequestJob, Cancel.
+//
+// All state lives on the JobMaster's main thread, including the scheduler's,
+// the ExecutionGraph's and the slot pool's. Every outgoing call (to the
+// ResourceManager or to TaskExecutors) goes out with rpc.Ask.
+//
+// Differs from Flink: no heartbeats yet (they come with failure injection);
+// a lost TaskExecutor's slots are released but its tasks are not failed
+// over; no JobMaster-side partition tracker or shuffle master.
+package jobmaster

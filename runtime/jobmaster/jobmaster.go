@@ -1,0 +1,298 @@
+package jobmaster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmaster/slotpool"
+	"flinklab/runtime/registration"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/scheduler"
+	"flinklab/runtime/trace"
+)
+
+// Config configures a JobMaster.
+type Config struct {
+	// RPCTimeout bounds every call the JobMaster makes (Flink's
+	// pekko.ask.timeout, 10 s).
+	RPCTimeout   time.Duration
+	Registration registration.Config
+	Logger       *slog.Logger
+}
+
+// Deps are the services a JobMaster uses.
+type Deps struct {
+	RPC   rpc.Service
+	HA    highavailability.Services
+	Trace *trace.Recorder
+}
+
+var jobMasterCount atomic.Int64 // names the endpoints jobmanager_0, jobmanager_1, ...
+
+// JobMaster runs one job. Its fields are touched only on its main thread.
+type JobMaster struct {
+	*rpc.FencedEndpoint[api.JobMasterID]
+	cfg        Config
+	deps       Deps
+	log        *slog.Logger
+	jobGraph   *jobgraph.JobGraph
+	resourceID api.ResourceID
+	address    string
+	onComplete func(*gateway.ArchivedExecutionGraph)
+
+	graph     *executiongraph.ExecutionGraph
+	slotPool  *slotpool.SlotPool
+	scheduler scheduler.SchedulerNG
+
+	rmRetriever    highavailability.LeaderRetrievalService
+	rmRegistration *registration.Registration[registeredResourceManager]
+	rm             *registeredResourceManager // nil until registered
+	declareBackoff time.Duration
+
+	taskManagers map[api.ResourceID]registeredTaskManager
+	completed    bool
+}
+
+type registeredResourceManager struct {
+	address string
+	id      api.ResourceManagerID
+	gateway gateway.ResourceManagerGateway
+}
+
+type registeredTaskManager struct {
+	location gateway.TaskManagerLocation
+	gateway  gateway.TaskExecutorGateway
+}
+
+var _ gateway.JobMasterGateway = (*JobMaster)(nil)
+
+// New creates the JobMaster of one leadership session and builds the job's
+// ExecutionGraph and scheduler. onComplete is called once, when the job is
+// globally terminal and the JobMaster has returned its slots.
+func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.JobMasterID,
+	onComplete func(*gateway.ArchivedExecutionGraph)) (*JobMaster, error) {
+	if cfg.RPCTimeout <= 0 {
+		cfg.RPCTimeout = 10 * time.Second
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	name := fmt.Sprintf("jobmanager_%d", jobMasterCount.Add(1)-1)
+	jm := &JobMaster{
+		FencedEndpoint: rpc.NewFencedEndpoint(name, jobMasterID),
+		cfg:            cfg,
+		deps:           deps,
+		log:            logger.With("logger", "JobMaster"),
+		jobGraph:       jobGraph,
+		resourceID:     api.NewResourceID("jobmanager"),
+		address:        deps.RPC.Address(name),
+		onComplete:     onComplete,
+		taskManagers:   make(map[api.ResourceID]registeredTaskManager),
+	}
+	jm.log.Info(fmt.Sprintf("Initializing job '%s' (%s).", jobGraph.Name, jobGraph.JobID))
+
+	// Step m4 (continued): the ExecutionGraph and the scheduler are built
+	// while the JobMaster is created, so a job that cannot be built fails
+	// before the JobMaster starts.
+	graph, err := executiongraph.BuildGraph(jobGraph)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create the ExecutionGraph of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
+	}
+	jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
+	jm.graph = graph
+	jm.slotPool = slotpool.New(jobGraph.JobID, jm.address, func(fn func()) { jm.RunAsync(fn) }, logger)
+	jm.log.Info(fmt.Sprintf("Using restart back off time strategy NoRestartBackoffTimeStrategy for %s (%s).", jobGraph.Name, jobGraph.JobID))
+	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Deps{
+		Graph:        graph,
+		JobGraph:     jobGraph,
+		MainThread:   jm.Endpoint,
+		SlotPool:     jm.slotPool,
+		TaskExecutor: jm.taskExecutor,
+		JobMasterID:  jobMasterID,
+		RPCTimeout:   cfg.RPCTimeout,
+		Logger:       logger,
+		OnTerminal:   jm.jobReachedGloballyTerminalState,
+	})
+	return jm, nil
+}
+
+// Address returns the JobMaster's RPC address.
+func (jm *JobMaster) Address() string { return jm.address }
+
+// Gateway returns the JobMaster as its gateway.
+func (jm *JobMaster) Gateway() gateway.JobMasterGateway { return jm }
+
+// Start makes the JobMaster reachable and starts the job.
+func (jm *JobMaster) Start() error {
+	if err := jm.deps.RPC.Register(jm.address, gateway.JobMasterGateway(jm)); err != nil {
+		return err
+	}
+	jm.Endpoint.Start(jm.startJobExecution)
+	return nil
+}
+
+// startJobExecution is Flink's onStart → startJobExecution.
+func (jm *JobMaster) startJobExecution() {
+	jm.log.Info(fmt.Sprintf("Starting execution of job '%s' (%s) under job master id %s.",
+		jm.jobGraph.Name, jm.jobGraph.JobID, jm.FencingToken()))
+	jm.rmRetriever = jm.deps.HA.ResourceManagerLeaderRetriever()
+	if err := jm.rmRetriever.Start(resourceManagerLeaderListener{jm}); err != nil {
+		jm.log.Error("Could not start the ResourceManager leader retriever.", "cause", err.Error())
+	}
+	jm.scheduler.StartScheduling()
+}
+
+// Close stops the JobMaster. A job that is not globally terminal is left
+// as it is: its runner reports it SUSPENDED.
+func (jm *JobMaster) Close() error {
+	jm.deps.RPC.Unregister(jm.address)
+	jm.Endpoint.Close(func() {
+		if jm.rmRetriever != nil {
+			_ = jm.rmRetriever.Stop()
+		}
+		if jm.rmRegistration != nil {
+			jm.rmRegistration.Cancel()
+		}
+		jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
+	})
+	return nil
+}
+
+func (jm *JobMaster) taskExecutor(id api.ResourceID) (gateway.TaskExecutorGateway, bool) {
+	tm, ok := jm.taskManagers[id]
+	return tm.gateway, ok
+}
+
+// jobReachedGloballyTerminalState returns the job's slots, disconnects from
+// the ResourceManager and then reports the result to the runner.
+func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExecutionGraph) {
+	if jm.completed {
+		return
+	}
+	jm.completed = true
+	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
+
+	calls := 0
+	finished := func(struct{}, error) {
+		calls--
+		if calls == 0 {
+			jm.onComplete(final)
+		}
+	}
+	for _, slot := range jm.slotPool.ReleaseAllSlots() {
+		tm, ok := jm.taskManagers[slot.TaskManager.ResourceID]
+		if !ok {
+			continue
+		}
+		allocationID := slot.AllocationID
+		calls++
+		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, tm.gateway.FreeSlot(ctx, allocationID, cause)
+		}, finished)
+	}
+	if rm := jm.rm; rm != nil {
+		calls++
+		jobID, state := jm.jobGraph.JobID, final.State
+		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
+		}, finished)
+		jm.slotPool.DisconnectResourceManager()
+	}
+	if calls == 0 {
+		jm.onComplete(final)
+	}
+}
+
+// RegisterTaskManager connects a TaskExecutor to this JobMaster.
+func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
+	tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (gateway.JMTMRegistrationSuccess, error) {
+		if jobID != jm.jobGraph.JobID {
+			return gateway.JMTMRegistrationSuccess{}, gateway.RegistrationRejected(
+				"The JobManager is not responsible for job %s. Maybe the TaskManager used outdated connection information.", jobID)
+		}
+		// A local lookup; a remote service would connect off the main thread.
+		tmGateway, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, jm.deps.RPC, tm.Address)
+		if err != nil {
+			return gateway.JMTMRegistrationSuccess{}, err
+		}
+		jm.taskManagers[tm.ResourceID] = registeredTaskManager{location: tm, gateway: tmGateway}
+		jm.log.Debug(fmt.Sprintf("Registered TaskManager %s for job %s.", tm, jobID))
+		return gateway.JMTMRegistrationSuccess{JobManagerResourceID: jm.resourceID}, nil
+	})
+}
+
+// OfferSlots takes the slots a TaskExecutor allocated for this job.
+func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
+	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
+		tm, ok := jm.taskManagers[taskManager]
+		if !ok {
+			return nil, fmt.Errorf("Unknown TaskManager %s", taskManager)
+		}
+		// Step m8: the TaskExecutor offers its slots; the slot pool accepts
+		// those a waiting request needs and hands them to the scheduler.
+		accepted := jm.slotPool.OfferSlots(tm.location, offers)
+		jm.deps.Trace.Emit(trace.M8, "TaskExecutor", "JobMaster", jm.jobGraph.JobID,
+			"offerSlots from %s: %d offered, %d accepted", taskManager, len(offers), len(accepted))
+		return accepted, nil
+	})
+}
+
+// UpdateTaskExecutionState applies a task's state report.
+func (jm *JobMaster) UpdateTaskExecutionState(ctx context.Context, jobMasterID api.JobMasterID,
+	state gateway.TaskExecutionState) error {
+	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
+		return struct{}{}, jm.scheduler.UpdateTaskExecutionState(state)
+	})
+	return err
+}
+
+// DisconnectTaskManager forgets a TaskExecutor and releases its slots.
+func (jm *JobMaster) DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID,
+	taskManager api.ResourceID, cause error) error {
+	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
+		if _, ok := jm.taskManagers[taskManager]; !ok {
+			return struct{}{}, nil
+		}
+		jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", taskManager, cause))
+		delete(jm.taskManagers, taskManager)
+		jm.slotPool.ReleaseTaskManager(taskManager)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// RequestJobStatus returns the job's status.
+func (jm *JobMaster) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
+	return rpc.CallAsync(ctx, jm.Endpoint, func() (api.JobStatus, error) {
+		return jm.scheduler.RequestJobStatus(), nil
+	})
+}
+
+// RequestJob returns a snapshot of the ExecutionGraph.
+func (jm *JobMaster) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	return rpc.CallAsync(ctx, jm.Endpoint, func() (*gateway.ArchivedExecutionGraph, error) {
+		return jm.scheduler.RequestJob(), nil
+	})
+}
+
+// Cancel cancels the job.
+func (jm *JobMaster) Cancel(ctx context.Context) error {
+	_, err := rpc.CallAsync(ctx, jm.Endpoint, func() (struct{}, error) {
+		jm.log.Info(fmt.Sprintf("Trying to cancel job with job id %s.", jm.jobGraph.JobID))
+		jm.scheduler.Cancel()
+		return struct{}{}, nil
+	})
+	return err
+}
+

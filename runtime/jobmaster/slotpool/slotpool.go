@@ -1,0 +1,230 @@
+package slotpool
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// SlotRequestID names one request of the scheduler for a physical slot.
+type SlotRequestID uint64
+
+// PhysicalSlot is a slot the pool holds: allocated on a TaskExecutor for
+// this job and accepted from its offer.
+type PhysicalSlot struct {
+	AllocationID    api.AllocationID
+	TaskManager     gateway.TaskManagerLocation
+	SlotIndex       int
+	ResourceProfile api.ResourceProfile
+}
+
+type pendingRequest struct {
+	id      SlotRequestID
+	profile api.ResourceProfile
+	fulfill func(PhysicalSlot)
+}
+
+type heldSlot struct {
+	slot    PhysicalSlot
+	request SlotRequestID // 0 while the slot is free
+}
+
+// SlotPool holds the job's slots and its waiting slot requests. Use it only
+// on the JobMaster's main thread.
+type SlotPool struct {
+	jobID            api.JobID
+	jobMasterAddress string
+	log              *slog.Logger
+
+	pending []*pendingRequest // oldest first
+	slots   map[api.AllocationID]*heldSlot
+	order   []api.AllocationID // slots in the order they were accepted
+
+	// schedule runs a function on the next mailbox turn.
+	schedule         func(func())
+	declare          func(gateway.ResourceRequirements) // nil until connected to the RM
+	declareScheduled bool
+	lastDeclared     int
+}
+
+// New returns an empty pool. schedule must run a function later on the
+// JobMaster's main thread (rpc.Endpoint.RunAsync).
+func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger *slog.Logger) *SlotPool {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &SlotPool{
+		jobID:            jobID,
+		jobMasterAddress: jobMasterAddress,
+		log:              logger.With("logger", "DeclarativeSlotPoolBridge"),
+		slots:            make(map[api.AllocationID]*heldSlot),
+		schedule:         schedule,
+		lastDeclared:     -1,
+	}
+}
+
+// RequestNewAllocatedSlot asks for a slot of the given profile. A free slot
+// that matches is handed over at once; otherwise the request waits for an
+// offer and the job's requirements grow (Flink's requestNewAllocatedSlot).
+func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot)) {
+	for _, allocationID := range p.order {
+		held := p.slots[allocationID]
+		if held.request == 0 && held.slot.ResourceProfile.IsMatching(profile) {
+			held.request = id
+			fulfill(held.slot)
+			return
+		}
+	}
+	p.pending = append(p.pending, &pendingRequest{id: id, profile: profile, fulfill: fulfill})
+	p.requirementsChanged()
+}
+
+// CancelSlotRequest withdraws a waiting request, or frees the slot it got.
+func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
+	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return r.id == id }); i >= 0 {
+		p.pending = slices.Delete(p.pending, i, i+1)
+		p.requirementsChanged()
+		return
+	}
+	for _, held := range p.slots {
+		if held.request == id {
+			held.request = 0
+		}
+	}
+}
+
+// PendingRequests returns how many requests wait for a slot.
+func (p *SlotPool) PendingRequests() int { return len(p.pending) }
+
+// Requirements returns what the job needs now: a slot for every request,
+// waiting or served.
+func (p *SlotPool) Requirements() gateway.ResourceRequirements {
+	byProfile := map[api.ResourceProfile]int{}
+	var profiles []api.ResourceProfile
+	add := func(profile api.ResourceProfile) {
+		if byProfile[profile] == 0 {
+			profiles = append(profiles, profile)
+		}
+		byProfile[profile]++
+	}
+	for _, allocationID := range p.order {
+		if held := p.slots[allocationID]; held.request != 0 {
+			add(held.slot.ResourceProfile)
+		}
+	}
+	for _, r := range p.pending {
+		add(r.profile)
+	}
+	req := gateway.ResourceRequirements{JobID: p.jobID, TargetAddress: p.jobMasterAddress}
+	for _, profile := range profiles {
+		req.Requirements = append(req.Requirements, gateway.ResourceRequirement{
+			ResourceProfile: profile, NumberOfRequiredSlots: byProfile[profile],
+		})
+	}
+	return req
+}
+
+// ConnectToResourceManager starts declaring requirements through declare,
+// beginning with the current ones (Flink's connectToResourceManager).
+func (p *SlotPool) ConnectToResourceManager(declare func(gateway.ResourceRequirements)) {
+	p.declare = declare
+	p.lastDeclared = -1
+	p.requirementsChanged()
+}
+
+// DisconnectResourceManager stops declaring until the next connection.
+func (p *SlotPool) DisconnectResourceManager() { p.declare = nil }
+
+// requirementsChanged declares the requirements on the next mailbox turn,
+// once for all changes made until then.
+func (p *SlotPool) requirementsChanged() {
+	if p.declare == nil || p.declareScheduled {
+		return
+	}
+	p.declareScheduled = true
+	p.schedule(func() {
+		p.declareScheduled = false
+		if p.declare == nil {
+			return
+		}
+		req := p.Requirements()
+		if total := req.TotalSlots(); total != p.lastDeclared {
+			p.lastDeclared = total
+			p.log.Debug(fmt.Sprintf("Declare new resource requirements for job %s: %d slots.", p.jobID, total))
+			p.declare(req)
+		}
+	})
+}
+
+// OfferSlots takes the slots a TaskExecutor offers and returns those it
+// accepted (Flink's offerSlots). Each accepted slot goes to the oldest
+// waiting request with a matching profile; an offer already accepted before
+// is accepted again (the TaskExecutor may retry after a timeout).
+func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.SlotOffer) []gateway.SlotOffer {
+	var accepted []gateway.SlotOffer
+	for _, offer := range offers {
+		if _, held := p.slots[offer.AllocationID]; held {
+			accepted = append(accepted, offer)
+			continue
+		}
+		i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool {
+			return offer.ResourceProfile.IsMatching(r.profile)
+		})
+		if i < 0 {
+			continue // nobody needs it: rejected
+		}
+		request := p.pending[i]
+		p.pending = slices.Delete(p.pending, i, i+1)
+		slot := PhysicalSlot{
+			AllocationID:    offer.AllocationID,
+			TaskManager:     tm,
+			SlotIndex:       offer.SlotIndex,
+			ResourceProfile: offer.ResourceProfile,
+		}
+		p.slots[offer.AllocationID] = &heldSlot{slot: slot, request: request.id}
+		p.order = append(p.order, offer.AllocationID)
+		accepted = append(accepted, offer)
+		request.fulfill(slot)
+	}
+	return accepted
+}
+
+// ReleaseTaskManager drops every slot on a TaskExecutor that is gone and
+// returns them, so the caller can fail what ran in them.
+func (p *SlotPool) ReleaseTaskManager(resourceID api.ResourceID) []PhysicalSlot {
+	var released []PhysicalSlot
+	p.order = slices.DeleteFunc(p.order, func(allocationID api.AllocationID) bool {
+		held := p.slots[allocationID]
+		if held.slot.TaskManager.ResourceID != resourceID {
+			return false
+		}
+		p.log.Info(fmt.Sprintf("Releasing slot [%s].", allocationID))
+		released = append(released, held.slot)
+		delete(p.slots, allocationID)
+		return true
+	})
+	p.requirementsChanged()
+	return released
+}
+
+// ReleaseAllSlots empties the pool and returns every slot it held, so the
+// caller can free them at their TaskExecutors. Waiting requests are dropped
+// and the job's requirements become empty.
+func (p *SlotPool) ReleaseAllSlots() []PhysicalSlot {
+	released := make([]PhysicalSlot, 0, len(p.order))
+	for _, allocationID := range p.order {
+		p.log.Info(fmt.Sprintf("Releasing slot [%s].", allocationID))
+		released = append(released, p.slots[allocationID].slot)
+	}
+	p.slots = make(map[api.AllocationID]*heldSlot)
+	p.order = nil
+	p.pending = nil
+	p.requirementsChanged()
+	return released
+}
+
+// NumberOfSlots returns how many slots the pool holds.
+func (p *SlotPool) NumberOfSlots() int { return len(p.order) }

@@ -1,0 +1,137 @@
+package slotpool
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// newTestPool returns a pool whose "next mailbox turn" runs when the test
+// calls turn().
+func newTestPool(t *testing.T) (p *SlotPool, turn func(), declared *[]gateway.ResourceRequirements) {
+	t.Helper()
+	var queued []func()
+	declared = &[]gateway.ResourceRequirements{}
+	p = New(api.NewJobID(), "pekko://flink/user/rpc/jobmanager_0", func(fn func()) { queued = append(queued, fn) }, quiet)
+	turn = func() {
+		run := queued
+		queued = nil
+		for _, fn := range run {
+			fn()
+		}
+	}
+	p.ConnectToResourceManager(func(r gateway.ResourceRequirements) { *declared = append(*declared, r) })
+	turn()
+	return p, turn, declared
+}
+
+func offer(slotIndex int) gateway.SlotOffer {
+	return gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: slotIndex}
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+var tm = gateway.TaskManagerLocation{ResourceID: "taskexecutor-0", Address: "pekko://flink/user/rpc/taskmanager_0"}
+
+func TestRequestsAreDeclaredOncePerMailboxTurn(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	require.Len(t, *declared, 1, "connecting declares the current requirements, even none")
+	*declared = nil
+
+	for i := range 4 {
+		p.RequestNewAllocatedSlot(SlotRequestID(i+1), api.UnknownResourceProfile, func(PhysicalSlot) {})
+	}
+	assert.Empty(t, *declared, "declaring waits for the next mailbox turn")
+	turn()
+	require.Len(t, *declared, 1, "four requests in one turn make one declaration")
+	assert.Equal(t, 4, (*declared)[0].TotalSlots())
+	assert.Equal(t, "pekko://flink/user/rpc/jobmanager_0", (*declared)[0].TargetAddress)
+}
+
+func TestOffersFulfilOldestRequestsAndRejectTheRest(t *testing.T) {
+	p, turn, _ := newTestPool(t)
+	var got []SlotRequestID
+	for i := range 2 {
+		id := SlotRequestID(i + 1)
+		p.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(PhysicalSlot) { got = append(got, id) })
+	}
+	turn()
+
+	offers := []gateway.SlotOffer{offer(0), offer(1), offer(2)}
+	accepted := p.OfferSlots(tm, offers)
+	assert.Equal(t, offers[:2], accepted, "the third slot is not needed")
+	assert.Equal(t, []SlotRequestID{1, 2}, got, "oldest request first")
+	assert.Equal(t, 0, p.PendingRequests())
+	assert.Equal(t, 2, p.NumberOfSlots())
+
+	again := p.OfferSlots(tm, offers[:1])
+	assert.Equal(t, offers[:1], again, "a repeated offer of an accepted slot is accepted again")
+	assert.Equal(t, 2, p.NumberOfSlots())
+}
+
+func TestProfilesMustMatch(t *testing.T) {
+	p, turn, _ := newTestPool(t)
+	big := api.ResourceProfile{CPUCores: 4, TaskHeapMiB: 1024}
+	p.RequestNewAllocatedSlot(1, big, func(PhysicalSlot) { t.Error("a too-small slot was handed out") })
+	turn()
+	small := gateway.SlotOffer{AllocationID: api.NewAllocationID(), ResourceProfile: api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 256}}
+	assert.Empty(t, p.OfferSlots(tm, []gateway.SlotOffer{small}))
+	assert.Equal(t, 1, p.PendingRequests())
+}
+
+func TestReleaseAllSlotsEmptiesThePoolAndClearsRequirements(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	turn()
+	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
+
+	released := p.ReleaseAllSlots()
+	assert.Len(t, released, 1)
+	assert.Equal(t, 0, p.NumberOfSlots())
+	assert.Equal(t, 0, p.PendingRequests())
+	turn()
+	last := (*declared)[len(*declared)-1]
+	assert.Equal(t, 0, last.TotalSlots(), "the job now needs nothing")
+}
+
+func TestCancelledRequestShrinksRequirements(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	turn()
+	p.CancelSlotRequest(2)
+	turn()
+	assert.Equal(t, 1, (*declared)[len(*declared)-1].TotalSlots())
+}
+
+func TestNothingIsDeclaredBeforeTheResourceManagerIsConnected(t *testing.T) {
+	var queued []func()
+	p := New(api.NewJobID(), "jm", func(fn func()) { queued = append(queued, fn) }, quiet)
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	assert.Empty(t, queued)
+
+	var declared []gateway.ResourceRequirements
+	p.ConnectToResourceManager(func(r gateway.ResourceRequirements) { declared = append(declared, r) })
+	for _, fn := range queued {
+		fn()
+	}
+	require.Len(t, declared, 1, "connecting declares what waited")
+	assert.Equal(t, 1, declared[0].TotalSlots())
+}
+
+func TestReleaseTaskManagerDropsItsSlots(t *testing.T) {
+	p, turn, _ := newTestPool(t)
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	turn()
+	other := gateway.TaskManagerLocation{ResourceID: "taskexecutor-1"}
+	p.OfferSlots(other, []gateway.SlotOffer{offer(0)})
+	assert.Empty(t, p.ReleaseTaskManager("taskexecutor-0"))
+	assert.Len(t, p.ReleaseTaskManager("taskexecutor-1"), 1)
+	assert.Equal(t, 0, p.NumberOfSlots())
+}

@@ -1,0 +1,100 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+
+	"flinklab/runtime/api"
+)
+
+// BenchmarkExchange measures one producer goroutine sending 8-byte records
+// to one consumer goroutine through a partition and a gate, with default
+// buffers. Run it with
+//
+//	go test -run '^$' -bench Exchange -benchmem ./runtime/network/
+func BenchmarkExchange(b *testing.B) {
+	benchmarkAllToAll(b, 1, 1)
+}
+
+// BenchmarkExchangeAllToAll is a keyed exchange between two producers and
+// two consumers: every producer spreads its records over both consumers.
+// b.N is the total number of records.
+func BenchmarkExchangeAllToAll(b *testing.B) {
+	benchmarkAllToAll(b, 2, 2)
+}
+
+func benchmarkAllToAll(b *testing.B, producers, consumers int) {
+	ctx := context.Background()
+	env := newEnvironment(b, Config{})
+	ids := make([]api.ResultPartitionID, producers)
+	partitions := make([]*ResultPartition, producers)
+	for p := range producers {
+		ids[p] = newPartitionID(p)
+		partition, err := env.CreateResultPartition(ids[p], consumers)
+		if err != nil {
+			b.Fatal(err)
+		}
+		partitions[p] = partition
+	}
+	gates := make([]*InputGate, consumers)
+	for c := range consumers {
+		gates[c] = env.CreateInputGate(c, ids)
+		defer gates[c].Close()
+	}
+	record := make([]byte, 8)
+
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	errs := make(chan error, producers+consumers)
+	for p, partition := range partitions {
+		count := b.N / producers
+		if p < b.N%producers {
+			count++
+		}
+		wg.Go(func() {
+			for i := range count {
+				if err := partition.EmitRecord(ctx, record, i%consumers); err != nil {
+					errs <- err
+					return
+				}
+			}
+			if err := partition.Finish(ctx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	received := make([]int, consumers)
+	for c, gate := range gates {
+		wg.Go(func() {
+			for {
+				_, err := gate.Next(ctx)
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				received[c]++
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	total := 0
+	for _, n := range received {
+		total += n
+	}
+	if total != b.N {
+		b.Fatalf("received %d records, want %d", total, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

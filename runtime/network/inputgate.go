@@ -1,0 +1,235 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"flinklab/runtime/api"
+)
+
+// InputGate is a consumer task's input from one upstream data set: one
+// input channel per producer subtask, each reading the same subpartition
+// index (the consumer's subtask index) of its producer's partition. It
+// mirrors Flink's SingleInputGate, and additionally deserializes records,
+// which in Flink the task's StreamTaskNetworkInput does.
+//
+// Next and RequestPartitions belong to the consuming task's goroutine.
+// NumberOfInputChannels and Close may be called from any goroutine.
+//
+// Channels are read fairly, one buffer at a time: a channel with data waits
+// in inputChannelsWithData, and after one of its buffers has been read it
+// goes to the back of that queue if it has more. A fast producer cannot
+// starve a slow one.
+type InputGate struct {
+	consumedSubpartitionIndex int
+	partitionManager          *ResultPartitionManager
+	channels                  []*localInputChannel
+
+	// Owned by the reading goroutine.
+	requestedPartitions      bool
+	deserializer             recordDeserializer
+	numberOfFinishedChannels int
+	err                      error // a channel's error; every later Next returns it
+
+	// dataAvailable holds a token when a channel was queued; the reader
+	// waits on it when inputChannelsWithData is empty.
+	dataAvailable chan struct{}
+	// closed is done when Close is called; it wakes a waiting reader.
+	closed      context.Context
+	closeCancel context.CancelFunc
+
+	mu                    sync.Mutex
+	inputChannelsWithData []*localInputChannel // FIFO; each channel at most once
+	isClosed              bool
+}
+
+func newInputGate(m *ResultPartitionManager, consumedSubpartitionIndex int, partitions []api.ResultPartitionID) *InputGate {
+	closed, closeCancel := context.WithCancel(context.Background())
+	g := &InputGate{
+		consumedSubpartitionIndex: consumedSubpartitionIndex,
+		partitionManager:          m,
+		channels:                  make([]*localInputChannel, len(partitions)),
+		dataAvailable:             make(chan struct{}, 1),
+		closed:                    closed,
+		closeCancel:               closeCancel,
+		inputChannelsWithData:     make([]*localInputChannel, 0, len(partitions)),
+	}
+	for i, id := range partitions {
+		g.channels[i] = &localInputChannel{inputGate: g, channelIndex: i, partitionID: id}
+	}
+	return g
+}
+
+// NumberOfInputChannels returns how many channels (producer partitions)
+// the gate reads.
+func (g *InputGate) NumberOfInputChannels() int { return len(g.channels) }
+
+// Next returns the next record, blocking until one arrives. It returns
+// io.EOF once every channel has delivered its EndOfPartition event, ctx.Err()
+// if ctx ends while it waits, ErrInputGateClosed after Close, and the
+// producer's error (ErrProducerFailed or ErrPartitionReleased) if a partition
+// it reads fails or is released. A channel's error is final.
+//
+// Records from one channel come in the order they were emitted; records of
+// different channels interleave buffer by buffer. The returned slice aliases
+// the buffer it came in, whose memory is never reused: it stays valid and
+// unchanged for as long as the caller keeps it. Its capacity equals its
+// length, so appending to it copies.
+//
+// The first call requests the partitions (see RequestPartitions).
+func (g *InputGate) Next(ctx context.Context) ([]byte, error) {
+	for {
+		// The hot path: one more record of the current buffer.
+		if record, ok := g.deserializer.nextRecord(); ok {
+			return record, nil
+		}
+		// Once per buffer: fetch the next one.
+		if err := g.getNextBufferOrEvent(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// RequestPartitions attaches every channel to its producer's subpartition,
+// waiting for producers that have not registered yet, until ctx ends or the
+// gate is closed. Next calls it on first use; a task may call it earlier.
+// A call interrupted by ctx may be repeated and continues where it stopped.
+// Flink: SingleInputGate.requestPartitions.
+func (g *InputGate) RequestPartitions(ctx context.Context) error {
+	if g.requestedPartitions {
+		return nil
+	}
+	// Close must wake a request that waits for an unregistered producer.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(g.closed, cancel)
+	defer stop()
+
+	for _, channel := range g.channels {
+		if channel.view != nil {
+			continue // requested by an earlier call
+		}
+		if err := channel.requestSubpartition(ctx); err != nil {
+			if g.closed.Err() != nil {
+				return ErrInputGateClosed
+			}
+			return err
+		}
+	}
+	g.requestedPartitions = true
+	return nil
+}
+
+// getNextBufferOrEvent waits for the next data buffer and hands it to the
+// deserializer. EndOfPartition events are counted on the way; when the last
+// channel has ended it returns io.EOF. Flink: SingleInputGate.getNextBufferOrEvent.
+func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
+	if g.err != nil {
+		return g.err
+	}
+	if g.closed.Err() != nil {
+		return ErrInputGateClosed
+	}
+	if err := g.RequestPartitions(ctx); err != nil {
+		return err
+	}
+	for g.numberOfFinishedChannels < len(g.channels) {
+		channel, err := g.waitForChannelWithData(ctx)
+		if err != nil {
+			return err
+		}
+		next, ok, err := channel.getNextBuffer()
+		if err != nil {
+			g.err = fmt.Errorf("input channel %d (partition %s): %w", channel.channelIndex, channel.partitionID, err)
+			return g.err
+		}
+		if !ok {
+			continue // woken for a buffer another poll already took
+		}
+		if next.moreAvailable {
+			g.queueChannel(channel) // to the back of the line: fairness
+		}
+		switch next.buffer.DataType() {
+		case DataBuffer:
+			g.deserializer.setNextBuffer(next.buffer)
+			return nil
+		case EndOfPartitionEvent:
+			g.numberOfFinishedChannels++
+		}
+	}
+	return io.EOF
+}
+
+// waitForChannelWithData takes the first channel from inputChannelsWithData,
+// waiting while there is none.
+func (g *InputGate) waitForChannelWithData(ctx context.Context) (*localInputChannel, error) {
+	for {
+		g.mu.Lock()
+		if len(g.inputChannelsWithData) > 0 {
+			channel := g.inputChannelsWithData[0]
+			copy(g.inputChannelsWithData, g.inputChannelsWithData[1:])
+			g.inputChannelsWithData[len(g.inputChannelsWithData)-1] = nil
+			g.inputChannelsWithData = g.inputChannelsWithData[:len(g.inputChannelsWithData)-1]
+			channel.isQueued = false
+			g.mu.Unlock()
+			return channel, nil
+		}
+		g.mu.Unlock()
+
+		select {
+		case <-g.dataAvailable:
+		case <-g.closed.Done():
+			return nil, ErrInputGateClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// queueChannel puts a channel with data at the back of
+// inputChannelsWithData, unless it is there already, and wakes the reader.
+// Flink: SingleInputGate.queueChannel.
+func (g *InputGate) queueChannel(channel *localInputChannel) {
+	g.mu.Lock()
+	if g.isClosed || channel.isQueued {
+		g.mu.Unlock()
+		return
+	}
+	channel.isQueued = true
+	g.inputChannelsWithData = append(g.inputChannelsWithData, channel)
+	g.mu.Unlock()
+
+	select {
+	case g.dataAvailable <- struct{}{}:
+	default: // the reader has a token already
+	}
+}
+
+// Close releases every subpartition the gate reads. A producer whose
+// consumer closed early is not blocked by it any more: the rest of its data
+// for this consumer is dropped. A Next or RequestPartitions waiting on
+// another goroutine returns ErrInputGateClosed. Close is idempotent.
+func (g *InputGate) Close() {
+	g.mu.Lock()
+	if g.isClosed {
+		g.mu.Unlock()
+		return
+	}
+	g.isClosed = true
+	var views []*pipelinedSubpartitionView
+	for _, channel := range g.channels {
+		if channel.view != nil {
+			views = append(views, channel.view)
+		}
+	}
+	clear(g.inputChannelsWithData)
+	g.inputChannelsWithData = g.inputChannelsWithData[:0]
+	g.mu.Unlock()
+
+	g.closeCancel()
+	for _, view := range views {
+		view.releaseAllResources()
+	}
+}

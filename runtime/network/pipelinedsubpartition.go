@@ -1,0 +1,273 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// pipelinedSubpartition is the bounded queue of buffers between a producer
+// and the one consumer of one subpartition. It mirrors Flink's
+// PipelinedSubpartition: buffers are handed over as soon as they are built,
+// and the consumer reads them while the producer is still writing.
+//
+// Two goroutines meet here: the producer calls add and finish, the consumer
+// reads through its pipelinedSubpartitionView. Release may come from any
+// goroutine. All fields below mu are guarded by it.
+//
+// Lock order: a subpartition's mu may be held while taking its
+// ResultPartition's mu or its reader's InputGate mu, never the other way
+// round.
+type pipelinedSubpartition struct {
+	parent   *ResultPartition
+	index    int
+	capacity int // data buffers the queue may hold; a full queue blocks add
+
+	// spaceAvailable holds a token after the consumer took a buffer from a
+	// full queue, or left; the producer blocked in add waits for it. One
+	// slot is enough, because only one goroutine produces.
+	spaceAvailable chan struct{}
+
+	mu sync.Mutex
+	// buffers is the queue: at most capacity data buffers, then at most one
+	// EndOfPartition event.
+	buffers []Buffer
+	// buffersInBacklog counts the data buffers in the queue (events do not
+	// count). Flink keeps the same counter to announce the backlog to the
+	// consumer in credit-based flow control.
+	buffersInBacklog int
+	// maxBuffersInBacklog is the high-water mark of buffersInBacklog.
+	maxBuffersInBacklog int
+	isFinished          bool // the EndOfPartition event was added
+	isReleased          bool // the partition was released: queue dropped, no more data
+	readView            *pipelinedSubpartitionView
+	isReadViewReleased  bool // the consumer left (its InputGate was closed)
+	isConsumed          bool // the consumer read the event or left; counted once by the parent
+}
+
+func newPipelinedSubpartition(parent *ResultPartition, index, capacity int) *pipelinedSubpartition {
+	return &pipelinedSubpartition{
+		parent:         parent,
+		index:          index,
+		capacity:       capacity,
+		spaceAvailable: make(chan struct{}, 1),
+		buffers:        make([]Buffer, 0, capacity+1),
+	}
+}
+
+// add hands a data buffer to the consumer. While the queue holds capacity
+// buffers the producer waits here: this wait is backpressure. It returns
+// ctx.Err() if ctx ends first, and the release error if the partition is
+// released; in both cases the buffer was not added.
+func (s *pipelinedSubpartition) add(ctx context.Context, buffer Buffer) error {
+	s.mu.Lock()
+	for s.buffersInBacklog >= s.capacity && !s.isReleased && !s.isReadViewReleased {
+		s.mu.Unlock()
+		select {
+		case <-s.spaceAvailable:
+		case <-s.parent.released:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		s.mu.Lock()
+	}
+	defer s.mu.Unlock()
+
+	switch {
+	case s.isReleased:
+		return s.parent.releaseError()
+	case s.isReadViewReleased:
+		// The consumer is gone; drop the data, as Flink does, and let the
+		// producer run on until it is cancelled or the partition released.
+		return nil
+	}
+	s.buffers = append(s.buffers, buffer)
+	s.buffersInBacklog++
+	s.maxBuffersInBacklog = max(s.maxBuffersInBacklog, s.buffersInBacklog)
+	s.notifyDataAvailableLocked()
+	return nil
+}
+
+// finish adds the EndOfPartition event. It never waits: the event carries
+// no data and comes once, so the queue has room for it beyond capacity.
+func (s *pipelinedSubpartition) finish() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.isReleased:
+		return s.parent.releaseError()
+	case s.isReadViewReleased:
+		return nil
+	}
+	s.buffers = append(s.buffers, endOfPartition)
+	s.isFinished = true
+	s.notifyDataAvailableLocked()
+	return nil
+}
+
+// notifyDataAvailableLocked tells the reader, if there is one, that the
+// queue went from empty to non-empty. While the queue stays non-empty the
+// reader learns of more data from getNextBuffer's moreAvailable.
+func (s *pipelinedSubpartition) notifyDataAvailableLocked() {
+	if len(s.buffers) == 1 && s.readView != nil && !s.isReadViewReleased {
+		s.readView.availabilityListener.notifyDataAvailable()
+	}
+}
+
+// createReadView attaches the one consumer a pipelined subpartition may
+// have. If data is already queued the listener hears of it at once.
+func (s *pipelinedSubpartition) createReadView(listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.isReleased:
+		return nil, s.parent.releaseError()
+	case s.readView != nil:
+		return nil, fmt.Errorf("subpartition %d of partition %s is being (or already has been) consumed, "+
+			"but pipelined subpartitions can only be consumed once", s.index, s.parent.id)
+	}
+	s.readView = &pipelinedSubpartitionView{parent: s, availabilityListener: listener}
+	if len(s.buffers) > 0 {
+		listener.notifyDataAvailable()
+	}
+	return s.readView, nil
+}
+
+// pollBuffer takes the next buffer for the reader. ok is false when the
+// queue is empty. Taking the EndOfPartition event consumes the subpartition.
+func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok bool, err error) {
+	s.mu.Lock()
+	switch {
+	case s.isReleased:
+		s.mu.Unlock()
+		return bufferAndAvailability{}, false, s.parent.releaseError()
+	case s.isReadViewReleased:
+		s.mu.Unlock()
+		return bufferAndAvailability{}, false, ErrInputGateClosed
+	case len(s.buffers) == 0:
+		s.mu.Unlock()
+		return bufferAndAvailability{}, false, nil
+	}
+	wasFull := s.buffersInBacklog >= s.capacity
+	buffer := s.popLocked()
+	next = bufferAndAvailability{buffer: buffer, moreAvailable: len(s.buffers) > 0}
+	consumed := !buffer.IsBuffer() && s.markConsumedLocked()
+	s.mu.Unlock()
+
+	if wasFull {
+		s.wakeProducer()
+	}
+	if consumed {
+		s.parent.onConsumedSubpartition()
+	}
+	return next, true, nil
+}
+
+// popLocked removes the head of the queue. The queue is at most a few
+// buffers long, so shifting it is cheaper than any ring.
+func (s *pipelinedSubpartition) popLocked() Buffer {
+	buffer := s.buffers[0]
+	copy(s.buffers, s.buffers[1:])
+	s.buffers[len(s.buffers)-1] = Buffer{}
+	s.buffers = s.buffers[:len(s.buffers)-1]
+	if buffer.IsBuffer() {
+		s.buffersInBacklog--
+	}
+	return buffer
+}
+
+// dropBuffersLocked forgets every queued buffer.
+func (s *pipelinedSubpartition) dropBuffersLocked() {
+	clear(s.buffers)
+	s.buffers = s.buffers[:0]
+	s.buffersInBacklog = 0
+}
+
+// markConsumedLocked records that the consumer is done with the
+// subpartition and reports whether this is news for the parent.
+func (s *pipelinedSubpartition) markConsumedLocked() bool {
+	if s.isConsumed {
+		return false
+	}
+	s.isConsumed = true
+	return true
+}
+
+// wakeProducer leaves a token for a producer waiting in add.
+func (s *pipelinedSubpartition) wakeProducer() {
+	select {
+	case s.spaceAvailable <- struct{}{}:
+	default: // a token is already waiting
+	}
+}
+
+// releaseReadView is the consumer leaving before the end. Its queued
+// buffers are dropped, a blocked producer is woken, and the subpartition
+// counts as consumed.
+func (s *pipelinedSubpartition) releaseReadView() {
+	s.mu.Lock()
+	s.isReadViewReleased = true
+	s.dropBuffersLocked()
+	consumed := s.markConsumedLocked()
+	s.mu.Unlock()
+
+	s.wakeProducer()
+	if consumed {
+		s.parent.onConsumedSubpartition()
+	}
+}
+
+// release drops the queue and tells a reader still waiting for data, so it
+// wakes up and reads the release error. Called by ResultPartition.release.
+func (s *pipelinedSubpartition) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isReleased {
+		return
+	}
+	s.isReleased = true
+	s.dropBuffersLocked()
+	if s.readView != nil && !s.isReadViewReleased && !s.isConsumed {
+		s.readView.availabilityListener.notifyDataAvailable()
+	}
+}
+
+// backlog returns the data buffers queued now and the most ever queued.
+func (s *pipelinedSubpartition) backlog() (now, highWaterMark int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buffersInBacklog, s.maxBuffersInBacklog
+}
+
+// bufferAndAvailability is one buffer taken by a reader, and whether more
+// are queued behind it. Flink: InputChannel.BufferAndAvailability.
+type bufferAndAvailability struct {
+	buffer        Buffer
+	moreAvailable bool
+}
+
+// bufferAvailabilityListener is told when a subpartition that was empty
+// has a buffer again (Flink: BufferAvailabilityListener). A local input
+// channel listens directly; a TCP server would listen on behalf of a remote
+// one. notifyDataAvailable is called with the subpartition's lock held and
+// must not call back into the subpartition.
+type bufferAvailabilityListener interface {
+	notifyDataAvailable()
+}
+
+// pipelinedSubpartitionView is the consumer's handle on one subpartition
+// (Flink: PipelinedSubpartitionView). The ResultPartitionManager hands it
+// out; the reader polls it and releases it when done.
+type pipelinedSubpartitionView struct {
+	parent               *pipelinedSubpartition
+	availabilityListener bufferAvailabilityListener
+}
+
+// getNextBuffer takes the next buffer, if one is queued.
+func (v *pipelinedSubpartitionView) getNextBuffer() (bufferAndAvailability, bool, error) {
+	return v.parent.pollBuffer()
+}
+
+// releaseAllResources detaches the reader. After the EndOfPartition event
+// it changes nothing; before it, the rest of the data is dropped.
+func (v *pipelinedSubpartitionView) releaseAllResources() { v.parent.releaseReadView() }

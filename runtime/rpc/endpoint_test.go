@@ -1,0 +1,182 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestMessagesRunInOrderOnOneGoroutine(t *testing.T) {
+	e := NewEndpoint("test")
+	e.Start(nil)
+	defer e.Close(nil)
+
+	// got is touched only on the main thread: -race proves there is one.
+	var got []int
+	var sent sync.WaitGroup
+	for i := range 100 {
+		sent.Go(func() { e.RunAsync(func() { got = append(got, i) }) })
+	}
+	sent.Wait()
+	n, err := CallAsync(context.Background(), e, func() (int, error) { return len(got), nil })
+	require.NoError(t, err)
+	assert.Equal(t, 100, n)
+
+	// Sequential sends from one goroutine keep their order.
+	var order []int
+	for i := range 10 {
+		e.RunAsync(func() { order = append(order, i) })
+	}
+	gotOrder, err := CallAsync(context.Background(), e, func() ([]int, error) { return order, nil })
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, gotOrder)
+}
+
+func TestCallAsyncReturnsResultAndError(t *testing.T) {
+	e := NewEndpoint("test")
+	e.Start(nil)
+	defer e.Close(nil)
+
+	v, err := CallAsync(context.Background(), e, func() (string, error) { return "ack", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "ack", v)
+
+	boom := errors.New("boom")
+	_, err = CallAsync(context.Background(), e, func() (string, error) { return "", boom })
+	assert.ErrorIs(t, err, boom)
+}
+
+func TestCallAsyncTimesOutAtTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := NewEndpoint("slow")
+		e.Start(nil)
+		defer e.Close(nil)
+		release := make(chan struct{})
+		e.RunAsync(func() { <-release }) // the main thread is busy
+
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := CallAsync(ctx, e, func() (int, error) { return 1, nil })
+		assert.ErrorIs(t, err, ErrTimeout)
+		assert.Equal(t, 10*time.Second, time.Since(start))
+		close(release)
+	})
+}
+
+func TestStoppedEndpointIsUnreachable(t *testing.T) {
+	e := NewEndpoint("gone")
+	e.Start(nil)
+	stopped := false
+	e.Close(func() { stopped = true })
+	assert.True(t, stopped, "onStop runs on the main thread before the end")
+
+	_, err := CallAsync(context.Background(), e, func() (int, error) { return 1, nil })
+	assert.ErrorIs(t, err, ErrRecipientUnreachable)
+	assert.False(t, e.RunAsync(func() {}))
+	assert.Error(t, e.Context().Err(), "the endpoint's context ends with it")
+}
+
+func TestCloseBeforeStart(t *testing.T) {
+	e := NewEndpoint("never-started")
+	e.Close(nil)
+	<-e.Terminated()
+	_, err := CallAsync(context.Background(), e, func() (int, error) { return 1, nil })
+	assert.ErrorIs(t, err, ErrRecipientUnreachable)
+}
+
+func TestScheduleRunAsyncFiresAfterDelayUnlessCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := NewEndpoint("timers")
+		e.Start(nil)
+		defer e.Close(nil)
+
+		fired := make(chan time.Duration, 1)
+		start := time.Now()
+		e.ScheduleRunAsync(func() { fired <- time.Since(start) }, 50*time.Millisecond)
+		cancel := e.ScheduleRunAsync(func() { t.Error("a cancelled timer fired") }, 10*time.Millisecond)
+		cancel()
+
+		assert.Equal(t, 50*time.Millisecond, <-fired)
+		time.Sleep(time.Second) // fake time: lets the cancelled timer prove it stays silent
+	})
+}
+
+func TestAskDeliversTheAnswerOnTheMainThread(t *testing.T) {
+	caller := NewEndpoint("caller")
+	callee := NewEndpoint("callee")
+	caller.Start(nil)
+	callee.Start(nil)
+	defer caller.Close(nil)
+	defer callee.Close(nil)
+
+	state := 0 // caller's state: main thread only
+	answered := make(chan int, 1)
+	caller.RunAsync(func() {
+		Ask(caller, time.Second, func(ctx context.Context) (int, error) {
+			return CallAsync(ctx, callee, func() (int, error) { return 41, nil })
+		}, func(v int, err error) {
+			require.NoError(t, err)
+			state = v + 1
+			answered <- state
+		})
+		state = -1 // runs before the answer: the handler did not block
+	})
+	assert.Equal(t, 42, <-answered)
+}
+
+func TestFencedCallRejectsAStaleToken(t *testing.T) {
+	e := NewFencedEndpoint("fenced", "leader-1")
+	e.Start(nil)
+	defer e.Close(nil)
+
+	v, err := CallFenced(context.Background(), e, "leader-1", func() (string, error) { return "ok", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "ok", v)
+
+	_, err = CallAsync(context.Background(), e.Endpoint, func() (struct{}, error) {
+		e.SetFencingToken("leader-2")
+		return struct{}{}, nil
+	})
+	require.NoError(t, err)
+
+	_, err = CallFenced(context.Background(), e, "leader-1", func() (string, error) {
+		t.Error("a call with a stale token ran")
+		return "", nil
+	})
+	assert.ErrorIs(t, err, ErrFencingTokenMismatch)
+}
+
+func TestLocalServiceConnect(t *testing.T) {
+	type greeter interface{ Greet() string }
+	svc := NewLocalService()
+	addr := svc.Address("greeter_0")
+	assert.Equal(t, "pekko://flink/user/rpc/greeter_0", addr)
+	require.NoError(t, svc.Register(addr, hello{}))
+	assert.Error(t, svc.Register(addr, hello{}), "an address holds one endpoint")
+
+	g, err := Connect[greeter](context.Background(), svc, addr)
+	require.NoError(t, err)
+	assert.Equal(t, "hello", g.Greet())
+
+	_, err = Connect[interface{ Other() }](context.Background(), svc, addr)
+	assert.Error(t, err, "wrong gateway type")
+
+	svc.Unregister(addr)
+	_, err = Connect[greeter](context.Background(), svc, addr)
+	assert.ErrorIs(t, err, ErrRecipientUnreachable)
+	assert.Contains(t, err.Error(), "Could not connect to rpc endpoint under address "+addr)
+}
+
+type hello struct{}
+
+func (hello) Greet() string { return "hello" }

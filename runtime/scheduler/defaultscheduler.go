@@ -1,0 +1,380 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmaster/slotpool"
+	"flinklab/runtime/rpc"
+)
+
+// Deps are what a DefaultScheduler works with. It is created and used on
+// the JobMaster's main thread.
+type Deps struct {
+	Graph      *executiongraph.ExecutionGraph
+	JobGraph   *jobgraph.JobGraph
+	MainThread *rpc.Endpoint
+	SlotPool   *slotpool.SlotPool
+	// TaskExecutor returns the gateway of a TaskExecutor registered at the
+	// JobMaster.
+	TaskExecutor func(api.ResourceID) (gateway.TaskExecutorGateway, bool)
+	JobMasterID  api.JobMasterID
+	RPCTimeout   time.Duration
+	Logger       *slog.Logger
+	// OnTerminal is called once, when the job reaches a globally terminal
+	// state, with its final ExecutionGraph.
+	OnTerminal func(*gateway.ArchivedExecutionGraph)
+}
+
+// DefaultScheduler is Flink's DefaultScheduler, reduced to what a job needs
+// to go from CREATED to FINISHED, FAILED or CANCELED.
+type DefaultScheduler struct {
+	Deps
+	log  *slog.Logger
+	tdds *tddFactory
+
+	nextRequestID slotpool.SlotRequestID
+	// waiting holds the shared slots requested and not yet arrived, and
+	// arrived the ones that have; deployment starts when waiting is empty.
+	waiting  map[sharedSlotKey]slotpool.SlotRequestID
+	arrived  map[sharedSlotKey]slotpool.PhysicalSlot
+	members  map[sharedSlotKey][]api.ExecutionVertexID
+	keyOrder []sharedSlotKey
+	finished bool // OnTerminal was called
+}
+
+var _ SchedulerNG = (*DefaultScheduler)(nil)
+
+// NewDefaultScheduler returns a scheduler for a graph in state CREATED.
+func NewDefaultScheduler(deps Deps) *DefaultScheduler {
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &DefaultScheduler{
+		Deps:    deps,
+		log:     logger.With("logger", "DefaultScheduler"),
+		tdds:    newTDDFactory(deps.Graph, deps.JobGraph),
+		waiting: make(map[sharedSlotKey]slotpool.SlotRequestID),
+		arrived: make(map[sharedSlotKey]slotpool.PhysicalSlot),
+	}
+	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", "FailJobOnTaskFailure", deps.Graph.JobName(), deps.Graph.JobID()))
+	return s
+}
+
+// StartScheduling moves the job to RUNNING and schedules every task.
+func (s *DefaultScheduler) StartScheduling() {
+	s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
+	if !s.transitionJob(api.JobCreated, api.JobRunning, nil) {
+		return
+	}
+	s.allocateSlotsAndDeploy(slices.Collect(s.Graph.AllExecutionVertices()))
+}
+
+// allocateSlotsAndDeploy is Flink's DefaultExecutionDeployer: move every
+// execution to SCHEDULED and request one slot per shared slot. Deployment
+// waits until all of them have arrived.
+func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.ExecutionVertex) {
+	for _, ev := range vertices {
+		if err := ev.CurrentExecution().TransitionState(api.ExecutionScheduled); err != nil {
+			panic(fmt.Sprintf("Expected execution %s to be in CREATED state: %v", ev.CurrentExecution(), err))
+		}
+	}
+	s.keyOrder, s.members = groupBySharedSlot(vertices)
+	for _, key := range s.keyOrder {
+		s.nextRequestID++
+		id := s.nextRequestID
+		s.waiting[key] = id
+		s.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
+			s.slotArrived(key, id, slot)
+		})
+	}
+}
+
+func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {
+	if s.waiting[key] != id {
+		return // the request was withdrawn meanwhile
+	}
+	delete(s.waiting, key)
+	s.arrived[key] = slot
+	if len(s.waiting) == 0 && s.Graph.State() == api.JobRunning {
+		s.deployAll()
+	}
+}
+
+// deployAll assigns every scheduled execution its slot and deploys it.
+func (s *DefaultScheduler) deployAll() {
+	type deployment struct {
+		ev   *executiongraph.ExecutionVertex
+		slot slotpool.PhysicalSlot
+	}
+	var deployments []deployment
+	for _, key := range s.keyOrder {
+		slot := s.arrived[key]
+		for _, id := range s.members[key] {
+			ev := s.vertex(id)
+			e := ev.CurrentExecution()
+			if e.State() != api.ExecutionScheduled {
+				continue
+			}
+			if err := e.TryAssignResource(executiongraph.AssignedSlot{
+				AllocationID: slot.AllocationID,
+				TaskManagerLocation: executiongraph.TaskManagerLocation{
+					ResourceID: slot.TaskManager.ResourceID,
+					Address:    slot.TaskManager.Address,
+				},
+			}); err != nil {
+				s.failJob(fmt.Errorf("could not assign a slot to %s: %w", e, err))
+				return
+			}
+			deployments = append(deployments, deployment{ev, slot})
+		}
+	}
+	// Every producer has its slot now, so every consumer's shuffle
+	// descriptors can name where its inputs are produced.
+	for _, d := range deployments {
+		s.deploy(d.ev, d.slot)
+	}
+}
+
+// deploy is Flink's Execution#deploy: SCHEDULED → DEPLOYING, then
+// submitTask (step m9) on the slot's TaskExecutor.
+func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotpool.PhysicalSlot) {
+	e := ev.CurrentExecution()
+	tm, ok := s.TaskExecutor(slot.TaskManager.ResourceID)
+	if !ok {
+		s.markFailed(e, errors.New("Target slot (TaskManager) for deployment is no longer alive."))
+		return
+	}
+	if err := e.TransitionState(api.ExecutionDeploying); err != nil {
+		panic(err.Error())
+	}
+	s.log.Info(fmt.Sprintf("Deploying %s (attempt #%d) with attempt id %s and vertex id %s to %s with allocation id %s",
+		ev.TaskNameWithSubtaskIndex(), e.AttemptNumber(), e.AttemptID(), ev.ID(), slot.TaskManager, slot.AllocationID))
+	tdd := s.tdds.create(ev)
+
+	// Step m9: submitTask. The answer comes back on the main thread.
+	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, tm.SubmitTask(ctx, tdd, s.JobMasterID)
+	}, func(_ struct{}, err error) {
+		if err == nil || ev.CurrentExecution() != e {
+			return
+		}
+		if errors.Is(err, rpc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("Cannot deploy task %s (%s) - TaskManager (%s) not responding after a rpcTimeout of %s: %w",
+				ev.TaskNameWithSubtaskIndex(), e.AttemptID(), slot.TaskManager, s.RPCTimeout, err)
+		}
+		s.markFailed(e, err)
+	})
+}
+
+// UpdateTaskExecutionState applies a TaskExecutor's report.
+func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionState) error {
+	e, ok := s.Graph.Execution(state.AttemptID)
+	if !ok {
+		return fmt.Errorf("The execution attempt %s was not found.", state.AttemptID)
+	}
+	if e.State() == state.State || e.State().IsTerminal() {
+		return nil // a late or repeated report
+	}
+	if state.State == api.ExecutionFailed {
+		s.markFailed(e, state.FailureCause)
+		return nil
+	}
+	if err := s.transitionExecution(e, state.State, nil); err != nil {
+		return err
+	}
+	switch state.State {
+	case api.ExecutionFinished:
+		s.checkJobFinished()
+	case api.ExecutionCanceled:
+		s.checkJobTerminated()
+	}
+	return nil
+}
+
+func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to api.ExecutionState, cause error) error {
+	from := e.State()
+	var err error
+	if to == api.ExecutionFailed {
+		err = e.MarkFailed(cause)
+	} else {
+		err = e.TransitionState(to)
+	}
+	if err != nil {
+		return err
+	}
+	if cause != nil {
+		location := "(unassigned)"
+		if slot, ok := e.AssignedSlot(); ok {
+			location = fmt.Sprintf("%s @ %s", slot.TaskManagerLocation.ResourceID, slot.TaskManagerLocation.Address)
+		}
+		s.log.Info(fmt.Sprintf("%s switched from %s to %s on %s.", e, from, to, location), "cause", cause.Error())
+	} else {
+		s.log.Info(fmt.Sprintf("%s switched from %s to %s.", e, from, to))
+	}
+	return nil
+}
+
+// markFailed fails one execution and, with it, the job (Flink's
+// failover with restarts disabled: "Recovery is suppressed by
+// NoRestartBackoffTimeStrategy").
+func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) {
+	if cause == nil {
+		cause = errors.New("unknown failure")
+	}
+	if e.State().IsTerminal() {
+		return
+	}
+	if err := s.transitionExecution(e, api.ExecutionFailed, cause); err != nil {
+		panic(err.Error())
+	}
+	s.failJob(fmt.Errorf("Recovery is suppressed by NoRestartBackoffTimeStrategy: %w", cause))
+}
+
+// failJob moves the job to FAILING, cancels every task still alive and
+// finishes FAILED once all have stopped.
+func (s *DefaultScheduler) failJob(cause error) {
+	state := s.Graph.State()
+	if state.IsTerminalState() || state == api.JobFailing {
+		return
+	}
+	if s.Graph.FailureCause() == nil {
+		s.Graph.SetFailureCause(cause)
+	}
+	if !s.transitionJob(state, api.JobFailing, cause) {
+		return
+	}
+	s.cancelAllExecutions()
+	s.checkJobTerminated()
+}
+
+// Cancel moves the job to CANCELLING, cancels every task and finishes
+// CANCELED once all have stopped.
+func (s *DefaultScheduler) Cancel() {
+	state := s.Graph.State()
+	if state != api.JobCreated && state != api.JobRunning && state != api.JobRestarting {
+		return
+	}
+	if !s.transitionJob(state, api.JobCancelling, nil) {
+		return
+	}
+	s.cancelAllExecutions()
+	s.checkJobTerminated()
+}
+
+// cancelAllExecutions stops every execution that is not terminal: those
+// not yet deployed are CANCELED at once, deployed ones are asked to cancel
+// on their TaskExecutor and report CANCELED later.
+func (s *DefaultScheduler) cancelAllExecutions() {
+	for key, id := range s.waiting {
+		s.SlotPool.CancelSlotRequest(id)
+		delete(s.waiting, key)
+	}
+	for ev := range s.Graph.AllExecutionVertices() {
+		e := ev.CurrentExecution()
+		switch e.State() {
+		case api.ExecutionCreated, api.ExecutionScheduled:
+			_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+		case api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning:
+			_ = s.transitionExecution(e, api.ExecutionCanceling, nil)
+			s.cancelOnTaskExecutor(e)
+		}
+	}
+}
+
+func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
+	slot, _ := e.AssignedSlot()
+	tm, ok := s.TaskExecutor(slot.TaskManagerLocation.ResourceID)
+	if !ok {
+		_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+		return
+	}
+	attemptID := e.AttemptID()
+	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, tm.CancelTask(ctx, attemptID)
+	}, func(_ struct{}, err error) {
+		if err != nil && e.State() == api.ExecutionCanceling {
+			// The task is gone from its TaskExecutor: count it as canceled.
+			_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+			s.checkJobTerminated()
+		}
+	})
+}
+
+// checkJobFinished finishes the job once every task has FINISHED.
+func (s *DefaultScheduler) checkJobFinished() {
+	if s.Graph.State() != api.JobRunning {
+		s.checkJobTerminated()
+		return
+	}
+	for ev := range s.Graph.AllExecutionVertices() {
+		if ev.ExecutionState() != api.ExecutionFinished {
+			return
+		}
+	}
+	if s.transitionJob(api.JobRunning, api.JobFinished, nil) {
+		s.terminated()
+	}
+}
+
+// checkJobTerminated ends a FAILING or CANCELLING job once no task is
+// alive any more.
+func (s *DefaultScheduler) checkJobTerminated() {
+	state := s.Graph.State()
+	if state != api.JobFailing && state != api.JobCancelling {
+		return
+	}
+	for ev := range s.Graph.AllExecutionVertices() {
+		if !ev.ExecutionState().IsTerminal() {
+			return
+		}
+	}
+	final := api.JobFailed
+	if state == api.JobCancelling {
+		final = api.JobCanceled
+	}
+	if s.transitionJob(state, final, nil) {
+		s.terminated()
+	}
+}
+
+func (s *DefaultScheduler) terminated() {
+	if s.finished {
+		return
+	}
+	s.finished = true
+	s.OnTerminal(archive(s.Graph))
+}
+
+func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bool {
+	if err := s.Graph.TransitionState(from, to); err != nil {
+		s.log.Error(fmt.Sprintf("Job %s (%s) could not switch from state %s to %s.", s.Graph.JobName(), s.Graph.JobID(), from, to), "cause", err.Error())
+		return false
+	}
+	msg := fmt.Sprintf("Job %s (%s) switched from state %s to %s.", s.Graph.JobName(), s.Graph.JobID(), from, to)
+	if cause != nil {
+		s.log.Info(msg, "cause", cause.Error())
+	} else {
+		s.log.Info(msg)
+	}
+	return true
+}
+
+// RequestJobStatus returns the job's status.
+func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.Graph.State() }
+
+// RequestJob returns a snapshot of the ExecutionGraph.
+func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph { return archive(s.Graph) }
+
+func (s *DefaultScheduler) vertex(id api.ExecutionVertexID) *executiongraph.ExecutionVertex {
+	return s.Graph.JobVertex(id.JobVertexID).TaskVertices()[id.SubtaskIndex]
+}

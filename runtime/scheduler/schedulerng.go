@@ -1,0 +1,22 @@
+package scheduler
+
+import (
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// SchedulerNG is what the JobMaster asks of its scheduler (Flink's
+// SchedulerNG). Every method runs on the JobMaster's main thread.
+type SchedulerNG interface {
+	// StartScheduling moves the job to RUNNING and schedules its tasks.
+	StartScheduling()
+	// UpdateTaskExecutionState applies a task's state report; it fails for
+	// an attempt the scheduler does not know.
+	UpdateTaskExecutionState(state gateway.TaskExecutionState) error
+	// Cancel cancels the job.
+	Cancel()
+	// RequestJobStatus returns the job's status.
+	RequestJobStatus() api.JobStatus
+	// RequestJob returns a snapshot of the ExecutionGraph.
+	RequestJob() *gateway.ArchivedExecutionGraph
+}

@@ -1,0 +1,96 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"flinklab/runtime/api"
+)
+
+// Step names one step of the submission sequence.
+type Step string
+
+// The eleven steps of a submission.
+const (
+	M1  Step = "m1"
+	M2  Step = "m2"
+	M3  Step = "m3"
+	M4  Step = "m4"
+	M5  Step = "m5"
+	M6  Step = "m6"
+	M7  Step = "m7"
+	M8  Step = "m8"
+	M9  Step = "m9"
+	M10 Step = "m10"
+	M11 Step = "m11"
+)
+
+// Event is one step that happened: who asked whom for what, for which job,
+// and when.
+type Event struct {
+	Step    Step      `json:"step"`
+	From    string    `json:"from"`
+	To      string    `json:"to"`
+	Message string    `json:"message"`
+	JobID   api.JobID `json:"jobId"`
+	Time    time.Time `json:"time"`
+}
+
+func (e Event) String() string {
+	return fmt.Sprintf("%-3s %s → %s: %s", e.Step, e.From, e.To, e.Message)
+}
+
+// Recorder keeps the events of every job in the order they were emitted.
+// It is safe for concurrent use; a nil *Recorder records nothing, so
+// components may run without one.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder { return &Recorder{} }
+
+// Emit records that step happened now: from asked to for what the message
+// says, on behalf of job.
+func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string, args ...any) {
+	if r == nil {
+		return
+	}
+	e := Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: time.Now()}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// Events returns every event recorded so far, in order.
+func (r *Recorder) Events() []Event {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// JobEvents returns the events of one job, in order.
+func (r *Recorder) JobEvents(job api.JobID) []Event {
+	var out []Event
+	for _, e := range r.Events() {
+		if e.JobID == job {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Steps returns the step of each event, in order: handy in tests.
+func Steps(events []Event) []Step {
+	steps := make([]Step, len(events))
+	for i, e := range events {
+		steps[i] = e.Step
+	}
+	return steps
+}
