@@ -208,3 +208,8 @@ type LeaderSessionID struct{ abstractID }
 
 // NewLeaderSessionID returns a random LeaderSessionID.
 func NewLeaderSessionID() LeaderSessionID { return LeaderSessionID{newAbstractID()} }
+
+// UnmarshalText decodes a LeaderSessionID from its 32 hex characters.
+func (id *LeaderSessionID) UnmarshalText(b []byte) error {
+	return unmarshalID("LeaderSessionID", &id.abstractID, b)
+}

@@ -8,15 +8,16 @@ import (
 // JobStatus is the lifecycle of a job as the JobManager sees it. The names
 // and their order are Flink's (org.apache.flink.api.common.JobStatus).
 //
-//	              (no ExecutionGraph yet)
-//	                   INITIALIZING ──────────────┐ JobMaster could not start
-//	                        │                     ▼
-//	                     CREATED ──────────────► FAILING ──► FAILED
-//	                        │                     ▲
-//	                        ▼                     │
-//	   RESTARTING ◄────► RUNNING ──► FINISHED     │
-//	        │               │  └─────────────────┘
-//	        └──────► CANCELLING ──► CANCELED
+//	INITIALIZING ─────────────────────────────► FAILED    the JobMaster could not start
+//	     │ (the JobMaster built the ExecutionGraph)
+//	     ▼
+//	  CREATED ──► RUNNING ──► FINISHED
+//	               │  ▲
+//	               ▼  │
+//	            RESTARTING                              a failover waits out its delay
+//
+//	CREATED | RUNNING | RESTARTING ──► FAILING ──► FAILED
+//	CREATED | RUNNING | RESTARTING ──► CANCELLING ──► CANCELED
 //
 // Any state that is not terminal may also move to SUSPENDED, when the
 // JobMaster loses leadership. FINISHED, CANCELED and FAILED are globally

@@ -39,7 +39,7 @@ func newFakeRunner(jobID api.JobID) *fakeRunner {
 	return &fakeRunner{jobID: jobID, done: make(chan struct{})}
 }
 
-func (r *fakeRunner) Start() error { r.mu.Lock(); r.started = true; r.mu.Unlock(); return nil }
+func (r *fakeRunner) Start() error     { r.mu.Lock(); r.started = true; r.mu.Unlock(); return nil }
 func (r *fakeRunner) JobID() api.JobID { return r.jobID }
 func (r *fakeRunner) RequestJobStatus(context.Context) (api.JobStatus, error) {
 	return api.JobRunning, nil

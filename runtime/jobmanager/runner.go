@@ -163,7 +163,7 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was granted leadership with leader id %s. Creating new JobMasterServiceProcess.", jobID, session))
 
 	jobMaster, err := r.cfg.JobMasterFactory(api.JobMasterID(session), func(g *gateway.ArchivedExecutionGraph) {
-		r.complete(JobManagerRunnerResult{ExecutionGraph: g})
+		r.complete(JobManagerRunnerResult{ExecutionGraph: r.withInitializationTimestamp(g)})
 	})
 	if err != nil {
 		r.failInitialization(err)
@@ -255,7 +255,11 @@ func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gat
 	case result != nil:
 		return result.ExecutionGraph, nil
 	case jm != nil:
-		return jm.Gateway().RequestJob(ctx)
+		g, err := jm.Gateway().RequestJob(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return r.withInitializationTimestamp(g), nil
 	default:
 		return r.sparseGraph(api.JobInitializing, ""), nil
 	}
@@ -295,6 +299,18 @@ func (r *JobMasterServiceLeadershipRunner) Close() error {
 	errs = append(errs, r.cfg.LeaderElection.Close())
 	r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobSuspended, "")})
 	return errors.Join(errs...)
+}
+
+// withInitializationTimestamp adds when the job began INITIALIZING: the
+// runner knows it, the JobMaster's ExecutionGraph starts at CREATED.
+func (r *JobMasterServiceLeadershipRunner) withInitializationTimestamp(g *gateway.ArchivedExecutionGraph) *gateway.ArchivedExecutionGraph {
+	if g.StatusTimestamps == nil {
+		g.StatusTimestamps = map[api.JobStatus]time.Time{}
+	}
+	if _, ok := g.StatusTimestamps[api.JobInitializing]; !ok {
+		g.StatusTimestamps[api.JobInitializing] = r.created
+	}
+	return g
 }
 
 // sparseGraph describes the job without an ExecutionGraph (Flink's

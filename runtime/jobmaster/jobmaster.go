@@ -295,4 +295,3 @@ func (jm *JobMaster) Cancel(ctx context.Context) error {
 	})
 	return err
 }
-

@@ -34,6 +34,7 @@ type Endpoint struct {
 	started bool
 	stopped bool
 	timers  map[*time.Timer]struct{}
+	lanes   map[any][]func() // AskInOrder: calls waiting per lane, head running
 
 	wake       chan struct{} // 1-buffered: "the queue may be non-empty"
 	stop       chan struct{} // closed by Stop
@@ -249,4 +250,42 @@ func Ask[T any](self *Endpoint, timeout time.Duration, call func(ctx context.Con
 		cancel()
 		self.RunAsync(func() { then(v, err) })
 	}()
+}
+
+// AskInOrder is Ask for messages whose order matters: calls on the same
+// lane run one after another, in the order they were made, each starting
+// when the previous one has been answered. A TaskExecutor reports a task's
+// INITIALIZING, RUNNING and FINISHED on the lane of its job, so the
+// JobMaster sees them in that order (Pekko gives Flink this ordering per
+// pair of actors). Calls on different lanes, and plain Asks, do not wait
+// for each other.
+func AskInOrder[T any](self *Endpoint, lane any, timeout time.Duration, call func(ctx context.Context) (T, error), then func(T, error)) {
+	var run func()
+	run = func() {
+		ctx, cancel := context.WithTimeout(self.ctx, timeout)
+		v, err := call(ctx)
+		cancel()
+		self.RunAsync(func() { then(v, err) })
+		self.mu.Lock()
+		queue := self.lanes[lane][1:]
+		if len(queue) == 0 {
+			delete(self.lanes, lane)
+		} else {
+			self.lanes[lane] = queue
+		}
+		self.mu.Unlock()
+		if len(queue) > 0 {
+			queue[0]()
+		}
+	}
+	self.mu.Lock()
+	if self.lanes == nil {
+		self.lanes = make(map[any][]func())
+	}
+	queue := append(self.lanes[lane], run)
+	self.lanes[lane] = queue
+	self.mu.Unlock()
+	if len(queue) == 1 { // nothing in flight on this lane: start it
+		go run()
+	}
 }

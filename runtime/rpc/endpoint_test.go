@@ -180,3 +180,46 @@ func TestLocalServiceConnect(t *testing.T) {
 type hello struct{}
 
 func (hello) Greet() string { return "hello" }
+
+func TestAskInOrderKeepsTheOrderOfOneLane(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sender := NewEndpoint("sender")
+		receiver := NewEndpoint("receiver")
+		sender.Start(nil)
+		receiver.Start(nil)
+		defer sender.Close(nil)
+		defer receiver.Close(nil)
+
+		var received, answered []int // receiver's and sender's state
+		send := func(i int) {
+			AskInOrder(sender, "job-1", time.Second, func(ctx context.Context) (int, error) {
+				if i == 0 {
+					time.Sleep(time.Millisecond) // fake time: the first call is the slowest
+				}
+				return CallAsync(ctx, receiver, func() (int, error) { received = append(received, i); return i, nil })
+			}, func(v int, err error) { answered = append(answered, v) })
+		}
+		sender.RunAsync(func() {
+			for i := range 5 {
+				send(i)
+			}
+		})
+		time.Sleep(time.Second) // fake time: every call has had its turn
+		synctest.Wait()
+		got, err := CallAsync(context.Background(), receiver, func() ([]int, error) { return received, nil })
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2, 3, 4}, got)
+		gotAnswers, err := CallAsync(context.Background(), sender, func() ([]int, error) { return answered, nil })
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2, 3, 4}, gotAnswers)
+	})
+}
+
+func TestFencedCallBeforeATokenIsSetIsRejected(t *testing.T) {
+	e := NewFencedEndpoint("fenced", "")
+	e.Start(nil)
+	defer e.Close(nil)
+	_, err := CallFenced(context.Background(), e, "", func() (int, error) { return 1, nil })
+	assert.ErrorIs(t, err, ErrFencingTokenMismatch)
+	assert.ErrorContains(t, err, "Fencing token not set")
+}

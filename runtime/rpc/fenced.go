@@ -32,6 +32,12 @@ func (e *FencedEndpoint[F]) SetFencingToken(token F) { e.fencingToken = token }
 // call with an error wrapping ErrFencingTokenMismatch when they differ.
 func CallFenced[F comparable, T any](ctx context.Context, e *FencedEndpoint[F], token F, fn func() (T, error)) (T, error) {
 	return CallAsync(ctx, e.Endpoint, func() (T, error) {
+		var unset F
+		if e.fencingToken == unset {
+			var zero T
+			return zero, fmt.Errorf("%w: Fencing token not set: Ignoring message for %s because the fencing token is null.",
+				ErrFencingTokenMismatch, e.name)
+		}
 		if token != e.fencingToken {
 			var zero T
 			return zero, fmt.Errorf("%w: Fencing token mismatch: Ignoring message for %s because the fencing token %v did not match the expected fencing token %v.",

@@ -1,0 +1,510 @@
+package jobmanager_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmanager"
+	"flinklab/runtime/trace"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeJobMasterGateway answers the runner's questions about the job. Only
+// RequestJobStatus, RequestJob and Cancel are used by the runner; the rest
+// fail loudly.
+type fakeJobMasterGateway struct {
+	mu      sync.Mutex
+	status  api.JobStatus
+	cancels int
+}
+
+var _ gateway.JobMasterGateway = (*fakeJobMasterGateway)(nil)
+
+var errNotFaked = errors.New("not faked")
+
+func (g *fakeJobMasterGateway) RegisterTaskManager(context.Context, api.JobMasterID, api.JobID, gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	return gateway.JMTMRegistrationSuccess{}, errNotFaked
+}
+
+func (g *fakeJobMasterGateway) OfferSlots(context.Context, api.JobMasterID, api.ResourceID, []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	return nil, errNotFaked
+}
+
+func (g *fakeJobMasterGateway) UpdateTaskExecutionState(context.Context, api.JobMasterID, gateway.TaskExecutionState) error {
+	return errNotFaked
+}
+
+func (g *fakeJobMasterGateway) DisconnectTaskManager(context.Context, api.JobMasterID, api.ResourceID, error) error {
+	return errNotFaked
+}
+
+func (g *fakeJobMasterGateway) RequestJobStatus(context.Context) (api.JobStatus, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.status, nil
+}
+
+func (g *fakeJobMasterGateway) RequestJob(context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return &gateway.ArchivedExecutionGraph{State: g.status}, nil
+}
+
+func (g *fakeJobMasterGateway) Cancel(context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cancels++
+	return nil
+}
+
+func (g *fakeJobMasterGateway) cancelled() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cancels
+}
+
+// fakeJobMaster is the JobMasterService the factory hands the runner.
+type fakeJobMaster struct {
+	address  string
+	gateway  *fakeJobMasterGateway
+	startErr error
+	trace    *trace.Recorder
+	jobID    api.JobID
+
+	mu           sync.Mutex
+	starts       int
+	closes       int
+	stepsAtStart []trace.Step // the job's trace when Start was called
+}
+
+var _ jobmanager.JobMasterService = (*fakeJobMaster)(nil)
+
+func (m *fakeJobMaster) Start() error {
+	steps := trace.Steps(m.trace.JobEvents(m.jobID))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.starts++
+	m.stepsAtStart = steps
+	return m.startErr
+}
+
+func (m *fakeJobMaster) Gateway() gateway.JobMasterGateway { return m.gateway }
+func (m *fakeJobMaster) Address() string                   { return m.address }
+
+func (m *fakeJobMaster) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closes++
+	return nil
+}
+
+func (m *fakeJobMaster) counts() (starts, closes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.starts, m.closes
+}
+
+// fakeFactory creates the fake JobMaster, optionally only once release is
+// closed (building an ExecutionGraph takes a while).
+type fakeFactory struct {
+	jobMaster *fakeJobMaster
+	err       error
+	release   chan struct{}
+
+	mu          sync.Mutex
+	jobMasterID []api.JobMasterID
+	onComplete  func(*gateway.ArchivedExecutionGraph)
+}
+
+func (f *fakeFactory) create(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
+	f.mu.Lock()
+	f.jobMasterID = append(f.jobMasterID, id)
+	f.onComplete = onComplete
+	f.mu.Unlock()
+	if f.release != nil {
+		<-f.release
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.jobMaster, nil
+}
+
+func (f *fakeFactory) calls() []api.JobMasterID {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]api.JobMasterID(nil), f.jobMasterID...)
+}
+
+func (f *fakeFactory) complete(g *gateway.ArchivedExecutionGraph) {
+	f.mu.Lock()
+	onComplete := f.onComplete
+	f.mu.Unlock()
+	onComplete(g)
+}
+
+// leaderNotification is what a JobManagerLeaderRetriever listener heard.
+type leaderNotification struct {
+	address string
+	session api.LeaderSessionID
+}
+
+// fakeListener stands in for a TaskExecutor looking for the job's JobMaster.
+type fakeListener struct {
+	mu      sync.Mutex
+	leaders []leaderNotification
+}
+
+func (l *fakeListener) NotifyLeaderAddress(address string, session api.LeaderSessionID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.leaders = append(l.leaders, leaderNotification{address, session})
+}
+
+func (l *fakeListener) notifications() []leaderNotification {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]leaderNotification(nil), l.leaders...)
+}
+
+// standby is another contender for the same job's leadership.
+type standby struct {
+	mu     sync.Mutex
+	grants []api.LeaderSessionID
+}
+
+func (s *standby) GrantLeadership(id api.LeaderSessionID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.grants = append(s.grants, id)
+}
+func (s *standby) RevokeLeadership() {}
+func (s *standby) granted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.grants)
+}
+
+const jobMasterAddress = "pekko://flink/user/rpc/jobmanager_2"
+
+// runnerFixture is one job's runner with fakes around it.
+type runnerFixture struct {
+	graph    *jobgraph.JobGraph
+	ha       *highavailability.EmbeddedHaServices
+	trace    *trace.Recorder
+	gateway  *fakeJobMasterGateway
+	jm       *fakeJobMaster
+	factory  *fakeFactory
+	listener *fakeListener
+	runner   *jobmanager.JobMasterServiceLeadershipRunner
+}
+
+// newRunnerFixture builds the runner but does not start it. Call it inside
+// the synctest bubble so that the runner's goroutines belong to it.
+func newRunnerFixture(t *testing.T) *runnerFixture {
+	t.Helper()
+	f := &runnerFixture{
+		graph:    newJobGraph("WordCount"),
+		ha:       highavailability.NewEmbeddedHaServices(),
+		trace:    trace.NewRecorder(),
+		gateway:  &fakeJobMasterGateway{status: api.JobRunning},
+		listener: &fakeListener{},
+	}
+	f.jm = &fakeJobMaster{address: jobMasterAddress, gateway: f.gateway, trace: f.trace, jobID: f.graph.JobID}
+	f.factory = &fakeFactory{jobMaster: f.jm}
+	require.NoError(t, f.ha.JobManagerLeaderRetriever(f.graph.JobID).Start(f.listener))
+
+	runner, err := jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
+		JobGraph:         f.graph,
+		LeaderElection:   f.ha.JobManagerLeaderElection(f.graph.JobID),
+		JobResultStore:   f.ha.JobResultStore(),
+		JobMasterFactory: f.factory.create,
+		Logger:           slog.New(slog.DiscardHandler),
+		Trace:            f.trace,
+	})
+	require.NoError(t, err)
+	f.runner = runner
+	return f
+}
+
+func (f *runnerFixture) status(t *testing.T) api.JobStatus {
+	t.Helper()
+	s, err := f.runner.RequestJobStatus(context.Background())
+	require.NoError(t, err)
+	return s
+}
+
+func isDone(r jobmanager.JobManagerRunner) bool {
+	select {
+	case <-r.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func TestRunnerStartsTheJobMasterWhenGrantedLeadership(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		f.factory.release = make(chan struct{})
+
+		// The Dispatcher starts the runner; leadership is granted at once
+		// and the JobMaster is being built.
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+		require.Len(t, f.factory.calls(), 1)
+		assert.Equal(t, api.JobInitializing, f.status(t), "no JobMaster yet: the runner answers INITIALIZING")
+		sparse, err := f.runner.RequestJob(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, api.JobInitializing, sparse.State)
+		assert.Equal(t, "WordCount", sparse.JobName)
+		assert.Equal(t, f.graph.JobID, sparse.JobID)
+		require.Len(t, sparse.Vertices, 2)
+		assert.Equal(t, 2, sparse.Vertices[1].Parallelism)
+		assert.Equal(t, 128, sparse.Vertices[1].MaxParallelism, "Flink's default max parallelism")
+		assert.Empty(t, f.listener.notifications(), "leadership is not confirmed before the JobMaster runs")
+		starts, _ := f.jm.counts()
+		assert.Zero(t, starts)
+		assert.Empty(t, f.trace.JobEvents(f.graph.JobID))
+
+		// Step m4: the JobMaster is built, started, and its address published.
+		close(f.factory.release)
+		synctest.Wait()
+		starts, closes := f.jm.counts()
+		assert.Equal(t, 1, starts)
+		assert.Zero(t, closes)
+		notes := f.listener.notifications()
+		require.Len(t, notes, 1)
+		assert.Equal(t, jobMasterAddress, notes[0].address)
+		session := notes[0].session
+		assert.False(t, session.IsZero())
+		assert.Equal(t, []api.JobMasterID{api.JobMasterID(session)}, f.factory.calls(),
+			"the leader session becomes the JobMaster's fencing token")
+		assert.Equal(t, api.JobRunning, f.status(t), "now the JobMaster answers")
+		assert.False(t, isDone(f.runner))
+
+		// The trace shows m4 before the JobMaster started.
+		assert.Equal(t, []trace.Step{trace.M4}, f.jm.stepsAtStart)
+		assert.Equal(t, []trace.Step{trace.M4}, trace.Steps(f.trace.JobEvents(f.graph.JobID)))
+
+		require.NoError(t, f.runner.Close())
+	})
+}
+
+func TestRunnerFailsTheJobWhenTheJobMasterCannotStart(t *testing.T) {
+	cause := errors.New("The vertex 0a44 (Source) has no invokable class.")
+	tests := []struct {
+		name         string
+		factoryErr   error
+		startErr     error
+		wantJMStarts int
+		wantJMCloses int
+	}{
+		{name: "the factory fails", factoryErr: cause},
+		{name: "JobMaster.Start fails", startErr: cause, wantJMStarts: 1, wantJMCloses: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newRunnerFixture(t)
+				f.factory.err = tt.factoryErr
+				f.jm.startErr = tt.startErr
+
+				require.NoError(t, f.runner.Start())
+				synctest.Wait()
+
+				require.True(t, isDone(f.runner), "the runner ends")
+				result := f.runner.Result()
+				require.NotNil(t, result.ExecutionGraph)
+				assert.Equal(t, api.JobFailed, result.ExecutionGraph.State)
+				assert.Contains(t, result.ExecutionGraph.FailureCause, "Could not start the JobMaster.")
+				assert.Contains(t, result.ExecutionGraph.FailureCause, cause.Error())
+				assert.ErrorIs(t, result.InitializationFailure, jobmanager.ErrJobInitialization)
+				assert.ErrorIs(t, result.InitializationFailure, cause)
+				assert.Equal(t, api.JobFailed, f.status(t))
+				assert.Empty(t, f.listener.notifications(), "a JobMaster that never ran is never announced")
+				starts, closes := f.jm.counts()
+				assert.Equal(t, tt.wantJMStarts, starts)
+				assert.Equal(t, tt.wantJMCloses, closes)
+
+				require.NoError(t, f.runner.Close())
+				assert.Equal(t, api.JobFailed, f.runner.Result().ExecutionGraph.State, "Close does not overwrite the result")
+			})
+		})
+	}
+}
+
+func TestRunnerDoesNotRunAJobThatIsAlreadyDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.ha.JobResultStore().CreateDirtyResult(api.JobResult{
+			JobID: f.graph.JobID, JobStatus: api.JobFinished, ApplicationStatus: api.ApplicationSucceeded,
+		}))
+
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+
+		assert.Empty(t, f.factory.calls(), "no JobMaster is created")
+		require.True(t, isDone(f.runner))
+		result := f.runner.Result()
+		assert.Equal(t, api.JobFailed, result.ExecutionGraph.State)
+		assert.Contains(t, result.ExecutionGraph.FailureCause, "globally terminal state")
+		assert.Empty(t, f.trace.JobEvents(f.graph.JobID))
+		require.NoError(t, f.runner.Close())
+	})
+}
+
+func TestCancelWhileInitializing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		f.factory.release = make(chan struct{})
+		require.NoError(t, f.runner.Start())
+		synctest.Wait() // the JobMaster is being built
+
+		require.NoError(t, f.runner.Cancel(context.Background()))
+		require.True(t, isDone(f.runner), "a job without a JobMaster is cancelled at once")
+		assert.Equal(t, api.JobCanceled, f.runner.Result().ExecutionGraph.State)
+		assert.Equal(t, api.JobCanceled, f.status(t))
+
+		// The JobMaster built after all is closed without ever starting.
+		close(f.factory.release)
+		synctest.Wait()
+		starts, closes := f.jm.counts()
+		assert.Zero(t, starts)
+		assert.Equal(t, 1, closes)
+		assert.Empty(t, f.listener.notifications())
+		assert.Empty(t, f.trace.JobEvents(f.graph.JobID))
+		assert.Zero(t, f.gateway.cancelled())
+
+		require.NoError(t, f.runner.Close())
+		assert.Equal(t, api.JobCanceled, f.runner.Result().ExecutionGraph.State)
+	})
+}
+
+func TestCancelOfARunningJobGoesToTheJobMaster(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+
+		require.NoError(t, f.runner.Cancel(context.Background()))
+		assert.Equal(t, 1, f.gateway.cancelled())
+		assert.False(t, isDone(f.runner), "the JobMaster reports when the job is CANCELED")
+		require.NoError(t, f.runner.Close())
+	})
+}
+
+func TestJobMasterCompletionCompletesTheRunner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+		require.False(t, isDone(f.runner))
+
+		final := &gateway.ArchivedExecutionGraph{JobID: f.graph.JobID, JobName: "WordCount", State: api.JobFinished}
+		f.factory.complete(final)
+
+		require.True(t, isDone(f.runner))
+		result := f.runner.Result()
+		assert.Same(t, final, result.ExecutionGraph)
+		assert.NoError(t, result.InitializationFailure)
+		assert.Equal(t, api.JobFinished, f.status(t), "the final status, not the JobMaster's answer")
+
+		// A second report and Close change nothing.
+		f.factory.complete(&gateway.ArchivedExecutionGraph{State: api.JobFailed})
+		require.NoError(t, f.runner.Close())
+		assert.Same(t, final, f.runner.Result().ExecutionGraph)
+		_, closes := f.jm.counts()
+		assert.Equal(t, 1, closes)
+	})
+}
+
+func TestCloseSuspendsAnUnfinishedJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+		next := &standby{}
+		require.NoError(t, f.ha.JobManagerLeaderElection(f.graph.JobID).StartLeaderElection(next))
+		require.Zero(t, next.granted(), "the runner leads the job")
+
+		require.NoError(t, f.runner.Close())
+
+		require.True(t, isDone(f.runner))
+		assert.Equal(t, api.JobSuspended, f.runner.Result().ExecutionGraph.State)
+		assert.NoError(t, f.runner.Result().InitializationFailure)
+		starts, closes := f.jm.counts()
+		assert.Equal(t, 1, starts)
+		assert.Equal(t, 1, closes, "the JobMaster is closed exactly once")
+		notes := f.listener.notifications()
+		require.Len(t, notes, 2)
+		assert.Equal(t, leaderNotification{}, notes[1], "the JobMaster's address is withdrawn")
+		assert.Equal(t, 1, next.granted(), "the runner left the election")
+	})
+}
+
+func TestCloseWhileInitializing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		f.factory.release = make(chan struct{})
+		require.NoError(t, f.runner.Start())
+		synctest.Wait() // the JobMaster is being built
+
+		closed := make(chan error, 1)
+		go func() { closed <- f.runner.Close() }()
+		synctest.Wait() // Close waits for the JobMaster's creation
+		select {
+		case <-closed:
+			t.Fatal("Close returned before the JobMaster's creation ended")
+		default:
+		}
+
+		close(f.factory.release)
+		require.NoError(t, <-closed)
+		starts, closes := f.jm.counts()
+		assert.Zero(t, starts, "a closed runner never starts its JobMaster")
+		assert.Equal(t, 1, closes)
+		assert.Equal(t, api.JobSuspended, f.runner.Result().ExecutionGraph.State)
+		for _, n := range f.listener.notifications() {
+			assert.Empty(t, n.address, "a JobMaster that never started is never announced")
+		}
+	})
+}
+
+func TestRunnerRefusesAnEmptyJob(t *testing.T) {
+	ha := highavailability.NewEmbeddedHaServices()
+	tests := []struct {
+		name  string
+		graph *jobgraph.JobGraph
+	}{
+		{"no vertices", jobgraph.New("empty")},
+		{"no graph", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runner, err := jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
+				JobGraph:         tt.graph,
+				LeaderElection:   ha.JobManagerLeaderElection(api.NewJobID()),
+				JobResultStore:   ha.JobResultStore(),
+				JobMasterFactory: (&fakeFactory{}).create,
+				Logger:           slog.New(slog.DiscardHandler),
+			})
+			require.Error(t, err)
+			assert.Equal(t, "The given job is empty", err.Error())
+			assert.Nil(t, runner)
+		})
+	}
+}

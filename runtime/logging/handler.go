@@ -1,0 +1,107 @@
+package logging
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// Handler formats records like Flink's default log4j pattern:
+// "%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n", with the component
+// name in place of the class.
+type Handler struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	level  slog.Leveler
+	logger string
+	attrs  []slog.Attr
+}
+
+// NewHandler returns a handler writing records at or above level to w.
+func NewHandler(w io.Writer, level slog.Leveler) *Handler {
+	return &Handler{mu: &sync.Mutex{}, w: w, level: level}
+}
+
+// Enabled reports whether records of this level are printed.
+func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= h.level.Level()
+}
+
+// Handle prints one record on one line (continuation lines of a multi-line
+// message follow it, as in Flink's logs).
+func (h *Handler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Time.Format("2006-01-02 15:04:05,000"))
+	fmt.Fprintf(&b, " %-5s %s [] - %s", levelName(r.Level), h.loggerName(r), r.Message)
+	for _, a := range h.attrs {
+		writeAttr(&b, a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "logger" {
+			writeAttr(&b, a)
+		}
+		return true
+	})
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *Handler) loggerName(r slog.Record) string {
+	name := h.logger
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "logger" {
+			name = a.Value.String()
+			return false
+		}
+		return true
+	})
+	if name == "" {
+		return "flinklab"
+	}
+	return name
+}
+
+func writeAttr(b *strings.Builder, a slog.Attr) {
+	if a.Key == "cause" {
+		fmt.Fprintf(b, "\n%s", a.Value.String())
+		return
+	}
+	fmt.Fprintf(b, " %s=%v", a.Key, a.Value)
+}
+
+func levelName(l slog.Level) string {
+	switch {
+	case l >= slog.LevelError:
+		return "ERROR"
+	case l >= slog.LevelWarn:
+		return "WARN"
+	case l >= slog.LevelInfo:
+		return "INFO"
+	default:
+		return "DEBUG"
+	}
+}
+
+// WithAttrs returns a handler that adds attrs to every record; the
+// "logger" attribute names the component instead.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	h2 := *h
+	h2.attrs = append([]slog.Attr(nil), h.attrs...)
+	for _, a := range attrs {
+		if a.Key == "logger" {
+			h2.logger = a.Value.String()
+			continue
+		}
+		h2.attrs = append(h2.attrs, a)
+	}
+	return &h2
+}
+
+// WithGroup is not used by the runtime; groups are flattened.
+func (h *Handler) WithGroup(string) slog.Handler { return h }

@@ -1,0 +1,143 @@
+package resourcemanager
+
+import (
+	"context"
+	"fmt"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// jobManagerRegistration is a registered JobMaster (Flink's
+// JobManagerRegistration).
+type jobManagerRegistration struct {
+	jobID       api.JobID
+	jobMasterID api.JobMasterID
+	resourceID  api.ResourceID
+	address     string
+	gateway     gateway.JobMasterGateway
+}
+
+// RegisterJobMaster connects a job's JobMaster to the ResourceManager
+// (step m5). A JobMaster with a new JobMasterID replaces the job's previous
+// one; registering the same JobMaster again is harmless.
+func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
+	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
+	return rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (gateway.JobMasterRegistrationSuccess, error) {
+		rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
+
+		// Connecting is a lookup in the rpc.Service. For the LocalService it
+		// is a map read, so it is fine on the main thread. Flink connects
+		// asynchronously and continues on the main thread when the
+		// connection is there; a transport whose Connect dials would do
+		// the same with rpc.Ask.
+		jobMaster, err := rpc.Connect[gateway.JobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
+		if err != nil {
+			rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", err)
+			return gateway.JobMasterRegistrationSuccess{}, gateway.RegistrationFailure(
+				"Could not connect to the JobMaster of job %s at %s: %v", jobID, jobMasterAddress, err)
+		}
+		rm.registerJobMasterInternal(&jobManagerRegistration{
+			jobID:       jobID,
+			jobMasterID: jobMasterID,
+			resourceID:  jobManagerResourceID,
+			address:     jobMasterAddress,
+			gateway:     jobMaster,
+		})
+
+		// Step m5: the JobMaster is registered; from now on it may declare
+		// the resources its job needs.
+		rm.deps.Trace.Emit(trace.M5, "JobMaster", "ResourceManager", jobID,
+			"registerJobMaster: job manager %s@%s registered for job %s", jobMasterID, jobMasterAddress, jobID)
+		return gateway.JobMasterRegistrationSuccess{
+			ResourceManagerID:         rm.FencingToken(),
+			ResourceManagerResourceID: rm.cfg.ResourceID,
+		}, nil
+	})
+}
+
+func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration) {
+	if old, ok := rm.jobManagerRegistrations[reg.jobID]; ok {
+		if old.jobMasterID == reg.jobMasterID {
+			rm.log.Debug(fmt.Sprintf("Job manager %s@%s was already registered.", reg.jobMasterID, reg.address))
+		} else {
+			// A new leader for the job: the old JobMaster is disconnected,
+			// but the job's requirements stay for the new one.
+			rm.closeJobManagerConnection(reg.jobID, false, fmt.Errorf("New job leader for job %s found.", reg.jobID))
+		}
+	}
+	rm.jobManagerRegistrations[reg.jobID] = reg
+	rm.log.Info(fmt.Sprintf("Registered job manager %s@%s for job %s.", reg.jobMasterID, reg.address, reg.jobID))
+}
+
+// DeclareRequiredResources replaces a job's resource requirements (step
+// m6) and hands them to the SlotManager. Only the job's registered
+// JobMaster may declare them.
+func (rm *ResourceManager) DeclareRequiredResources(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
+	requirements gateway.ResourceRequirements) error {
+	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {
+		jobID := requirements.JobID
+		reg, ok := rm.jobManagerRegistrations[jobID]
+		if !ok {
+			return struct{}{}, fmt.Errorf("%w: Could not find registered job manager for job %s.", ErrUnknownJobManager, jobID)
+		}
+		if reg.jobMasterID != jobMasterID {
+			return struct{}{}, fmt.Errorf("%w: The job leader's id %s does not match the received id %s.",
+				ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
+		}
+		if requirements.TargetAddress == "" {
+			requirements.TargetAddress = reg.address // where TaskExecutors offer the slots
+		}
+
+		// Step m6: the job's requirements reach the ResourceManager; the
+		// SlotManager matches them to free slots after its check delay.
+		rm.deps.Trace.Emit(trace.M6, "JobMaster", "ResourceManager", jobID,
+			"declareRequiredResources: job %s requires %d slot(s)", jobID, requirements.TotalSlots())
+		rm.slotManager.ProcessResourceRequirements(requirements)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// DisconnectJobManager tells the ResourceManager that a job's JobMaster is
+// gone. If the job reached a globally terminal state its requirements are
+// cleared; otherwise (the JobMaster lost leadership, the job is suspended)
+// they stay for the job's next JobMaster, as in Flink.
+func (rm *ResourceManager) DisconnectJobManager(ctx context.Context, rmID api.ResourceManagerID, jobID api.JobID,
+	jobStatus api.JobStatus, cause error) error {
+	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {
+		rm.closeJobManagerConnection(jobID, jobStatus.IsGloballyTerminalState(), cause)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// closeJobManagerConnection forgets a job's JobMaster and, when
+// clearRequirements is set, the job's requirements.
+//
+// Differs from Flink: Flink also tells the JobMaster
+// (JobMasterGateway#disconnectResourceManager) and stops monitoring its
+// heartbeat; our gateway has no such method yet and we have no heartbeats.
+func (rm *ResourceManager) closeJobManagerConnection(jobID api.JobID, clearRequirements bool, cause error) {
+	reg, ok := rm.jobManagerRegistrations[jobID]
+	if !ok {
+		rm.log.Debug(fmt.Sprintf("There was no registered job manager for job %s.", jobID))
+		return
+	}
+	delete(rm.jobManagerRegistrations, jobID)
+	rm.log.Info(fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.", reg.jobMasterID, reg.address, jobID),
+		"cause", causeMessage(cause))
+	if clearRequirements {
+		rm.slotManager.ClearResourceRequirements(jobID)
+	}
+}
+
+// causeMessage prints a possibly nil cause.
+func causeMessage(cause error) string {
+	if cause == nil {
+		return "(no cause given)"
+	}
+	return cause.Error()
+}

@@ -1,0 +1,225 @@
+package resourcemanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/resourcemanager/slotmanager"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// Defaults, as in Flink.
+const (
+	// DefaultRPCTimeout is pekko.ask.timeout: how long the ResourceManager
+	// waits for a TaskExecutor to answer requestSlot.
+	DefaultRPCTimeout = 10 * time.Second
+	// DefaultRequirementCheckDelay is slotmanager.requirement-check.delay.
+	DefaultRequirementCheckDelay = slotmanager.DefaultRequirementCheckDelay
+)
+
+// EndpointName is the name the ResourceManager registers under in its
+// rpc.Service; its address is RPC.Address(EndpointName).
+const EndpointName = "resourcemanager_0"
+
+// Config configures a ResourceManager. Zero fields take the defaults.
+type Config struct {
+	// ResourceID names this ResourceManager's process; empty means a
+	// random one ("resourcemanager-3f2a9c").
+	ResourceID api.ResourceID
+	// RPCTimeout bounds the ResourceManager's calls to other components.
+	RPCTimeout time.Duration
+	// RequirementCheckDelay is passed to the SlotManager.
+	RequirementCheckDelay time.Duration
+	// Logger is the base logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Deps are the ResourceManager's collaborators.
+type Deps struct {
+	// RPC is where the ResourceManager serves its gateway and where it
+	// finds JobMasters and TaskExecutors.
+	RPC rpc.Service
+	// HA runs the ResourceManager's leader election.
+	HA highavailability.Services
+	// Trace records steps m5, m6 and (through the SlotManager) m7; nil
+	// records nothing.
+	Trace *trace.Recorder
+}
+
+// ResourceManager is a standalone ResourceManager (Flink's
+// StandaloneResourceManager and its base class ResourceManager): it
+// registers JobMasters and TaskExecutors, and its SlotManager hands the
+// TaskExecutors' slots to the jobs that declare a need for them.
+//
+// Its exported gateway methods may be called from any goroutine; each runs
+// on the ResourceManager's main thread after its fencing token (the
+// ResourceManagerID of the current leadership) has been checked. Every
+// field below the line is touched only on the main thread.
+type ResourceManager struct {
+	*rpc.FencedEndpoint[api.ResourceManagerID]
+
+	cfg      Config
+	deps     Deps
+	log      *slog.Logger
+	address  string
+	election highavailability.LeaderElection
+	// registered is set once the ResourceManager serves at address.
+	registered atomic.Bool
+	stopOnce   sync.Once
+
+	// ---- main thread only ----
+	slotManager *slotmanager.FineGrainedSlotManager
+	// jobManagerRegistrations holds the registered JobMaster of each job.
+	jobManagerRegistrations map[api.JobID]*jobManagerRegistration
+	// taskExecutors holds the registered TaskExecutors by ResourceID.
+	taskExecutors map[api.ResourceID]*workerRegistration
+}
+
+var (
+	_ gateway.ResourceManagerGateway   = (*ResourceManager)(nil)
+	_ highavailability.LeaderContender = (*ResourceManager)(nil)
+)
+
+// New returns a ResourceManager that is not started yet.
+func New(cfg Config, deps Deps) (*ResourceManager, error) {
+	if deps.RPC == nil || deps.HA == nil {
+		return nil, errors.New("resource manager: Deps.RPC and Deps.HA are required")
+	}
+	if cfg.RPCTimeout < 0 || cfg.RequirementCheckDelay < 0 {
+		return nil, errors.New("resource manager: delays and timeouts must not be negative")
+	}
+	if cfg.ResourceID == "" {
+		cfg.ResourceID = api.NewResourceID("resourcemanager")
+	}
+	if cfg.RPCTimeout == 0 {
+		cfg.RPCTimeout = DefaultRPCTimeout
+	}
+	if cfg.RequirementCheckDelay == 0 {
+		cfg.RequirementCheckDelay = DefaultRequirementCheckDelay
+	}
+	base := cfg.Logger
+	if base == nil {
+		base = slog.Default()
+	}
+	sm, err := slotmanager.New(slotmanager.Config{
+		RequirementCheckDelay:     cfg.RequirementCheckDelay,
+		TaskManagerRequestTimeout: cfg.RPCTimeout,
+		Logger:                    base,
+	}, slotmanager.Deps{Trace: deps.Trace})
+	if err != nil {
+		return nil, fmt.Errorf("resource manager: %w", err)
+	}
+	return &ResourceManager{
+		FencedEndpoint:          rpc.NewFencedEndpoint("StandaloneResourceManager", api.ResourceManagerID{}),
+		cfg:                     cfg,
+		deps:                    deps,
+		log:                     base.With("logger", "StandaloneResourceManager"),
+		address:                 deps.RPC.Address(EndpointName),
+		election:                deps.HA.ResourceManagerLeaderElection(),
+		slotManager:             sm,
+		jobManagerRegistrations: make(map[api.JobID]*jobManagerRegistration),
+		taskExecutors:           make(map[api.ResourceID]*workerRegistration),
+	}, nil
+}
+
+// Address returns the RPC address the ResourceManager serves at, e.g.
+// "pekko://flink/user/rpc/resourcemanager_0".
+func (rm *ResourceManager) Address() string { return rm.address }
+
+// ResourceID returns the ResourceManager's ResourceID.
+func (rm *ResourceManager) ResourceID() api.ResourceID { return rm.cfg.ResourceID }
+
+// Start makes the ResourceManager reachable at Address, starts its main
+// thread and enters the leader election. It leads (and its gateway methods
+// accept calls) once leadership is granted; JobMasters and TaskExecutors
+// learn its address and ResourceManagerID from leader retrieval.
+func (rm *ResourceManager) Start() error {
+	if err := rm.deps.RPC.Register(rm.address, rm); err != nil {
+		return fmt.Errorf("start resource manager: %w", err)
+	}
+	rm.registered.Store(true)
+	rm.Endpoint.Start(nil)
+	if err := rm.election.StartLeaderElection(rm); err != nil {
+		return fmt.Errorf("start resource manager leader election: %w", err)
+	}
+	return nil
+}
+
+// Close leaves the leader election, stops serving and returns when the
+// main thread has finished. RPCs the ResourceManager still has in flight
+// are cancelled (their ctx ends with the endpoint) and their answers
+// dropped.
+func (rm *ResourceManager) Close() {
+	rm.stopOnce.Do(func() {
+		if err := rm.election.Close(); err != nil {
+			rm.log.Warn("Could not properly close the leader election.", "error", err)
+		}
+		if rm.registered.Load() {
+			rm.deps.RPC.Unregister(rm.address)
+		}
+		rm.Endpoint.Close(func() {
+			rm.log.Info("Stopping the resource manager.")
+			rm.slotManager.Close()
+		})
+	})
+}
+
+// GrantLeadership is called by the leader election (Flink's
+// LeaderContender#grantLeadership). It must not block, so it hands the work
+// to the main thread.
+func (rm *ResourceManager) GrantLeadership(sessionID api.LeaderSessionID) {
+	rm.RunAsync(func() { rm.startNewLeadership(sessionID) })
+}
+
+// RevokeLeadership is called by the leader election when this
+// ResourceManager is no longer the leader.
+func (rm *ResourceManager) RevokeLeadership() {
+	rm.RunAsync(rm.stopLeadership)
+}
+
+// startNewLeadership runs on the main thread when leadership is granted.
+func (rm *ResourceManager) startNewLeadership(sessionID api.LeaderSessionID) {
+	if !rm.FencingToken().IsZero() {
+		rm.stopLeadership() // granted again: start from a clean slate
+	}
+	rmID := api.ResourceManagerID(sessionID)
+	rm.log.Info(fmt.Sprintf("ResourceManager %s was granted leadership with fencing token %s", rm.address, rmID))
+	rm.SetFencingToken(rmID)
+
+	rm.log.Info("Starting the resource manager.")
+	rm.slotManager.Start(rmID, rm.Endpoint)
+
+	// Publish the leadership only now, so that nobody learns the new
+	// ResourceManagerID before the ResourceManager accepts it. Flink
+	// confirms on another executor because a ZooKeeper or Kubernetes write
+	// may block; rpc.Ask keeps the main thread free the same way.
+	rpc.Ask(rm.Endpoint, rm.cfg.RPCTimeout,
+		func(context.Context) (struct{}, error) {
+			rm.election.ConfirmLeadership(sessionID, rm.address)
+			return struct{}{}, nil
+		},
+		func(struct{}, error) {})
+}
+
+// stopLeadership runs on the main thread when leadership is revoked: it
+// forgets every registration, since JobMasters and TaskExecutors register
+// anew with the next leader.
+func (rm *ResourceManager) stopLeadership() {
+	if rm.FencingToken().IsZero() {
+		return
+	}
+	rm.log.Info(fmt.Sprintf("ResourceManager %s was revoked leadership. Clearing fencing token.", rm.address))
+	rm.slotManager.Suspend()
+	clear(rm.jobManagerRegistrations)
+	clear(rm.taskExecutors)
+	rm.SetFencingToken(api.ResourceManagerID{})
+}

@@ -1,0 +1,186 @@
+package slotmanager
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// slotStatusSyncer keeps the SlotManager's view of slots in step with the
+// TaskExecutors (Flink's DefaultSlotStatusSyncer). It is the only part of
+// the SlotManager that talks to TaskExecutors: it sends requestSlot, and it
+// reconciles the tracker with the slot reports TaskExecutors send.
+//
+// It runs on the ResourceManager's main thread. requestSlot goes out
+// through rpc.Ask, so the main thread never waits for a TaskExecutor; the
+// answer comes back as a mailbox message and is handled by
+// handleRequestSlotResponse, again on the main thread.
+type slotStatusSyncer struct {
+	log            *slog.Logger
+	trace          *trace.Recorder
+	requestTimeout time.Duration
+	tracker        *taskManagerTracker
+
+	// Set by initialize, cleared by close.
+	started    bool
+	rmID       api.ResourceManagerID
+	mainThread *rpc.Endpoint
+	// pendingSlotAllocations holds the allocations whose requestSlot has
+	// not been answered yet. An answer for an allocation that is no longer
+	// here (freed, TaskManager gone, slot manager suspended) is ignored.
+	pendingSlotAllocations map[api.AllocationID]struct{}
+}
+
+func (s *slotStatusSyncer) initialize(rmID api.ResourceManagerID, mainThread *rpc.Endpoint) {
+	s.rmID, s.mainThread = rmID, mainThread
+	s.pendingSlotAllocations = make(map[api.AllocationID]struct{})
+	s.started = true
+}
+
+func (s *slotStatusSyncer) close() {
+	s.rmID, s.mainThread = api.ResourceManagerID{}, nil
+	s.pendingSlotAllocations = nil
+	s.started = false
+}
+
+// allocateSlot asks a TaskExecutor for one slot on behalf of a job. The slot
+// is PENDING until the answer arrives. onFailure runs on the main thread
+// when the TaskExecutor refuses or does not answer in time.
+func (s *slotStatusSyncer) allocateSlot(a SlotAllocation, targetAddress string, onFailure func()) {
+	slot, ok := s.tracker.slot(a.SlotID)
+	if !ok || slot.state != SlotFree {
+		panic(fmt.Sprintf("allocateSlot: slot %s is not a free registered slot", a.SlotID))
+	}
+	tm, _ := s.tracker.taskManager(slot.instanceID)
+	allocationID := api.NewAllocationID()
+
+	s.log.Info(fmt.Sprintf("Starting allocation of slot %s from %s for job %s with resource profile %s.",
+		allocationID, tm.conn.ResourceID, a.JobID, formatResourceProfile(a.ResourceProfile)))
+	s.tracker.startAllocation(slot, allocationID, a.JobID, a.ResourceProfile)
+	s.pendingSlotAllocations[allocationID] = struct{}{}
+
+	// Step m7: the SlotManager matched a free slot to the job and asks the
+	// TaskExecutor for it. The TaskExecutor will then offer the slot to the
+	// JobMaster at targetAddress (step m8).
+	s.trace.Emit(trace.M7, "SlotManager", "TaskExecutor", a.JobID,
+		"requestSlot: slot %s of TaskExecutor %s for job %s (allocation %s)", a.SlotID, tm.conn.ResourceID, a.JobID, allocationID)
+	gw, rmID, instanceID := tm.conn.Gateway, s.rmID, tm.conn.InstanceID
+	rpc.Ask(s.mainThread, s.requestTimeout,
+		func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, gw.RequestSlot(ctx, a.SlotID, a.JobID, allocationID, a.ResourceProfile, targetAddress, rmID)
+		},
+		func(_ struct{}, err error) {
+			s.handleRequestSlotResponse(instanceID, a.JobID, allocationID, err, onFailure)
+		})
+}
+
+// handleRequestSlotResponse runs on the main thread when requestSlot has
+// been answered (or has timed out).
+func (s *slotStatusSyncer) handleRequestSlotResponse(instanceID api.InstanceID, jobID api.JobID,
+	allocationID api.AllocationID, err error, onFailure func()) {
+	if _, pending := s.pendingSlotAllocations[allocationID]; !pending {
+		s.log.Debug(fmt.Sprintf("Ignoring slot allocation update from task manager %s for allocation %s and job %s, "+
+			"because the allocation was already completed or cancelled.", instanceID, allocationID, jobID))
+		return
+	}
+	delete(s.pendingSlotAllocations, allocationID)
+	slot, ok := s.tracker.allocatedOrPendingSlot(allocationID)
+	if !ok {
+		s.log.Debug(fmt.Sprintf("The slot %s has been removed before. Ignore the future.", allocationID))
+		return
+	}
+
+	if err == nil {
+		s.log.Debug(fmt.Sprintf("Completed allocation of allocation %s for job %s.", allocationID, jobID))
+		s.tracker.completeAllocation(slot)
+		return
+	}
+
+	s.log.Warn(fmt.Sprintf("Slot allocation for allocation %s for job %s failed.", allocationID, jobID), "error", err)
+	s.tracker.freeSlot(slot)
+	onFailure()
+}
+
+// freeSlot returns an allocated or pending slot to FREE.
+func (s *slotStatusSyncer) freeSlot(slot *taskManagerSlot) {
+	s.log.Info(fmt.Sprintf("Freeing slot %s.", slot.allocationID))
+	delete(s.pendingSlotAllocations, slot.allocationID)
+	s.tracker.freeSlot(slot)
+}
+
+// dropTaskManager forgets the pending requests to a TaskExecutor that is
+// going away, so their late answers are ignored.
+func (s *slotStatusSyncer) dropTaskManager(tm *taskManagerInfo) {
+	for _, slot := range tm.slots {
+		if slot.state != SlotFree {
+			delete(s.pendingSlotAllocations, slot.allocationID)
+		}
+	}
+}
+
+// reportSlotStatus reconciles the tracker with what a TaskExecutor says
+// about its slots. The TaskExecutor is the authority on its slots:
+//
+//   - a slot we think ALLOCATED that the report shows free was freed there
+//     (its job let it go, or the TaskExecutor restarted): FREE;
+//   - a slot we think PENDING that the report shows with our allocation has
+//     been allocated: ALLOCATED (the requestSlot answer is still to come and
+//     will be ignored);
+//   - a slot the report shows with an allocation we do not know (made
+//     before a ResourceManager failover, or for another request) is
+//     ALLOCATED to that job.
+//
+// A PENDING slot the report shows free stays PENDING: the requestSlot may
+// simply not have arrived yet. reportSlotStatus returns whether the
+// report changed what jobs hold, in which case the requirements must be
+// checked again.
+func (s *slotStatusSyncer) reportSlotStatus(tm *taskManagerInfo, report gateway.SlotReport) (changed bool) {
+	s.log.Debug(fmt.Sprintf("Received slot report from instance %s: %d slot(s).", tm.conn.InstanceID, len(report)))
+	for _, status := range report {
+		slot, ok := s.tracker.slot(status.SlotID)
+		if !ok || slot.instanceID != tm.conn.InstanceID {
+			s.log.Debug(fmt.Sprintf("Ignoring the status of unknown slot %s in the slot report of %s.", status.SlotID, tm.conn.ResourceID))
+			continue
+		}
+		if s.syncSlotStatus(slot, status) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (s *slotStatusSyncer) syncSlotStatus(slot *taskManagerSlot, status gateway.SlotStatus) (changed bool) {
+	reportedFree := status.AllocationID.IsZero()
+	switch {
+	case reportedFree && slot.state == SlotAllocated:
+		s.log.Info(fmt.Sprintf("Freeing slot %s by slot report.", slot.allocationID))
+		s.tracker.freeSlot(slot)
+		return true
+	case reportedFree: // FREE stays FREE; PENDING waits for the requestSlot answer
+		return false
+	case slot.allocationID == status.AllocationID:
+		if slot.state == SlotPending { // the allocation is complete
+			delete(s.pendingSlotAllocations, slot.allocationID)
+			s.tracker.completeAllocation(slot)
+		}
+		return false
+	default: // allocated to something we do not know
+		if other, held := s.tracker.allocatedOrPendingSlot(status.AllocationID); held && other != slot {
+			s.log.Warn(fmt.Sprintf("Ignoring the status of slot %s: allocation %s is already held by slot %s.",
+				slot.slotID, status.AllocationID, other.slotID))
+			return false
+		}
+		if slot.state != SlotFree {
+			delete(s.pendingSlotAllocations, slot.allocationID)
+			s.tracker.freeSlot(slot)
+		}
+		s.tracker.markAllocated(slot, status.AllocationID, status.JobID, status.ResourceProfile)
+		return true
+	}
+}

@@ -1,0 +1,308 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmaster/slotpool"
+	"flinklab/runtime/rpc"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeTaskExecutor records what the scheduler asks of it.
+type fakeTaskExecutor struct {
+	mu        sync.Mutex
+	submitted []gateway.TaskDeploymentDescriptor
+	cancelled []api.ExecutionAttemptID
+	submitErr error
+}
+
+func (f *fakeTaskExecutor) RequestSlot(context.Context, api.SlotID, api.JobID, api.AllocationID, api.ResourceProfile, string, api.ResourceManagerID) error {
+	return nil
+}
+func (f *fakeTaskExecutor) SubmitTask(_ context.Context, tdd gateway.TaskDeploymentDescriptor, _ api.JobMasterID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.submitted = append(f.submitted, tdd)
+	return f.submitErr
+}
+func (f *fakeTaskExecutor) CancelTask(_ context.Context, id api.ExecutionAttemptID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	return nil
+}
+func (f *fakeTaskExecutor) FreeSlot(context.Context, api.AllocationID, error) error      { return nil }
+func (f *fakeTaskExecutor) DisconnectJobManager(context.Context, api.JobID, error) error { return nil }
+
+func (f *fakeTaskExecutor) deployed() []gateway.TaskDeploymentDescriptor {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]gateway.TaskDeploymentDescriptor(nil), f.submitted...)
+}
+
+var _ gateway.TaskExecutorGateway = (*fakeTaskExecutor)(nil)
+
+type harness struct {
+	t         *testing.T
+	main      *rpc.Endpoint
+	pool      *slotpool.SlotPool
+	scheduler *DefaultScheduler
+	graph     *executiongraph.ExecutionGraph
+	tm        *fakeTaskExecutor
+	declared  []gateway.ResourceRequirements
+	final     *gateway.ArchivedExecutionGraph
+}
+
+// source(p1) →ALL_TO_ALL→ sink(p2), both in slot sharing group "default".
+func newHarness(t *testing.T, p1, p2 int) *harness {
+	g := jobgraph.New("job")
+	source := jobgraph.NewJobVertex("Source", "test.Source", p1)
+	sink := jobgraph.NewJobVertex("Sink", "test.Sink", p2)
+	source.SlotSharingGroup, sink.SlotSharingGroup = "default", "default"
+	sink.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded)
+	g.AddVertex(source)
+	g.AddVertex(sink)
+	graph, err := executiongraph.BuildGraph(g)
+	require.NoError(t, err)
+
+	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &fakeTaskExecutor{}}
+	h.main.Start(nil)
+	t.Cleanup(func() { h.main.Close(nil) })
+	quiet := slog.New(slog.DiscardHandler)
+	h.onMain(func() {
+		h.pool = slotpool.New(g.JobID, "jm", func(fn func()) { h.main.RunAsync(fn) }, quiet)
+		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
+		h.scheduler = NewDefaultScheduler(Deps{
+			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
+			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return h.tm, true },
+			JobMasterID:  api.NewJobMasterID(),
+			RPCTimeout:   10 * time.Second,
+			Logger:       quiet,
+			OnTerminal:   func(a *gateway.ArchivedExecutionGraph) { h.final = a },
+		})
+	})
+	return h
+}
+
+// onMain runs fn on the scheduler's main thread and waits for it.
+func (h *harness) onMain(fn func()) {
+	_, err := rpc.CallAsync(context.Background(), h.main, func() (struct{}, error) { fn(); return struct{}{}, nil })
+	require.NoError(h.t, err)
+}
+
+func (h *harness) offer(n int) {
+	offers := make([]gateway.SlotOffer, n)
+	for i := range offers {
+		offers[i] = gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: i}
+	}
+	h.onMain(func() { h.pool.OfferSlots(gateway.TaskManagerLocation{ResourceID: "tm-0", Address: "tm"}, offers) })
+}
+
+func (h *harness) report(tdd gateway.TaskDeploymentDescriptor, state api.ExecutionState, cause error) {
+	var err error
+	h.onMain(func() {
+		err = h.scheduler.UpdateTaskExecutionState(gateway.TaskExecutionState{AttemptID: tdd.ExecutionAttemptID, State: state, FailureCause: cause})
+	})
+	require.NoError(h.t, err)
+}
+
+func (h *harness) jobStatus() (s api.JobStatus) {
+	h.onMain(func() { s = h.scheduler.RequestJobStatus() })
+	return s
+}
+
+func (h *harness) finalState() (s api.JobStatus, done bool) {
+	h.onMain(func() {
+		if h.final != nil {
+			s, done = h.final.State, true
+		}
+	})
+	return s, done
+}
+
+func TestSlotSharingNeedsTheLargestParallelismNotTheSum(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 3, 2)
+		h.onMain(h.scheduler.StartScheduling)
+		synctest.Wait()
+
+		assert.Equal(t, api.JobRunning, h.jobStatus())
+		require.NotEmpty(t, h.declared)
+		assert.Equal(t, 3, h.declared[len(h.declared)-1].TotalSlots(), "max(3, 2) slots, not 3+2")
+	})
+}
+
+func TestNothingIsDeployedUntilEverySlotHasArrived(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 2, 2)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		assert.Empty(t, h.tm.deployed(), "one of two slots is not enough for the region")
+
+		h.offer(1)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		require.Len(t, deployed, 4, "2 sources + 2 sinks in 2 shared slots")
+		slots := map[api.AllocationID]int{}
+		for _, tdd := range deployed {
+			slots[tdd.AllocationID]++
+		}
+		assert.Len(t, slots, 2)
+		for _, n := range slots {
+			assert.Equal(t, 2, n, "subtask i of the source and of the sink share a slot")
+		}
+	})
+}
+
+func TestDeploymentDescriptorsWireTheAllToAllEdge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 2, 3)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(3)
+		synctest.Wait()
+
+		var sources, sinks []gateway.TaskDeploymentDescriptor
+		for _, tdd := range h.tm.deployed() {
+			if tdd.TaskInfo.TaskName == "Source" {
+				sources = append(sources, tdd)
+			} else {
+				sinks = append(sinks, tdd)
+			}
+		}
+		require.Len(t, sources, 2)
+		require.Len(t, sinks, 3)
+		for _, src := range sources {
+			require.Len(t, src.ProducedPartitions, 1)
+			assert.Equal(t, 3, src.ProducedPartitions[0].NumberOfSubpartitions, "one subpartition per consumer")
+			assert.Equal(t, src.ExecutionAttemptID, src.ProducedPartitions[0].PartitionID.ProducerID)
+		}
+		for _, sink := range sinks {
+			require.Len(t, sink.InputGates, 1)
+			gate := sink.InputGates[0]
+			assert.Equal(t, sink.SubtaskIndex(), gate.ConsumedSubpartitionIndex)
+			require.Len(t, gate.ShuffleDescriptors, 2, "one channel per producer")
+			assert.Equal(t, api.ResourceID("tm-0"), gate.ShuffleDescriptors[0].ProducerLocation)
+		}
+		assert.Same(t, &sinks[0].InputGates[0].ShuffleDescriptors[0], &sinks[1].InputGates[0].ShuffleDescriptors[0],
+			"all consumers of one ConsumedPartitionGroup share one descriptor list")
+	})
+}
+
+func TestJobFinishesWhenEveryTaskFinished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		require.Len(t, deployed, 2)
+
+		for _, state := range []api.ExecutionState{api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFinished} {
+			h.report(deployed[0], state, nil)
+		}
+		_, done := h.finalState()
+		assert.False(t, done, "one task is still running")
+		for _, state := range []api.ExecutionState{api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFinished} {
+			h.report(deployed[1], state, nil)
+		}
+		state, done := h.finalState()
+		assert.True(t, done)
+		assert.Equal(t, api.JobFinished, state)
+	})
+}
+
+func TestAFailedTaskFailsTheJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		h.report(deployed[0], api.ExecutionInitializing, nil)
+		h.report(deployed[0], api.ExecutionFailed, errors.New("open() threw"))
+		synctest.Wait()
+
+		assert.Equal(t, api.JobFailing, h.jobStatus(), "the other task is being cancelled")
+		assert.Len(t, h.tm.cancelled, 1)
+		h.report(deployed[1], api.ExecutionCanceled, nil)
+
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobFailed, state)
+		assert.Contains(t, h.final.FailureCause, "Recovery is suppressed by NoRestartBackoffTimeStrategy")
+		assert.Contains(t, h.final.FailureCause, "open() threw")
+	})
+}
+
+func TestSubmitTaskErrorFailsTheTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.tm.submitErr = errors.New("No task slot allocated for job ID x and allocation ID y.")
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		assert.Equal(t, api.JobFailing, h.jobStatus())
+	})
+}
+
+func TestCancelBeforeSlotsArriveCancelsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 2, 2)
+		h.onMain(h.scheduler.StartScheduling)
+		synctest.Wait()
+		h.onMain(h.scheduler.Cancel)
+		synctest.Wait()
+
+		state, done := h.finalState()
+		require.True(t, done, "nothing was deployed, so nothing has to stop")
+		assert.Equal(t, api.JobCanceled, state)
+		assert.Equal(t, 0, h.declared[len(h.declared)-1].TotalSlots(), "the slot requests are withdrawn")
+	})
+}
+
+func TestCancelARunningJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		h.onMain(h.scheduler.Cancel)
+		synctest.Wait()
+		assert.Equal(t, api.JobCancelling, h.jobStatus())
+		assert.Len(t, h.tm.cancelled, 2)
+
+		for _, tdd := range h.tm.deployed() {
+			h.report(tdd, api.ExecutionCanceled, nil)
+		}
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobCanceled, state)
+	})
+}
+
+func TestUnknownAttemptIsAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		var err error
+		h.onMain(func() {
+			err = h.scheduler.UpdateTaskExecutionState(gateway.TaskExecutionState{State: api.ExecutionRunning})
+		})
+		assert.ErrorContains(t, err, "was not found.")
+	})
+}

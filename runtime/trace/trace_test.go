@@ -1,0 +1,101 @@
+package trace_test
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/trace"
+)
+
+func TestEventsKeepTheOrderTheyWereEmittedIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := trace.NewRecorder()
+		job := api.NewJobID()
+		start := time.Now()
+		rec.Emit(trace.M3, "REST", "Dispatcher", job, "submitJob '%s'", "WordCount")
+		time.Sleep(time.Second) // fake time: the next step happens later
+		rec.Emit(trace.M4, "Dispatcher", "JobMaster", job, "JobMaster created")
+		rec.Emit(trace.M5, "JobMaster", "ResourceManager", job, "registerJobMaster")
+
+		got := rec.Events()
+		require.Len(t, got, 3)
+		assert.Equal(t, trace.Event{
+			Step: trace.M3, From: "REST", To: "Dispatcher", JobID: job,
+			Message: "submitJob 'WordCount'", Time: start,
+		}, got[0])
+		assert.Equal(t, start.Add(time.Second), got[1].Time)
+		assert.Equal(t, []trace.Step{trace.M3, trace.M4, trace.M5}, trace.Steps(got))
+	})
+}
+
+func TestEventsReturnsACopy(t *testing.T) {
+	rec := trace.NewRecorder()
+	job := api.NewJobID()
+	rec.Emit(trace.M1, "client", "BlobServer", job, "upload")
+	got := rec.Events()
+	got[0].Step = trace.M11
+	assert.Equal(t, []trace.Step{trace.M1}, trace.Steps(rec.Events()))
+}
+
+func TestJobEventsKeepsOneJobsEvents(t *testing.T) {
+	rec := trace.NewRecorder()
+	wordCount, topSpeed := api.NewJobID(), api.NewJobID()
+	rec.Emit(trace.M3, "REST", "Dispatcher", wordCount, "submit")
+	rec.Emit(trace.M3, "REST", "Dispatcher", topSpeed, "submit")
+	rec.Emit(trace.M4, "Dispatcher", "JobMaster", wordCount, "create")
+	rec.Emit(trace.M7, "SlotManager", "TaskExecutor", topSpeed, "requestSlot")
+	rec.Emit(trace.M5, "JobMaster", "ResourceManager", wordCount, "register")
+
+	got, want := trace.Steps(rec.JobEvents(wordCount)), []trace.Step{trace.M3, trace.M4, trace.M5}
+	assert.Equal(t, want, got)
+	got, want = trace.Steps(rec.JobEvents(topSpeed)), []trace.Step{trace.M3, trace.M7}
+	assert.Equal(t, want, got)
+	assert.Empty(t, rec.JobEvents(api.NewJobID()))
+}
+
+func TestNilRecorderRecordsNothing(t *testing.T) {
+	var rec *trace.Recorder
+	assert.NotPanics(t, func() {
+		rec.Emit(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
+	})
+	assert.Nil(t, rec.Events())
+	assert.Empty(t, rec.JobEvents(api.NewJobID()))
+}
+
+func TestSteps(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []trace.Event
+		want   []trace.Step
+	}{
+		{"none", nil, []trace.Step{}},
+		{"one", []trace.Event{{Step: trace.M9}}, []trace.Step{trace.M9}},
+		{"in order", []trace.Event{{Step: trace.M10}, {Step: trace.M11}, {Step: trace.M8}},
+			[]trace.Step{trace.M10, trace.M11, trace.M8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, trace.Steps(tt.events))
+		})
+	}
+}
+
+func TestEventString(t *testing.T) {
+	tests := []struct {
+		event trace.Event
+		want  string
+	}{
+		{trace.Event{Step: trace.M5, From: "JobMaster", To: "ResourceManager", Message: "registerJobMaster"},
+			"m5  JobMaster → ResourceManager: registerJobMaster"},
+		{trace.Event{Step: trace.M10, From: "TaskExecutor", To: "BlobServer", Message: "download"},
+			"m10 TaskExecutor → BlobServer: download"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.event.String())
+	}
+}
