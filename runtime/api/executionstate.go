@@ -13,6 +13,7 @@ import "fmt"
 //	   │           └─────────────────────────────────────────────────────────► CANCELED
 //	   └─────────────────────────────────────────────────────────────────────► CANCELED
 //
+//	CREATED ─► DEPLOYING   only a Task on its TaskExecutor (CheckTaskTransition)
 //	any state that is not terminal ─► FAILED
 //	CREATED ─► RECONCILING ─► INITIALIZING | RUNNING | FINISHED | CANCELED | FAILED
 //
@@ -113,4 +114,15 @@ func CheckExecutionTransition(from, to ExecutionState) error {
 		}
 	}
 	return fmt.Errorf("%w: Cannot transition from %s to %s.", ErrIllegalTransition, from, to)
+}
+
+// CheckTaskTransition is CheckExecutionTransition for a Task on its
+// TaskExecutor. A Task is created in the slot it runs in, so it goes
+// CREATED → DEPLOYING without SCHEDULED, as Flink's Task does; the
+// JobMaster's Execution must pass through SCHEDULED (waiting for a slot).
+func CheckTaskTransition(from, to ExecutionState) error {
+	if from == ExecutionCreated && to == ExecutionDeploying {
+		return nil
+	}
+	return CheckExecutionTransition(from, to)
 }

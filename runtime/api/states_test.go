@@ -344,3 +344,10 @@ func TestResourceProfileString(t *testing.T) {
 	got := api.ResourceProfile{CPUCores: 1.5, TaskHeapMiB: 256}.String()
 	assert.Equal(t, "ResourceProfile{cpuCores=1.5, taskHeapMemory=256 mb}", got)
 }
+
+func TestCheckTaskTransitionAllowsATaskToSkipScheduled(t *testing.T) {
+	assert.NoError(t, api.CheckTaskTransition(api.ExecutionCreated, api.ExecutionDeploying))
+	assert.NoError(t, api.CheckTaskTransition(api.ExecutionDeploying, api.ExecutionInitializing))
+	assert.ErrorIs(t, api.CheckTaskTransition(api.ExecutionCreated, api.ExecutionRunning), api.ErrIllegalTransition)
+	assert.ErrorIs(t, api.CheckTaskTransition(api.ExecutionFinished, api.ExecutionFailed), api.ErrIllegalTransition)
+}

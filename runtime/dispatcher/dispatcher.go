@@ -147,13 +147,15 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
 	jobID := g.JobID
 	d.log.Info(fmt.Sprintf("Submitting job '%s' (%s).", g.Name, jobID))
 
-	// Step m3: persist the JobGraph, then create, start and register the
-	// job's JobManagerRunner. The acknowledgement returns after this, before
-	// the JobMaster runs.
+	// Step m3: persist the JobGraph. Then create, start and register the
+	// job's JobManagerRunner, which goes on to step m4 on its own. The
+	// acknowledgement returns after this, before the JobMaster runs.
 	if err := d.deps.JobGraphStore.PutJobGraph(g); err != nil {
 		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
 		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
 	}
+	d.deps.Trace.Emit(trace.M3, "REST", "Dispatcher", jobID,
+		"submitJob '%s': JobGraph validated and persisted in the JobGraphStore", g.Name)
 	runner, err := d.deps.CreateJobManagerRunner(g)
 	if err == nil {
 		err = runner.Start()
@@ -169,8 +171,6 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
 		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
 	}
 	d.runners[jobID] = runner
-	d.deps.Trace.Emit(trace.M3, "REST", "Dispatcher", jobID,
-		"submitJob '%s': JobGraph validated and persisted, JobManagerRunner started", g.Name)
 
 	go func() {
 		select {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -46,8 +47,9 @@ func (e Event) String() string {
 // It is safe for concurrent use; a nil *Recorder records nothing, so
 // components may run without one.
 type Recorder struct {
-	mu     sync.Mutex
-	events []Event
+	mu      sync.Mutex
+	events  []Event
+	changed chan struct{} // made by Await, closed by the next Emit
 }
 
 // NewRecorder returns an empty recorder.
@@ -63,6 +65,42 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+// Await blocks until done reports true for the events of job, or ctx ends.
+// Tests and benchmarks use it to wait for a step without polling.
+func (r *Recorder) Await(ctx context.Context, job api.JobID, done func([]Event) bool) error {
+	for {
+		r.mu.Lock()
+		if r.changed == nil {
+			r.changed = make(chan struct{})
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if done(r.JobEvents(job)) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Count returns how many of events are of the given step.
+func Count(events []Event, step Step) int {
+	n := 0
+	for _, e := range events {
+		if e.Step == step {
+			n++
+		}
+	}
+	return n
 }
 
 // Events returns every event recorded so far, in order.

@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -98,4 +99,29 @@ func TestEventString(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.event.String())
 	}
+}
+
+func TestAwaitReturnsOnceTheEventsAreThere(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := trace.NewRecorder()
+		job := api.NewJobID()
+		done := make(chan error, 1)
+		go func() {
+			done <- r.Await(context.Background(), job, func(events []trace.Event) bool { return trace.Count(events, trace.M11) == 2 })
+		}()
+		r.Emit(trace.M11, "Task", "JobMaster", job, "first")
+		r.Emit(trace.M11, "Task", "JobMaster", api.NewJobID(), "another job")
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("Await returned after one of two events")
+		default:
+		}
+		r.Emit(trace.M11, "Task", "JobMaster", job, "second")
+		assert.NoError(t, <-done)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		assert.ErrorIs(t, r.Await(ctx, job, func([]trace.Event) bool { return false }), context.Canceled)
+	})
 }

@@ -1,0 +1,273 @@
+package minicluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmanager"
+	"flinklab/runtime/jobmaster"
+	"flinklab/runtime/network"
+	"flinklab/runtime/registration"
+	"flinklab/runtime/resourcemanager"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/taskexecutor"
+	"flinklab/runtime/trace"
+)
+
+// Config describes the cluster.
+type Config struct {
+	NumTaskManagers        int // default 1
+	NumSlotsPerTaskManager int // default 1 (Flink's taskmanager.numberOfTaskSlots)
+	// WorkingDir holds the JobGraphStore, the BlobServer's storage and
+	// each TaskExecutor's BLOB cache. Empty: a temporary directory that
+	// Close removes.
+	WorkingDir string
+	// RPCTimeout bounds every RPC (Flink's pekko.ask.timeout); default 10 s.
+	RPCTimeout time.Duration
+	// RequirementCheckDelay is how long the SlotManager waits after a
+	// change before it matches requirements to slots (Flink's
+	// slotmanager.requirement-check.delay, 50 ms).
+	RequirementCheckDelay time.Duration
+	Registration          registration.Config
+	Logger                *slog.Logger
+}
+
+// MiniCluster is a whole cluster in one process.
+type MiniCluster struct {
+	cfg        Config
+	log        *slog.Logger
+	ownWorkDir bool
+	trace      *trace.Recorder
+
+	rpc              *rpc.LocalService
+	ha               *highavailability.EmbeddedHaServices
+	blobServer       *blob.BlobServer
+	partitionManager *network.ResultPartitionManager
+	resourceManager  *resourcemanager.ResourceManager
+	dispatcher       *dispatcher.Dispatcher
+	taskExecutors    []*taskexecutor.TaskExecutor
+	jobGraphStore    jobmanager.JobGraphStore
+	closers          []func() error // in start order; Close runs them backwards
+}
+
+// New returns a cluster that is not started.
+func New(cfg Config) (*MiniCluster, error) {
+	if cfg.NumTaskManagers <= 0 {
+		cfg.NumTaskManagers = 1
+	}
+	if cfg.NumSlotsPerTaskManager <= 0 {
+		cfg.NumSlotsPerTaskManager = 1
+	}
+	if cfg.RPCTimeout <= 0 {
+		cfg.RPCTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &MiniCluster{cfg: cfg, log: cfg.Logger.With("logger", "MiniCluster"), trace: trace.NewRecorder()}, nil
+}
+
+// Start brings the cluster up. On an error, what was started is closed.
+func (c *MiniCluster) Start() error {
+	if err := c.start(); err != nil {
+		return errors.Join(err, c.Close())
+	}
+	return nil
+}
+
+func (c *MiniCluster) start() error {
+	c.log.Info("Starting Flink Mini Cluster")
+	if c.cfg.WorkingDir == "" {
+		dir, err := os.MkdirTemp("", "flinklab-minicluster-")
+		if err != nil {
+			return err
+		}
+		c.cfg.WorkingDir, c.ownWorkDir = dir, true
+	}
+	c.rpc = rpc.NewLocalService()
+	c.ha = highavailability.NewEmbeddedHaServices()
+	c.partitionManager = network.NewResultPartitionManager()
+
+	blobServer, err := blob.NewBlobServer(blob.ServerConfig{
+		StorageDir: filepath.Join(c.cfg.WorkingDir, "blobserver"),
+		Logger:     c.cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	c.blobServer = blobServer
+	c.closers = append(c.closers, blobServer.Close)
+
+	rm, err := resourcemanager.New(resourcemanager.Config{
+		ResourceID:            api.NewResourceID("resourcemanager"),
+		RPCTimeout:            c.cfg.RPCTimeout,
+		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
+		Logger:                c.cfg.Logger,
+	}, resourcemanager.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace})
+	if err != nil {
+		return err
+	}
+	if err := rm.Start(); err != nil {
+		return err
+	}
+	c.resourceManager = rm
+	c.closers = append(c.closers, func() error { rm.Close(); return nil })
+
+	jobGraphStore, err := jobmanager.NewFileJobGraphStore(filepath.Join(c.cfg.WorkingDir, "jobgraphs"))
+	if err != nil {
+		return err
+	}
+	c.jobGraphStore = jobGraphStore
+	d, err := dispatcher.New(dispatcher.Config{Logger: c.cfg.Logger}, dispatcher.Deps{
+		RPC:                    c.rpc,
+		JobGraphStore:          jobGraphStore,
+		JobResultStore:         c.ha.JobResultStore(),
+		CreateJobManagerRunner: c.createJobManagerRunner,
+		Trace:                  c.trace,
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.Start(); err != nil {
+		return err
+	}
+	c.dispatcher = d
+	c.closers = append(c.closers, d.Close)
+
+	for i := range c.cfg.NumTaskManagers {
+		if err := c.startTaskExecutor(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *MiniCluster) startTaskExecutor(i int) error {
+	resourceID := api.ResourceID(fmt.Sprintf("taskexecutor-%d", i))
+	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
+		StorageDir:    filepath.Join(c.cfg.WorkingDir, string(resourceID), "blobcache"),
+		Source:        c.blobServer,
+		ServerAddress: c.blobServer.Address(),
+		Logger:        c.cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	c.closers = append(c.closers, cache.Close)
+	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: c.partitionManager})
+	if err != nil {
+		return err
+	}
+	te, err := taskexecutor.New(taskexecutor.Config{
+		ResourceID:    resourceID,
+		NumberOfSlots: c.cfg.NumSlotsPerTaskManager,
+		RPCTimeout:    c.cfg.RPCTimeout,
+		Registration:  c.cfg.Registration,
+		Logger:        c.cfg.Logger,
+	}, taskexecutor.Deps{RPC: c.rpc, HA: c.ha, BlobCache: cache, Shuffle: shuffle, Trace: c.trace})
+	if err != nil {
+		return err
+	}
+	if err := te.Start(); err != nil {
+		return err
+	}
+	c.taskExecutors = append(c.taskExecutors, te)
+	c.closers = append(c.closers, te.Close)
+	return nil
+}
+
+// createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
+// runner whose JobMasters are real JobMasters of this cluster.
+func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
+	return jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
+		JobGraph:       g,
+		LeaderElection: c.ha.JobManagerLeaderElection(g.JobID),
+		JobResultStore: c.ha.JobResultStore(),
+		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
+			return jobmaster.New(jobmaster.Config{
+				RPCTimeout:   c.cfg.RPCTimeout,
+				Registration: c.cfg.Registration,
+				Logger:       c.cfg.Logger,
+			}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace}, g, id, onComplete)
+		},
+		Logger: c.cfg.Logger,
+		Trace:  c.trace,
+	})
+}
+
+// Close stops the cluster: jobs still running are suspended, every
+// component is stopped in reverse start order, and a working directory the
+// cluster created is removed.
+func (c *MiniCluster) Close() error {
+	var errs []error
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i]())
+	}
+	c.closers = nil
+	if c.ownWorkDir {
+		errs = append(errs, os.RemoveAll(c.cfg.WorkingDir))
+		c.ownWorkDir = false
+	}
+	return errors.Join(errs...)
+}
+
+// Dispatcher returns the cluster's front door.
+func (c *MiniCluster) Dispatcher() gateway.DispatcherGateway { return c.dispatcher }
+
+// ResourceManager returns the cluster's ResourceManager.
+func (c *MiniCluster) ResourceManager() *resourcemanager.ResourceManager { return c.resourceManager }
+
+// TaskExecutors returns the cluster's TaskExecutors.
+func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor { return c.taskExecutors }
+
+// JobGraphStore returns where the Dispatcher persists submitted jobs.
+func (c *MiniCluster) JobGraphStore() jobmanager.JobGraphStore { return c.jobGraphStore }
+
+// Trace returns the submission trace of every job.
+func (c *MiniCluster) Trace() *trace.Recorder { return c.trace }
+
+// UploadJar stores a job's jar on the BlobServer and adds its key to the
+// JobGraph, as a client does before it submits (the BlobServer half of
+// step m1).
+func (c *MiniCluster) UploadJar(g *jobgraph.JobGraph, jar []byte) error {
+	key, err := c.blobServer.PutPermanentBytes(g.JobID, jar)
+	if err != nil {
+		return err
+	}
+	g.UserJarBlobKeys = append(g.UserJarBlobKeys, key)
+	return nil
+}
+
+// SubmitJob submits a job through the Dispatcher.
+func (c *MiniCluster) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) (api.JobID, error) {
+	if err := c.dispatcher.SubmitJob(ctx, g); err != nil {
+		return api.JobID{}, err
+	}
+	return g.JobID, nil
+}
+
+// RequestJobResult waits until the job is globally terminal.
+func (c *MiniCluster) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
+	return c.dispatcher.RequestJobResult(ctx, jobID)
+}
+
+// RequestJobStatus returns a job's status.
+func (c *MiniCluster) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	return c.dispatcher.RequestJobStatus(ctx, jobID)
+}
+
+// CancelJob cancels a job.
+func (c *MiniCluster) CancelJob(ctx context.Context, jobID api.JobID) error {
+	return c.dispatcher.CancelJob(ctx, jobID)
+}

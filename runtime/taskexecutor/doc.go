@@ -1,0 +1,95 @@
+// Package taskexecutor holds the TaskExecutor, the RPC endpoint of a
+// TaskManager, and the book it keeps of its slots. It mirrors Flink's
+// org.apache.flink.runtime.taskexecutor:
+//
+//	TaskExecutor       → TaskExecutor           (the endpoint; implements gateway.TaskExecutorGateway)
+//	TaskSlotTable      → TaskSlotTableImpl      (which slot is allocated to whom, and its tasks)
+//	TaskSlotState      → TaskSlotState          (FREE, ALLOCATED, ACTIVE, RELEASING)
+//	jobTableEntry      → JobTable.Job           (a job we hold slots for, and its JobMaster connection)
+//	jobLeaderService   → DefaultJobLeaderService (finds each job's leader and registers there)
+//	retryingRegistration → RetryingRegistration (registration with timeouts and pauses)
+//
+// The tasks themselves are runtime/taskmanager's. The lesson "TaskManager
+// and the slot model" teaches both packages.
+//
+// # Lifecycle
+//
+// New creates a TaskExecutor; Start makes it reachable at
+// "taskmanager_<ResourceID>" in the rpc.Service, starts its main thread and
+// starts looking for the ResourceManager leader. Close fails its tasks and
+// waits for them, tells the ResourceManager it leaves, and stops.
+//
+// # From registration to running tasks
+//
+// Before any job arrives:
+//
+//	leader retrieval ─► "Connecting to ResourceManager <addr>(<id>)."
+//	RegisterTaskExecutor, retried ─► "Successful registration at resource manager <addr> under registration id <id>."
+//	SendSlotReport: every slot and whom it is allocated to (nobody yet)
+//
+// Registration retries as Flink's RetryingRegistration does: an attempt that
+// gets no answer is retried at once with double the timeout (100 ms up to
+// 30 s); a Failure answer pauses 30 s, any other error 10 s, and starts over;
+// a Rejection stops. nextRegistrationAttempt is that rule as a pure function.
+//
+// Then, for each slot of a job:
+//
+//	m7  ResourceManager ─RequestSlot─► TaskExecutor   "Receive slot request <alloc> for job <job> from resource manager with leader id <rm>."
+//	    the slot becomes ALLOCATED; a new job's leader is looked up and registered at:
+//	    TaskExecutor ─RegisterTaskManager─► JobMaster "Try to register at job manager <addr> with leader id <jm>."
+//	                                                  "Establish JobManager connection for job <job>."
+//	m8  TaskExecutor ─OfferSlots─► JobMaster          "Offer reserved slots to the leader of job <job>."
+//	    accepted slots become ACTIVE; rejected ones are freed and the ResourceManager told (NotifySlotAvailable)
+//	m9  JobMaster ─SubmitTask─► TaskExecutor          "Received task <name> (<attempt>), deploy into slot with allocation id <alloc>."
+//	m10 the Task fetches the job's jars through the BlobCache
+//	m11 the Task opens its operators and reports RUNNING; the TaskExecutor
+//	    forwards it ─UpdateTaskExecutionState─► JobMaster
+//
+// SubmitTask checks, in Flink's order, that the job has a JobManager
+// connection, that the sender's JobMasterID is that connection's, and that
+// the slot is allocated to the job; each refusal is a TaskSubmissionException
+// (ErrTaskSubmission) with Flink's text.
+//
+// # Messages handled
+//
+//	RequestSlot           from the ResourceManager (fenced by its ResourceManagerID, checked here)
+//	SubmitTask, CancelTask, FreeSlot, DisconnectJobManager   from a JobMaster
+//	leader news           from the HA services (ResourceManager and each job)
+//	task states           from the tasks, through TaskManagerActions
+//
+// FreeSlot fails the slot's tasks; the slot is free once they have stopped
+// (it is RELEASING meanwhile), and then the ResourceManager is told. When a
+// job has no slot left, its JobManager connection is closed, its leader is
+// no longer watched and its cached jars are released.
+//
+// # Who may call what
+//
+// One goroutine, the main thread of the embedded rpc.Endpoint, owns every
+// field. Gateway methods enter it with rpc.CallAsync; calls to other
+// components leave it with rpc.Ask, whose answers come back as mailbox
+// messages, so a handler never waits for another component. Each Task runs
+// on its own goroutine and reaches the TaskExecutor only through its
+// mailbox. The TaskSlotTable is a plain data structure used on the main
+// thread only.
+//
+// Task states travel to the JobMaster one at a time per connection, so it
+// sees them in order; Flink gets that order from Pekko.
+//
+// # Differs from Flink
+//
+//   - No heartbeats yet: a lost ResourceManager or JobMaster is noticed only
+//     through leader retrieval or DisconnectJobManager.
+//   - No slot timeout (taskmanager.slot.timeout). So DisconnectJobManager
+//     frees the job's slots at once, where Flink marks them inactive and
+//     lets the timeout free them.
+//   - No overall registration deadline (taskmanager.registration.timeout)
+//     and no fatal-error handler: a rejected registration is logged at
+//     ERROR and the TaskExecutor waits for the next leader.
+//   - The JobMaster gateway has no failSlot: a slot that cannot be marked
+//     active after an accepted offer is only logged.
+//   - Only static slots: each slot has an index and the default profile.
+//   - The task states DEPLOYING and CANCELING are not forwarded to the
+//     JobMaster, as Flink's Task never sends them.
+//   - There is no separate TaskManagerRunner process yet: whoever builds a
+//     TaskExecutor (the MiniCluster) gives it its services.
+package taskexecutor

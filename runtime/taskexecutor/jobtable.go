@@ -1,0 +1,245 @@
+package taskexecutor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+)
+
+// jobTableEntry is one job the TaskExecutor holds slots for (Flink's
+// JobTable.Job). It exists from the job's first slot request until its last
+// slot is freed.
+type jobTableEntry struct {
+	id               api.JobID
+	jobMasterAddress string // as the ResourceManager named it; leader retrieval has the final word
+	// connection is set while we are registered at the job's leader
+	// (Flink's JobTable.Connection).
+	connection *jobManagerConnection
+}
+
+// jobManagerConnection is an established connection to a job's JobMaster.
+type jobManagerConnection struct {
+	jobID       api.JobID
+	jobMasterID api.JobMasterID
+	gateway     gateway.JobMasterGateway
+	address     string
+	resourceID  api.ResourceID // the JobMaster's, from its registration answer
+
+	// Task states waiting to be sent, one at a time (see sendTaskExecutionState).
+	stateOutbox  []gateway.TaskExecutionState
+	sendingState bool
+}
+
+// The jobLeaderListener side of the TaskExecutor.
+
+func (te *TaskExecutor) jobManagerGainedLeadership(jobID api.JobID, jobMaster gateway.JobMasterGateway,
+	jobMasterID api.JobMasterID, address string, success gateway.JMTMRegistrationSuccess) {
+	job := te.jobTable[jobID]
+	if job == nil {
+		return
+	}
+	te.establishJobManagerConnection(job, &jobManagerConnection{
+		jobID: jobID, jobMasterID: jobMasterID, gateway: jobMaster, address: address,
+		resourceID: success.JobManagerResourceID,
+	})
+}
+
+func (te *TaskExecutor) jobManagerLostLeadership(jobID api.JobID, jobMasterID api.JobMasterID) {
+	te.logger.Info(fmt.Sprintf("JobManager for job %s with leader id %s lost leadership.", jobID, jobMasterID))
+	if job := te.jobTable[jobID]; job != nil && job.connection != nil {
+		te.disconnectJobManagerConnection(job, fmt.Errorf("Job leader for job id %s lost leadership.", jobID))
+	}
+}
+
+func (te *TaskExecutor) jobManagerRejectedRegistration(jobID api.JobID, address string, err error) {
+	te.logger.Info(fmt.Sprintf("The JobManager under %s rejected the registration for job %s: %v. Releasing all job related resources.",
+		address, jobID, err))
+	te.releaseJobResources(jobID, fmt.Errorf("JobManager %s has rejected the registration.", jobID))
+}
+
+// establishJobManagerConnection makes a registered JobMaster the job's
+// connection and offers it the job's reserved slots.
+func (te *TaskExecutor) establishJobManagerConnection(job *jobTableEntry, conn *jobManagerConnection) {
+	if old := job.connection; old != nil {
+		if old.jobMasterID == conn.jobMasterID {
+			te.logger.Debug(fmt.Sprintf("Ignore JobManager gained leadership message for %s because we are already connected to it.", conn.jobMasterID))
+			return
+		}
+		te.disconnectJobManagerConnection(job, fmt.Errorf("Found new job leader for job id %s.", job.id))
+	}
+	te.logger.Info(fmt.Sprintf("Establish JobManager connection for job %s.", job.id))
+	job.connection = conn
+	te.internalOfferSlotsToJobManager(job)
+}
+
+// disconnectJobManagerConnection ends the job's connection: its tasks fail,
+// its active slots become merely allocated (they may be offered to a new
+// leader), and the JobMaster is told.
+func (te *TaskExecutor) disconnectJobManagerConnection(job *jobTableEntry, cause error) {
+	conn := job.connection
+	job.connection = nil
+	te.logger.Info(fmt.Sprintf("Close JobManager connection for job %s.", job.id))
+
+	failure := newException(nil, cause, "Disconnect from JobManager responsible for %s.", job.id)
+	for _, task := range te.taskSlotTable.JobTasks(job.id) {
+		task.FailExternally(failure)
+	}
+	for _, allocationID := range te.taskSlotTable.ActiveSlots(job.id) {
+		if inactive, err := te.taskSlotTable.MarkSlotInactive(allocationID); err == nil && !inactive {
+			te.freeSlotInternal(allocationID, errors.New("Slot could not be marked inactive."))
+		}
+	}
+
+	te.askAck(func(ctx context.Context) error {
+		return conn.gateway.DisconnectTaskManager(ctx, conn.jobMasterID, te.cfg.ResourceID, cause)
+	}, nil)
+}
+
+func (te *TaskExecutor) isJobManagerConnectionValid(jobID api.JobID, jobMasterID api.JobMasterID) bool {
+	job := te.jobTable[jobID]
+	return job != nil && job.connection != nil && job.connection.jobMasterID == jobMasterID
+}
+
+// internalOfferSlotsToJobManager offers the job's reserved (ALLOCATED, not
+// yet ACTIVE) slots to its JobMaster.
+func (te *TaskExecutor) internalOfferSlotsToJobManager(job *jobTableEntry) {
+	reserved := te.taskSlotTable.AllocatedSlots(job.id)
+	if len(reserved) == 0 {
+		te.logger.Debug(fmt.Sprintf("There are no unassigned slots for the job %s.", job.id))
+		return
+	}
+	conn := job.connection
+
+	// Step m8: offer the slots to the JobMaster, whose SlotPool matches them
+	// to its requirements (it records the step when the offer arrives).
+	te.logger.Info(fmt.Sprintf("Offer reserved slots to the leader of job %s.", job.id))
+	offers := make([]gateway.SlotOffer, len(reserved))
+	for i, slot := range reserved {
+		offers[i] = gateway.SlotOffer{AllocationID: slot.AllocationID, SlotIndex: slot.Index, ResourceProfile: slot.ResourceProfile}
+	}
+	te.slotOffers++
+	offerID := te.slotOffers
+	te.currentSlotOfferPerJob[job.id] = offerID
+
+	rpc.Ask(te.Endpoint, te.cfg.RPCTimeout, func(ctx context.Context) ([]gateway.SlotOffer, error) {
+		return conn.gateway.OfferSlots(ctx, conn.jobMasterID, te.cfg.ResourceID, offers)
+	}, func(accepted []gateway.SlotOffer, err error) {
+		te.handleAcceptedSlotOffers(conn, offers, offerID, accepted, err)
+	})
+}
+
+// handleAcceptedSlotOffers acts on the JobMaster's answer: accepted slots
+// become ACTIVE, rejected ones are freed and go back to the ResourceManager.
+func (te *TaskExecutor) handleAcceptedSlotOffers(conn *jobManagerConnection, offered []gateway.SlotOffer,
+	offerID uint64, accepted []gateway.SlotOffer, err error) {
+	jobID := conn.jobID
+	if te.currentSlotOfferPerJob[jobID] != offerID {
+		te.logger.Debug(fmt.Sprintf("Discard slot offer response since there is a newer offer for the job %s.", jobID))
+		return
+	}
+	if err != nil {
+		if classifyRegistrationError(err) == registrationTimedOut {
+			te.logger.Info("Slot offering to JobManager did not finish in time. Retrying the slot offering.")
+			if job := te.jobTable[jobID]; job != nil && job.connection != nil {
+				te.internalOfferSlotsToJobManager(job)
+			}
+			return
+		}
+		te.logger.Warn("Slot offering to JobManager failed. Freeing the slots and returning them to the ResourceManager.",
+			"cause", err.Error())
+		for _, offer := range offered {
+			te.freeSlotInternal(offer.AllocationID, err)
+		}
+		return
+	}
+	if !te.isJobManagerConnectionValid(jobID, conn.jobMasterID) {
+		te.logger.Debug(fmt.Sprintf("Discard offer slot response since there is a new leader for the job %s.", jobID))
+		return
+	}
+
+	isAccepted := make(map[api.AllocationID]bool, len(accepted))
+	for _, offer := range accepted {
+		isAccepted[offer.AllocationID] = true
+		if active, err := te.taskSlotTable.MarkSlotActive(offer.AllocationID); err != nil || !active {
+			// The slot is being freed meanwhile. Flink also tells the
+			// JobMaster (failSlot), which our gateway does not have.
+			te.logger.Debug(fmt.Sprintf("Could not mark slot %s active.", offer.AllocationID))
+		}
+	}
+	rejected := errors.New("The slot was rejected by the JobManager.")
+	for _, offer := range offered {
+		if !isAccepted[offer.AllocationID] {
+			te.freeSlotInternal(offer.AllocationID, rejected)
+		}
+	}
+}
+
+// freeSlotInternal frees a slot: its tasks fail with cause; once the slot
+// is empty it is free, and the ResourceManager is told. A slot whose tasks
+// are still stopping stays RELEASING and is freed when the last one is
+// unregistered.
+func (te *TaskExecutor) freeSlotInternal(allocationID api.AllocationID, cause error) {
+	if te.stopping {
+		return
+	}
+	te.logger.Debug(fmt.Sprintf("Free slot with allocation id %s because: %v", allocationID, cause))
+	jobID, ok := te.taskSlotTable.OwningJob(allocationID)
+	if !ok {
+		te.logger.Debug(fmt.Sprintf("Could not free slot for allocation id %s.", allocationID))
+		return
+	}
+	for _, task := range te.taskSlotTable.Tasks(allocationID) {
+		task.FailExternally(cause)
+	}
+	index, err := te.taskSlotTable.FreeSlot(allocationID)
+	if err != nil {
+		return // RELEASING until its tasks have stopped
+	}
+	te.notifySlotAvailable(index, allocationID)
+	te.closeJobManagerConnectionIfNoAllocatedResources(jobID)
+}
+
+// closeJobManagerConnectionIfNoAllocatedResources closes a job that has no
+// slots left here.
+func (te *TaskExecutor) closeJobManagerConnectionIfNoAllocatedResources(jobID api.JobID) {
+	if len(te.taskSlotTable.AllocationIDsPerJob(jobID)) > 0 {
+		return
+	}
+	if job := te.jobTable[jobID]; job != nil {
+		te.closeJob(job, fmt.Errorf("TaskExecutor %s has no more allocated slots for job %s.", te.address, jobID))
+	}
+}
+
+// releaseJobResources frees every slot of the job and stops talking to its
+// JobManager. The job itself is closed when its last slot is free.
+func (te *TaskExecutor) releaseJobResources(jobID api.JobID, cause error) {
+	te.logger.Debug(fmt.Sprintf("Releasing job resources for job %s.", jobID), "cause", cause.Error())
+	for _, allocationID := range te.taskSlotTable.AllocationIDsPerJob(jobID) {
+		te.freeSlotInternal(allocationID, cause)
+	}
+	if job := te.jobTable[jobID]; job != nil {
+		if job.connection != nil {
+			te.disconnectJobManagerConnection(job, cause)
+		}
+		te.jobLeaderService.removeJob(jobID)
+	}
+}
+
+// closeJob forgets a job: no connection, no leader watching, no cached jars.
+func (te *TaskExecutor) closeJob(job *jobTableEntry, cause error) {
+	if job.connection != nil {
+		te.disconnectJobManagerConnection(job, cause)
+	}
+	te.jobLeaderService.removeJob(job.id)
+	delete(te.jobTable, job.id)
+	delete(te.currentSlotOfferPerJob, job.id)
+	if te.deps.BlobCache != nil {
+		if err := te.deps.BlobCache.ReleaseJob(job.id); err != nil {
+			te.logger.Warn(fmt.Sprintf("Could not release the BLOBs of job %s.", job.id), "cause", err.Error())
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package taskexecutor
+
+import (
+	"context"
+	"fmt"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+)
+
+// resourceManagerAddress is the ResourceManager leader as leader retrieval
+// announced it (Flink's ResourceManagerAddress).
+type resourceManagerAddress struct {
+	address string
+	rmID    api.ResourceManagerID
+}
+
+func (a resourceManagerAddress) String() string { return fmt.Sprintf("%s(%s)", a.address, a.rmID) }
+
+// resourceManagerConnection is the TaskExecutor's link to one
+// ResourceManager leader: first a registration in progress, then, once it
+// succeeded, an established connection (Flink's
+// TaskExecutorToResourceManagerConnection and
+// EstablishedResourceManagerConnection in one).
+type resourceManagerConnection struct {
+	resourceManagerAddress
+	registration *retryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]
+
+	// Set when the registration succeeded.
+	established               bool
+	gateway                   gateway.ResourceManagerGateway
+	registrationID            api.InstanceID
+	resourceManagerResourceID api.ResourceID
+}
+
+// notifyOfNewResourceManagerLeader handles leader retrieval's news: a new
+// ResourceManager leader, or none (an empty address). Either way the old
+// connection goes and, if there is a leader, a new one starts.
+func (te *TaskExecutor) notifyOfNewResourceManagerLeader(address string, rmID api.ResourceManagerID) {
+	if te.stopping {
+		return
+	}
+	if address == "" {
+		te.resourceManagerAddress = nil
+	} else {
+		te.resourceManagerAddress = &resourceManagerAddress{address: address, rmID: rmID}
+	}
+	te.reconnectToResourceManager(fmt.Errorf("ResourceManager leader changed to new address %s(%s)", address, rmID))
+}
+
+func (te *TaskExecutor) reconnectToResourceManager(cause error) {
+	te.closeResourceManagerConnection(cause)
+	te.tryConnectToResourceManager()
+}
+
+func (te *TaskExecutor) tryConnectToResourceManager() {
+	if te.resourceManagerAddress != nil {
+		te.connectToResourceManager()
+	}
+}
+
+// connectToResourceManager starts registering at the known leader: resolve
+// its address, then RegisterTaskExecutor with retries.
+func (te *TaskExecutor) connectToResourceManager() {
+	leader := *te.resourceManagerAddress
+	te.logger.Info(fmt.Sprintf("Connecting to ResourceManager %s.", leader))
+
+	registration := gateway.TaskExecutorRegistration{
+		ResourceID:                 te.cfg.ResourceID,
+		TaskExecutorAddress:        te.address,
+		NumberOfSlots:              te.cfg.NumberOfSlots,
+		DefaultSlotResourceProfile: te.cfg.DefaultSlotProfile,
+	}
+	conn := &resourceManagerConnection{resourceManagerAddress: leader}
+	conn.registration = &retryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]{
+		owner:          te.Endpoint,
+		logger:         te.logger,
+		targetName:     "ResourceManager",
+		targetAddress:  leader.address,
+		config:         te.cfg.Registration,
+		resolveTimeout: te.cfg.RPCTimeout,
+		resolve: func(ctx context.Context) (gateway.ResourceManagerGateway, error) {
+			return rpc.Connect[gateway.ResourceManagerGateway](ctx, te.deps.RPC, leader.address)
+		},
+		invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.TaskExecutorRegistrationSuccess, error) {
+			return rm.RegisterTaskExecutor(ctx, leader.rmID, registration)
+		},
+		onSuccess: func(rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
+			te.onResourceManagerRegistrationSuccess(conn, rm, success)
+		},
+		onRejection: func(err error) {
+			// Flink treats this as a fatal error of the TaskExecutor.
+			te.logger.Error(fmt.Sprintf("The TaskExecutor's registration at the ResourceManager %s has been rejected: %v",
+				leader.address, err))
+		},
+	}
+	te.resourceManagerConnection = conn
+	conn.registration.start()
+}
+
+func (te *TaskExecutor) onResourceManagerRegistrationSuccess(conn *resourceManagerConnection,
+	rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
+	if te.resourceManagerConnection != conn {
+		return // a registration at a former leader
+	}
+	te.logger.Info(fmt.Sprintf("Successful registration at resource manager %s under registration id %s.",
+		conn.address, success.RegistrationID))
+	te.establishResourceManagerConnection(conn, rm, success)
+}
+
+// establishResourceManagerConnection makes the connection usable and sends
+// the initial slot report, from which the SlotManager learns our slots.
+func (te *TaskExecutor) establishResourceManagerConnection(conn *resourceManagerConnection,
+	rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
+	conn.established = true
+	conn.gateway = rm
+	conn.registrationID = success.RegistrationID
+	conn.resourceManagerResourceID = success.ResourceManagerResourceID
+
+	report := te.taskSlotTable.CreateSlotReport(te.cfg.ResourceID)
+	te.askAck(func(ctx context.Context) error {
+		return rm.SendSlotReport(ctx, conn.rmID, te.cfg.ResourceID, success.RegistrationID, report)
+	}, func(err error) {
+		if err != nil && te.resourceManagerConnection == conn {
+			te.reconnectToResourceManager(fmt.Errorf("Failed to send initial slot report to ResourceManager. Caused by: %w", err))
+		}
+	})
+}
+
+// closeResourceManagerConnection ends the connection (or the registration
+// still in progress) to the current ResourceManager.
+func (te *TaskExecutor) closeResourceManagerConnection(cause error) {
+	conn := te.resourceManagerConnection
+	if conn == nil {
+		return
+	}
+	te.resourceManagerConnection = nil
+	conn.registration.cancel()
+	if !conn.established {
+		te.logger.Info(fmt.Sprintf("Terminating registration attempts towards ResourceManager %s.", conn.address))
+		return
+	}
+	te.logger.Info(fmt.Sprintf("Close ResourceManager connection %s.", conn.resourceManagerResourceID), "cause", cause.Error())
+	te.askAck(func(ctx context.Context) error {
+		return conn.gateway.DisconnectTaskManager(ctx, conn.rmID, te.cfg.ResourceID, cause)
+	}, nil)
+}
+
+// isConnectedToResourceManager reports whether rmID is the leader we are
+// registered at.
+func (te *TaskExecutor) isConnectedToResourceManager(rmID api.ResourceManagerID) bool {
+	conn := te.resourceManagerConnection
+	return conn != nil && conn.established && conn.rmID == rmID
+}
+
+// notifySlotAvailable tells the ResourceManager that a slot is free again,
+// so the SlotManager may give it to another job.
+func (te *TaskExecutor) notifySlotAvailable(index int, allocationID api.AllocationID) {
+	conn := te.resourceManagerConnection
+	if conn == nil || !conn.established {
+		return
+	}
+	slotID := api.SlotID{ResourceID: te.cfg.ResourceID, SlotNumber: index}
+	te.askAck(func(ctx context.Context) error {
+		return conn.gateway.NotifySlotAvailable(ctx, conn.rmID, conn.registrationID, slotID, allocationID)
+	}, func(err error) {
+		if err != nil {
+			te.logger.Debug(fmt.Sprintf("Could not notify the ResourceManager that slot %s is available.", slotID), "cause", err.Error())
+		}
+	})
+}

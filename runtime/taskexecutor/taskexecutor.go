@@ -1,0 +1,461 @@
+package taskexecutor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/network"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/taskmanager"
+	"flinklab/runtime/trace"
+)
+
+// DefaultRPCTimeout is Flink's pekko.ask.timeout: how long the TaskExecutor
+// waits for the answer to a call it makes.
+const DefaultRPCTimeout = 10 * time.Second
+
+// Config configures a TaskExecutor. Zero values take the defaults.
+type Config struct {
+	// ResourceID names this TaskExecutor; empty means a random
+	// "taskexecutor-xxxxxx".
+	ResourceID api.ResourceID
+	// NumberOfSlots is taskmanager.numberOfTaskSlots (default 1).
+	NumberOfSlots int
+	// DefaultSlotProfile is what each slot offers.
+	DefaultSlotProfile api.ResourceProfile
+	// RPCTimeout bounds every call the TaskExecutor makes (DefaultRPCTimeout).
+	RPCTimeout time.Duration
+	// Registration is how registrations at the ResourceManager and the
+	// JobManagers are retried (Flink's cluster.registration.* defaults).
+	Registration RetryingRegistrationConfig
+	// Logger is the TaskManager's logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Deps are the services a TaskExecutor uses.
+type Deps struct {
+	// RPC is where the TaskExecutor serves its gateway and finds the others.
+	RPC rpc.Service
+	// HA tells who leads the ResourceManager and each job.
+	HA highavailability.Services
+	// BlobCache fetches the jobs' jars (step m10). Nil only if no task has jars.
+	BlobCache *blob.PermanentBlobCache
+	// Shuffle is the data plane of the tasks. Nil only if no task has
+	// partitions or inputs.
+	Shuffle *network.ShuffleEnvironment
+	// Trace records step m9 here and steps m10 and m11 in the tasks; nil
+	// records nothing.
+	Trace *trace.Recorder
+}
+
+// TaskExecutor is the TaskManager's RPC endpoint (Flink's TaskExecutor): it
+// registers at the ResourceManager and reports its slots, takes slot
+// requests from it, offers the slots to the job's JobMaster, runs the tasks
+// the JobMaster deploys into them and reports their states back.
+//
+// Every field below the embedded Endpoint is touched only on its main
+// thread. The exported gateway methods enter there with rpc.CallAsync.
+type TaskExecutor struct {
+	*rpc.Endpoint
+
+	cfg     Config
+	deps    Deps
+	address string
+	logger  *slog.Logger
+
+	started   atomic.Bool
+	closeOnce sync.Once
+
+	// Main thread only.
+	taskSlotTable                  *TaskSlotTable[*taskmanager.Task]
+	resourceManagerLeaderRetriever highavailability.LeaderRetrievalService
+	resourceManagerAddress         *resourceManagerAddress // the leader, once known
+	resourceManagerConnection      *resourceManagerConnection
+	jobLeaderService               *jobLeaderService
+	jobTable                       map[api.JobID]*jobTableEntry
+	currentSlotOfferPerJob         map[api.JobID]uint64
+	slotOffers                     uint64 // numbers the slot offers
+	stopping                       bool
+}
+
+var _ gateway.TaskExecutorGateway = (*TaskExecutor)(nil)
+
+// New creates a TaskExecutor that is not started yet.
+func New(cfg Config, deps Deps) (*TaskExecutor, error) {
+	if deps.RPC == nil || deps.HA == nil {
+		return nil, errors.New("create TaskExecutor: Deps.RPC and Deps.HA must be set")
+	}
+	if cfg.NumberOfSlots < 0 {
+		return nil, fmt.Errorf("create TaskExecutor: the number of slots must not be negative, got %d", cfg.NumberOfSlots)
+	}
+	if cfg.NumberOfSlots == 0 {
+		cfg.NumberOfSlots = 1
+	}
+	if cfg.ResourceID == "" {
+		cfg.ResourceID = api.NewResourceID("taskexecutor")
+	}
+	if cfg.RPCTimeout <= 0 {
+		cfg.RPCTimeout = DefaultRPCTimeout
+	}
+	cfg.Registration = registrationConfigWithDefaults(cfg.Registration)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+
+	te := &TaskExecutor{
+		Endpoint:               rpc.NewEndpoint("TaskExecutor"),
+		cfg:                    cfg,
+		deps:                   deps,
+		address:                deps.RPC.Address("taskmanager_" + string(cfg.ResourceID)),
+		logger:                 cfg.Logger.With("logger", "TaskExecutor"),
+		taskSlotTable:          NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.DefaultSlotProfile, cfg.Logger),
+		jobTable:               make(map[api.JobID]*jobTableEntry),
+		currentSlotOfferPerJob: make(map[api.JobID]uint64),
+	}
+	te.jobLeaderService = &jobLeaderService{
+		owner:      te.Endpoint,
+		logger:     cfg.Logger.With("logger", "DefaultJobLeaderService"),
+		ha:         deps.HA,
+		rpcService: deps.RPC,
+		location:   gateway.TaskManagerLocation{ResourceID: cfg.ResourceID, Address: te.address},
+		config:     cfg.Registration,
+		rpcTimeout: cfg.RPCTimeout,
+		listener:   te,
+		jobs:       make(map[api.JobID]*jobManagerLeaderListener),
+	}
+	return te, nil
+}
+
+// Address returns the RPC address the TaskExecutor serves at.
+func (te *TaskExecutor) Address() string { return te.address }
+
+// ResourceID returns the TaskExecutor's ResourceID.
+func (te *TaskExecutor) ResourceID() api.ResourceID { return te.cfg.ResourceID }
+
+// Start makes the TaskExecutor reachable at Address, starts its main thread
+// and starts looking for the ResourceManager leader.
+func (te *TaskExecutor) Start() error {
+	if err := te.deps.RPC.Register(te.address, te); err != nil {
+		return fmt.Errorf("start TaskExecutor %s: %w", te.cfg.ResourceID, err)
+	}
+	te.started.Store(true)
+	te.Endpoint.Start(te.onStart)
+	return nil
+}
+
+// onStart is Flink's TaskExecutor#onStart → startTaskExecutorServices.
+func (te *TaskExecutor) onStart() {
+	te.logger.Info(fmt.Sprintf("Starting TaskManager with ResourceID: %s", te.cfg.ResourceID))
+	te.resourceManagerLeaderRetriever = te.deps.HA.ResourceManagerLeaderRetriever()
+	err := te.resourceManagerLeaderRetriever.Start(leaderListenerFunc(func(address string, session api.LeaderSessionID) {
+		te.RunAsync(func() { te.notifyOfNewResourceManagerLeader(address, api.ResourceManagerID(session)) })
+	}))
+	if err != nil {
+		te.logger.Error("Could not start the ResourceManager leader retriever.", "cause", err)
+	}
+}
+
+// Close stops the TaskExecutor: it fails every task and waits for their
+// goroutines, tells the ResourceManager it is leaving (best effort, within
+// the RPC timeout), stops being reachable and stops its main thread. Close
+// must not be called from the main thread. Closing twice does nothing.
+func (te *TaskExecutor) Close() error {
+	te.closeOnce.Do(te.close)
+	return nil
+}
+
+func (te *TaskExecutor) close() {
+	if !te.started.Load() {
+		te.Endpoint.Close(nil)
+		return
+	}
+	stop, err := rpc.CallAsync(context.Background(), te.Endpoint, func() (shutdown, error) { return te.onStop(), nil })
+	if err == nil {
+		for _, done := range stop.tasks {
+			<-done
+		}
+		if stop.resourceManager != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), te.cfg.RPCTimeout)
+			_ = stop.resourceManager.DisconnectTaskManager(ctx, stop.resourceManagerID, te.cfg.ResourceID,
+				errors.New("The TaskExecutor is shutting down."))
+			cancel()
+		}
+		if te.deps.BlobCache != nil {
+			for _, jobID := range stop.jobs {
+				_ = te.deps.BlobCache.ReleaseJob(jobID)
+			}
+		}
+	}
+	te.deps.RPC.Unregister(te.address)
+	te.Endpoint.Close(nil)
+	te.logger.Info(fmt.Sprintf("Stopped TaskExecutor %s.", te.address))
+}
+
+// shutdown is what Close does off the main thread: wait for the tasks,
+// say goodbye to the ResourceManager, release the jobs' BLOBs.
+type shutdown struct {
+	tasks             []<-chan struct{}
+	resourceManager   gateway.ResourceManagerGateway
+	resourceManagerID api.ResourceManagerID
+	jobs              []api.JobID
+}
+
+// onStop is Flink's TaskExecutor#onStop, on the main thread.
+func (te *TaskExecutor) onStop() shutdown {
+	te.logger.Info(fmt.Sprintf("Stopping TaskExecutor %s.", te.address))
+	te.stopping = true
+	cause := errors.New("The TaskExecutor is shutting down.")
+	var stop shutdown
+
+	if te.resourceManagerLeaderRetriever != nil {
+		_ = te.resourceManagerLeaderRetriever.Stop()
+	}
+	if conn := te.resourceManagerConnection; conn != nil {
+		conn.registration.cancel()
+		if conn.established {
+			stop.resourceManager, stop.resourceManagerID = conn.gateway, conn.rmID
+		}
+		te.resourceManagerConnection = nil
+	}
+
+	te.jobLeaderService.stop()
+	for jobID, job := range te.jobTable {
+		if job.connection != nil {
+			te.disconnectJobManagerConnection(job, cause)
+		}
+		stop.jobs = append(stop.jobs, jobID)
+	}
+	for _, task := range te.taskSlotTable.AllTasks() {
+		task.FailExternally(cause)
+		stop.tasks = append(stop.tasks, task.Done())
+	}
+	return stop
+}
+
+// RequestSlot allocates a slot for a job and offers it to the job's
+// JobMaster (Flink's TaskExecutor#requestSlot).
+func (te *TaskExecutor) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
+	return te.callAsync(ctx, func() error {
+		return te.requestSlot(slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
+	})
+}
+
+func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
+	// Step m7 arrives here: the SlotManager matched one of our slots to the
+	// job's requirement (it records the step when it sends the request).
+	te.logger.Info(fmt.Sprintf("Receive slot request %s for job %s from resource manager with leader id %s.",
+		allocationID, jobID, rmID))
+	if !te.isConnectedToResourceManager(rmID) {
+		msg := fmt.Sprintf("TaskManager is not connected to the resource manager %s.", rmID)
+		te.logger.Debug(msg)
+		return newException(ErrTaskManager, nil, "%s", msg)
+	}
+
+	if err := te.taskSlotTable.AllocateSlot(slotID.SlotNumber, jobID, allocationID, profile); err != nil {
+		te.logger.Debug(fmt.Sprintf("Could not allocate slot for allocation id %s.", allocationID), "cause", err)
+		return err
+	}
+
+	job, known := te.jobTable[jobID]
+	if !known {
+		job = &jobTableEntry{id: jobID, jobMasterAddress: jobMasterAddress}
+		te.jobTable[jobID] = job
+	}
+	if !te.jobLeaderService.containsJob(jobID) {
+		// Find the job's JobMaster and register there; the slot is offered
+		// once that succeeds (jobManagerGainedLeadership).
+		if err := te.jobLeaderService.addJob(jobID); err != nil {
+			_, _ = te.taskSlotTable.FreeSlot(allocationID)
+			return newException(ErrTaskManager, err, "Could not create new job.")
+		}
+	}
+	if job.connection != nil {
+		te.internalOfferSlotsToJobManager(job)
+	}
+	return nil
+}
+
+// SubmitTask deploys a task into one of the job's slots (step m9; Flink's
+// TaskExecutor#submitTask).
+func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	return te.callAsync(ctx, func() error { return te.submitTask(tdd, jobMasterID) })
+}
+
+func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	jobID := tdd.JobID
+	job := te.jobTable[jobID]
+	if job == nil || job.connection == nil {
+		return te.rejectSubmission("Could not submit task because there is no JobManager associated for the job %s.", jobID)
+	}
+	conn := job.connection
+	if conn.jobMasterID != jobMasterID {
+		return te.rejectSubmission("Rejecting the task submission because the job manager leader id %s does not match the expected job manager leader id %s.",
+			jobMasterID, conn.jobMasterID)
+	}
+	if !te.taskSlotTable.TryMarkSlotActive(jobID, tdd.AllocationID) {
+		return te.rejectSubmission("No task slot allocated for job ID %s and allocation ID %s.", jobID, tdd.AllocationID)
+	}
+
+	task := taskmanager.NewTask(tdd, taskmanager.Deps{
+		BlobService: te.blobService(),
+		Shuffle:     te.deps.Shuffle,
+		Actions:     &taskManagerActions{taskExecutor: te, connection: conn},
+		Trace:       te.deps.Trace,
+		Logger:      te.cfg.Logger,
+	})
+
+	// Step m9: the JobMaster's deployment arrived and passed the checks.
+	received := fmt.Sprintf("Received task %s (%s), deploy into slot with allocation id %s.",
+		task.TaskNameWithSubtaskAndAttempt(), tdd.ExecutionAttemptID, tdd.AllocationID)
+	te.logger.Info(received)
+	te.deps.Trace.Emit(trace.M9, "JobMaster", "TaskExecutor", jobID, "%s", received)
+
+	if err := te.taskSlotTable.AddTask(task); err != nil {
+		if errors.Is(err, ErrDuplicateTask) {
+			return te.rejectSubmission("TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
+		}
+		return newException(ErrTaskSubmission, err, "Could not submit task.")
+	}
+	task.Start()
+	return nil
+}
+
+func (te *TaskExecutor) rejectSubmission(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	te.logger.Debug(msg)
+	return newException(ErrTaskSubmission, nil, "%s", msg)
+}
+
+// blobService returns the BlobCache as the tasks see it (nil stays a true
+// nil interface).
+func (te *TaskExecutor) blobService() taskmanager.PermanentBlobService {
+	if te.deps.BlobCache == nil {
+		return nil
+	}
+	return te.deps.BlobCache
+}
+
+// CancelTask cancels a task; its CANCELED state is reported when it has
+// stopped (Flink's TaskExecutor#cancelTask).
+func (te *TaskExecutor) CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error {
+	return te.callAsync(ctx, func() error {
+		task, ok := te.taskSlotTable.Task(attemptID)
+		if !ok {
+			msg := fmt.Sprintf("Cannot find task to stop for execution %s.", attemptID)
+			te.logger.Debug(msg)
+			return newException(ErrTask, nil, "%s", msg)
+		}
+		task.Cancel()
+		return nil
+	})
+}
+
+// FreeSlot frees a slot: its tasks are failed with cause, and once they
+// have stopped the slot is free and the ResourceManager is told (Flink's
+// TaskExecutor#freeSlot). Freeing an unknown allocation is not an error.
+func (te *TaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
+	cause = orUnknownCause(cause)
+	return te.callAsync(ctx, func() error {
+		te.freeSlotInternal(allocationID, cause)
+		return nil
+	})
+}
+
+// DisconnectJobManager is the JobMaster telling the TaskExecutor that it is
+// gone (or done with it). The job's tasks fail, its slots are freed and the
+// ResourceManager told, and the connection is forgotten.
+//
+// Differs from Flink: Flink only marks the slots inactive and reconnects to
+// the job's leader; the slots are freed later by taskmanager.slot.timeout,
+// which we do not have. So we free them at once.
+func (te *TaskExecutor) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
+	cause = orUnknownCause(cause)
+	return te.callAsync(ctx, func() error {
+		job := te.jobTable[jobID]
+		if job == nil || job.connection == nil {
+			return nil
+		}
+		te.disconnectJobManagerConnection(job, cause)
+		te.releaseJobResources(jobID, cause)
+		return nil
+	})
+}
+
+// callAsync runs a handler with no result on the main thread.
+func (te *TaskExecutor) callAsync(ctx context.Context, fn func() error) error {
+	_, err := rpc.CallAsync(ctx, te.Endpoint, func() (struct{}, error) { return struct{}{}, fn() })
+	return err
+}
+
+// askAck makes a call whose answer carries nothing, and hands its error to
+// then (if not nil) on the main thread.
+func (te *TaskExecutor) askAck(call func(ctx context.Context) error, then func(err error)) {
+	rpc.Ask(te.Endpoint, te.cfg.RPCTimeout,
+		func(ctx context.Context) (struct{}, error) { return struct{}{}, call(ctx) },
+		func(_ struct{}, err error) {
+			if then != nil {
+				then(err)
+			}
+		})
+}
+
+// Read-only views for tests and tools. Each runs on the main thread.
+
+// NumberOfFreeSlots returns how many slots are FREE.
+func (te *TaskExecutor) NumberOfFreeSlots(ctx context.Context) (int, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() (int, error) { return te.taskSlotTable.NumberOfFreeSlots(), nil })
+}
+
+// Slots returns a snapshot of every slot.
+func (te *TaskExecutor) Slots(ctx context.Context) ([]TaskSlot, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() ([]TaskSlot, error) { return te.taskSlotTable.Slots(), nil })
+}
+
+// Tasks returns the state of every task the TaskExecutor holds.
+func (te *TaskExecutor) Tasks(ctx context.Context) (map[api.ExecutionAttemptID]api.ExecutionState, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() (map[api.ExecutionAttemptID]api.ExecutionState, error) {
+		states := make(map[api.ExecutionAttemptID]api.ExecutionState)
+		for _, task := range te.taskSlotTable.AllTasks() {
+			states[task.ExecutionID()] = task.State()
+		}
+		return states, nil
+	})
+}
+
+// IsConnectedToResourceManager reports whether the TaskExecutor is
+// registered at a ResourceManager.
+func (te *TaskExecutor) IsConnectedToResourceManager(ctx context.Context) (bool, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() (bool, error) {
+		conn := te.resourceManagerConnection
+		return conn != nil && conn.established, nil
+	})
+}
+
+// IsConnectedToJobManager reports whether the TaskExecutor is registered
+// at the job's JobMaster.
+func (te *TaskExecutor) IsConnectedToJobManager(ctx context.Context, jobID api.JobID) (bool, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() (bool, error) {
+		job := te.jobTable[jobID]
+		return job != nil && job.connection != nil, nil
+	})
+}
+
+// leaderListenerFunc adapts a function to a LeaderRetrievalListener. The
+// HA services call it synchronously, so it must only hand the news to the
+// main thread.
+type leaderListenerFunc func(address string, sessionID api.LeaderSessionID)
+
+func (f leaderListenerFunc) NotifyLeaderAddress(address string, sessionID api.LeaderSessionID) {
+	f(address, sessionID)
+}

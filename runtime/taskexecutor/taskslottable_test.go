@@ -1,0 +1,176 @@
+package taskexecutor
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// fakePayload stands in for a Task in the slot table's tests.
+type fakePayload struct {
+	jobID        api.JobID
+	attemptID    api.ExecutionAttemptID
+	allocationID api.AllocationID
+}
+
+func (p fakePayload) JobID() api.JobID                    { return p.jobID }
+func (p fakePayload) ExecutionID() api.ExecutionAttemptID { return p.attemptID }
+func (p fakePayload) AllocationID() api.AllocationID      { return p.allocationID }
+
+func newAttemptID(subtask int) api.ExecutionAttemptID {
+	return api.ExecutionAttemptID{
+		ExecutionGraphID:  api.NewExecutionGraphID(),
+		ExecutionVertexID: api.ExecutionVertexID{JobVertexID: api.NewJobVertexID(), SubtaskIndex: subtask},
+	}
+}
+
+var slotProfile = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
+
+func newTable(slots int) *TaskSlotTable[fakePayload] {
+	return NewTaskSlotTable[fakePayload](slots, slotProfile, slog.New(slog.DiscardHandler))
+}
+
+func TestAllocateSlot(t *testing.T) {
+	jobA, jobB := api.NewJobID(), api.NewJobID()
+	alloc1, alloc2 := api.NewAllocationID(), api.NewAllocationID()
+
+	// Each case starts from a table of 2 slots in which slot 0 holds alloc1
+	// of jobA.
+	tests := []struct {
+		name    string
+		index   int
+		jobID   api.JobID
+		alloc   api.AllocationID
+		wantErr error
+		wantMsg string
+	}{
+		{name: "a free slot", index: 1, jobID: jobB, alloc: alloc2},
+		{name: "the same allocation again is idempotent", index: 0, jobID: jobA, alloc: alloc1},
+		{name: "a slot allocated to another allocation", index: 0, jobID: jobB, alloc: alloc2,
+			wantErr: ErrSlotOccupied, wantMsg: "The slot 0 has already been allocated for a different job."},
+		{name: "the same allocation for another slot", index: 1, jobID: jobA, alloc: alloc1,
+			wantErr: ErrSlotAllocation, wantMsg: "Slot with allocationId " + alloc1.String() + " already exist"},
+		{name: "an index out of range", index: 2, jobID: jobA, alloc: alloc2,
+			wantErr: ErrSlotAllocation, wantMsg: "Could not allocate slot"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := newTable(2)
+			require.NoError(t, table.AllocateSlot(0, jobA, alloc1, api.UnknownResourceProfile))
+
+			err := table.AllocateSlot(tt.index, tt.jobID, tt.alloc, api.UnknownResourceProfile)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.ErrorContains(t, err, tt.wantMsg)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, table.IsAllocated(tt.index, tt.jobID, tt.alloc))
+			slot, ok := table.Slot(tt.alloc)
+			require.True(t, ok)
+			assert.Equal(t, SlotAllocated, slot.State)
+			assert.Equal(t, slotProfile, slot.ResourceProfile, "an unknown profile takes the slot's default")
+		})
+	}
+}
+
+func TestSlotLifecycle(t *testing.T) {
+	table := newTable(2)
+	jobID, alloc := api.NewJobID(), api.NewAllocationID()
+	require.NoError(t, table.AllocateSlot(1, jobID, alloc, api.UnknownResourceProfile))
+	assert.Equal(t, 1, table.NumberOfFreeSlots())
+	assert.Len(t, table.AllocatedSlots(jobID), 1, "allocated, so it will be offered")
+
+	// A task cannot go into a slot its JobMaster has not accepted.
+	task := fakePayload{jobID: jobID, attemptID: newAttemptID(0), allocationID: alloc}
+	assert.ErrorIs(t, table.AddTask(task), ErrSlotNotActive)
+
+	// The JobMaster accepts the offer.
+	active, err := table.MarkSlotActive(alloc)
+	require.NoError(t, err)
+	assert.True(t, active)
+	assert.Empty(t, table.AllocatedSlots(jobID), "an active slot is not offered again")
+	assert.Equal(t, []api.AllocationID{alloc}, table.ActiveSlots(jobID))
+
+	require.NoError(t, table.AddTask(task))
+	assert.ErrorIs(t, table.AddTask(task), ErrDuplicateTask)
+	assert.Equal(t, []fakePayload{task}, table.Tasks(alloc))
+	assert.Equal(t, []fakePayload{task}, table.JobTasks(jobID))
+
+	// Freeing a slot with a task leaves it RELEASING until the task is gone.
+	_, err = table.FreeSlot(alloc)
+	assert.ErrorIs(t, err, ErrSlotNotEmpty)
+	slot, _ := table.Slot(alloc)
+	assert.Equal(t, SlotReleasing, slot.State)
+	assert.False(t, table.TryMarkSlotActive(jobID, alloc), "a releasing slot takes no more tasks")
+
+	removed, ok := table.RemoveTask(task.attemptID)
+	require.True(t, ok)
+	assert.Equal(t, task, removed)
+	index, err := table.FreeSlot(alloc)
+	require.NoError(t, err)
+	assert.Equal(t, 1, index)
+	assert.True(t, table.IsSlotFree(1))
+	assert.Equal(t, 2, table.NumberOfFreeSlots())
+	assert.Empty(t, table.AllocationIDsPerJob(jobID))
+
+	_, err = table.FreeSlot(alloc)
+	assert.ErrorIs(t, err, ErrSlotNotFound)
+	assert.ErrorContains(t, err, "Could not find slot for "+alloc.String()+".")
+}
+
+func TestTryMarkSlotActive(t *testing.T) {
+	jobID, otherJob := api.NewJobID(), api.NewJobID()
+	alloc := api.NewAllocationID()
+	tests := []struct {
+		name  string
+		jobID api.JobID
+		alloc api.AllocationID
+		want  bool
+	}{
+		{"the job's allocation", jobID, alloc, true},
+		{"another job", otherJob, alloc, false},
+		{"an unknown allocation", jobID, api.NewAllocationID(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := newTable(1)
+			require.NoError(t, table.AllocateSlot(0, jobID, alloc, api.UnknownResourceProfile))
+			assert.Equal(t, tt.want, table.TryMarkSlotActive(tt.jobID, tt.alloc))
+		})
+	}
+}
+
+func TestMarkSlotInactive(t *testing.T) {
+	table := newTable(1)
+	jobID, alloc := api.NewJobID(), api.NewAllocationID()
+	require.NoError(t, table.AllocateSlot(0, jobID, alloc, api.UnknownResourceProfile))
+	require.True(t, table.TryMarkSlotActive(jobID, alloc))
+
+	inactive, err := table.MarkSlotInactive(alloc)
+	require.NoError(t, err)
+	assert.True(t, inactive)
+	assert.Len(t, table.AllocatedSlots(jobID), 1, "an inactive slot is offered again")
+
+	_, err = table.MarkSlotInactive(api.NewAllocationID())
+	assert.ErrorIs(t, err, ErrSlotNotFound)
+}
+
+func TestCreateSlotReport(t *testing.T) {
+	table := newTable(2)
+	jobID, alloc := api.NewJobID(), api.NewAllocationID()
+	profile := api.ResourceProfile{CPUCores: 0.5, TaskHeapMiB: 256}
+	require.NoError(t, table.AllocateSlot(1, jobID, alloc, profile))
+
+	got := table.CreateSlotReport("tm-1")
+	want := gateway.SlotReport{
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 0}, ResourceProfile: slotProfile},
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 1}, ResourceProfile: profile, AllocationID: alloc, JobID: jobID},
+	}
+	assert.Equal(t, want, got)
+}
