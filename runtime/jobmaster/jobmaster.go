@@ -53,7 +53,7 @@ type JobMaster struct {
 	scheduler scheduler.SchedulerNG
 
 	rmRetriever    highavailability.LeaderRetrievalService
-	rmRegistration *registration.Registration[registeredResourceManager]
+	rmRegistration *registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.JobMasterRegistrationSuccess]
 	rm             *registeredResourceManager // nil until registered
 	declareBackoff time.Duration
 

@@ -35,30 +35,30 @@ func (jm *JobMaster) notifyOfNewResourceManagerLeader(address string, rmID api.R
 	jm.connectToResourceManager(address, rmID)
 }
 
-// connectToResourceManager registers at the ResourceManager (step m5),
-// retrying with Flink's backoff until it succeeds.
+// connectToResourceManager registers at the ResourceManager (step m5):
+// resolve its address, then RegisterJobMaster, retried with Flink's backoff
+// until it succeeds.
 func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceManagerID) {
 	jm.log.Info(fmt.Sprintf("Connecting to ResourceManager %s", address))
 	jobMasterID, jobID := jm.FencingToken(), jm.jobGraph.JobID
 	resourceID, jmAddress, svc := jm.resourceID, jm.address, jm.deps.RPC
 
-	jm.rmRegistration = &registration.Registration[registeredResourceManager]{
-		Owner:         jm.Endpoint,
-		TargetName:    "ResourceManager",
-		TargetAddress: address,
-		Config:        jm.cfg.Registration,
-		Logger:        jm.log,
-		Invoke: func(ctx context.Context) (registeredResourceManager, error) {
-			rm, err := rpc.Connect[gateway.ResourceManagerGateway](ctx, svc, address)
-			if err != nil {
-				return registeredResourceManager{}, err
-			}
-			if _, err := rm.RegisterJobMaster(ctx, rmID, jobMasterID, resourceID, jmAddress, jobID); err != nil {
-				return registeredResourceManager{}, err
-			}
-			return registeredResourceManager{address: address, id: rmID, gateway: rm}, nil
+	jm.rmRegistration = &registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.JobMasterRegistrationSuccess]{
+		Owner:          jm.Endpoint,
+		Logger:         jm.log,
+		TargetName:     "ResourceManager",
+		TargetAddress:  address,
+		Config:         jm.cfg.Registration,
+		ResolveTimeout: jm.cfg.RPCTimeout,
+		Resolve: func(ctx context.Context) (gateway.ResourceManagerGateway, error) {
+			return rpc.Connect[gateway.ResourceManagerGateway](ctx, svc, address)
 		},
-		OnSuccess: jm.establishResourceManagerConnection,
+		Invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.JobMasterRegistrationSuccess, error) {
+			return rm.RegisterJobMaster(ctx, rmID, jobMasterID, resourceID, jmAddress, jobID)
+		},
+		OnSuccess: func(rm gateway.ResourceManagerGateway, _ gateway.JobMasterRegistrationSuccess) {
+			jm.establishResourceManagerConnection(registeredResourceManager{address: address, id: rmID, gateway: rm})
+		},
 		OnRejection: func(err error) {
 			jm.log.Error("The ResourceManager should never reject a JobMaster registration.", "cause", err.Error())
 		},

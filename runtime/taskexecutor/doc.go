@@ -7,10 +7,10 @@
 //	TaskSlotState      → TaskSlotState          (FREE, ALLOCATED, ACTIVE, RELEASING)
 //	jobTableEntry      → JobTable.Job           (a job we hold slots for, and its JobMaster connection)
 //	jobLeaderService   → DefaultJobLeaderService (finds each job's leader and registers there)
-//	retryingRegistration → RetryingRegistration (registration with timeouts and pauses)
 //
 // The tasks themselves are runtime/taskmanager's. The lesson "TaskManager
-// and the slot model" teaches both packages.
+// and the slot model" teaches both packages. The registrations at the
+// ResourceManager and at each JobManager are registration.RetryingRegistration.
 //
 // # Lifecycle
 //
@@ -27,10 +27,11 @@
 //	RegisterTaskExecutor, retried ─► "Successful registration at resource manager <addr> under registration id <id>."
 //	SendSlotReport: every slot and whom it is allocated to (nobody yet)
 //
-// Registration retries as Flink's RetryingRegistration does: an attempt that
-// gets no answer is retried at once with double the timeout (100 ms up to
-// 30 s); a Failure answer pauses 30 s, any other error 10 s, and starts over;
-// a Rejection stops. nextRegistrationAttempt is that rule as a pure function.
+// Registration retries as Flink's RetryingRegistration does (package
+// registration): the address is resolved first; an attempt that gets no
+// answer is retried at once with double the timeout (100 ms up to 30 s); a
+// Failure answer pauses 30 s, any other error 10 s, and starts over; a
+// Rejection stops. registration.NextAttempt is that rule as a pure function.
 //
 // Then, for each slot of a job:
 //

@@ -9,6 +9,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 )
 
@@ -34,7 +35,7 @@ type jobLeaderService struct {
 	ha         highavailability.Services
 	rpcService rpc.Service
 	location   gateway.TaskManagerLocation // who we are, for RegisterTaskManager
-	config     RetryingRegistrationConfig
+	config     registration.Config
 	rpcTimeout time.Duration
 	listener   jobLeaderListener
 	jobs       map[api.JobID]*jobManagerLeaderListener
@@ -47,7 +48,7 @@ type jobManagerLeaderListener struct {
 	retrieval    highavailability.LeaderRetrievalService
 	stopped      bool
 	jobMasterID  api.JobMasterID // the leader we are registering or registered at
-	registration *retryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]
+	registration *registration.RetryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]
 }
 
 // containsJob reports whether the job's leader is being watched.
@@ -120,33 +121,33 @@ func (s *jobLeaderService) openRPCConnectionTo(l *jobManagerLeaderListener, addr
 	l.jobMasterID = jobMasterID
 	s.logger.Info(fmt.Sprintf("Try to register at job manager %s with leader id %s.", address, jobMasterID))
 	jobID := l.jobID
-	l.registration = &retryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]{
-		owner:          s.owner,
-		logger:         s.logger,
-		targetName:     "JobManager",
-		targetAddress:  address,
-		config:         s.config,
-		resolveTimeout: s.rpcTimeout,
-		resolve: func(ctx context.Context) (gateway.JobMasterGateway, error) {
+	l.registration = &registration.RetryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]{
+		Owner:          s.owner,
+		Logger:         s.logger,
+		TargetName:     "JobManager",
+		TargetAddress:  address,
+		Config:         s.config,
+		ResolveTimeout: s.rpcTimeout,
+		Resolve: func(ctx context.Context) (gateway.JobMasterGateway, error) {
 			return rpc.Connect[gateway.JobMasterGateway](ctx, s.rpcService, address)
 		},
-		invoke: func(ctx context.Context, jm gateway.JobMasterGateway) (gateway.JMTMRegistrationSuccess, error) {
+		Invoke: func(ctx context.Context, jm gateway.JobMasterGateway) (gateway.JMTMRegistrationSuccess, error) {
 			return jm.RegisterTaskManager(ctx, jobMasterID, jobID, s.location)
 		},
-		onSuccess: func(jm gateway.JobMasterGateway, success gateway.JMTMRegistrationSuccess) {
+		OnSuccess: func(jm gateway.JobMasterGateway, success gateway.JMTMRegistrationSuccess) {
 			s.logger.Info(fmt.Sprintf("Successful registration at job manager %s for job %s.", address, jobID))
 			s.listener.jobManagerGainedLeadership(jobID, jm, jobMasterID, address, success)
 		},
-		onRejection: func(err error) {
+		OnRejection: func(err error) {
 			s.listener.jobManagerRejectedRegistration(jobID, address, err)
 		},
 	}
-	l.registration.start()
+	l.registration.Start()
 }
 
 func (l *jobManagerLeaderListener) closeRegistration() {
 	if l.registration != nil {
-		l.registration.cancel()
+		l.registration.Cancel()
 		l.registration = nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 )
 
@@ -142,7 +143,7 @@ func (te *TaskExecutor) handleAcceptedSlotOffers(conn *jobManagerConnection, off
 		return
 	}
 	if err != nil {
-		if classifyRegistrationError(err) == registrationTimedOut {
+		if registration.Classify(err) == registration.TimedOut {
 			te.logger.Info("Slot offering to JobManager did not finish in time. Retrying the slot offering.")
 			if job := te.jobTable[jobID]; job != nil && job.connection != nil {
 				te.internalOfferSlotsToJobManager(job)

@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 )
 
@@ -25,7 +26,7 @@ func (a resourceManagerAddress) String() string { return fmt.Sprintf("%s(%s)", a
 // EstablishedResourceManagerConnection in one).
 type resourceManagerConnection struct {
 	resourceManagerAddress
-	registration *retryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]
+	registration *registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]
 
 	// Set when the registration succeeded.
 	established               bool
@@ -66,37 +67,37 @@ func (te *TaskExecutor) connectToResourceManager() {
 	leader := *te.resourceManagerAddress
 	te.logger.Info(fmt.Sprintf("Connecting to ResourceManager %s.", leader))
 
-	registration := gateway.TaskExecutorRegistration{
+	taskExecutorRegistration := gateway.TaskExecutorRegistration{
 		ResourceID:                 te.cfg.ResourceID,
 		TaskExecutorAddress:        te.address,
 		NumberOfSlots:              te.cfg.NumberOfSlots,
 		DefaultSlotResourceProfile: te.cfg.DefaultSlotProfile,
 	}
 	conn := &resourceManagerConnection{resourceManagerAddress: leader}
-	conn.registration = &retryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]{
-		owner:          te.Endpoint,
-		logger:         te.logger,
-		targetName:     "ResourceManager",
-		targetAddress:  leader.address,
-		config:         te.cfg.Registration,
-		resolveTimeout: te.cfg.RPCTimeout,
-		resolve: func(ctx context.Context) (gateway.ResourceManagerGateway, error) {
+	conn.registration = &registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]{
+		Owner:          te.Endpoint,
+		Logger:         te.logger,
+		TargetName:     "ResourceManager",
+		TargetAddress:  leader.address,
+		Config:         te.cfg.Registration,
+		ResolveTimeout: te.cfg.RPCTimeout,
+		Resolve: func(ctx context.Context) (gateway.ResourceManagerGateway, error) {
 			return rpc.Connect[gateway.ResourceManagerGateway](ctx, te.deps.RPC, leader.address)
 		},
-		invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.TaskExecutorRegistrationSuccess, error) {
-			return rm.RegisterTaskExecutor(ctx, leader.rmID, registration)
+		Invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.TaskExecutorRegistrationSuccess, error) {
+			return rm.RegisterTaskExecutor(ctx, leader.rmID, taskExecutorRegistration)
 		},
-		onSuccess: func(rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
+		OnSuccess: func(rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
 			te.onResourceManagerRegistrationSuccess(conn, rm, success)
 		},
-		onRejection: func(err error) {
+		OnRejection: func(err error) {
 			// Flink treats this as a fatal error of the TaskExecutor.
 			te.logger.Error(fmt.Sprintf("The TaskExecutor's registration at the ResourceManager %s has been rejected: %v",
 				leader.address, err))
 		},
 	}
 	te.resourceManagerConnection = conn
-	conn.registration.start()
+	conn.registration.Start()
 }
 
 func (te *TaskExecutor) onResourceManagerRegistrationSuccess(conn *resourceManagerConnection,
@@ -136,7 +137,7 @@ func (te *TaskExecutor) closeResourceManagerConnection(cause error) {
 		return
 	}
 	te.resourceManagerConnection = nil
-	conn.registration.cancel()
+	conn.registration.Cancel()
 	if !conn.established {
 		te.logger.Info(fmt.Sprintf("Terminating registration attempts towards ResourceManager %s.", conn.address))
 		return

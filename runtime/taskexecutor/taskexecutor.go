@@ -14,6 +14,7 @@ import (
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/network"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/taskmanager"
 	"flinklab/runtime/trace"
@@ -36,7 +37,7 @@ type Config struct {
 	RPCTimeout time.Duration
 	// Registration is how registrations at the ResourceManager and the
 	// JobManagers are retried (Flink's cluster.registration.* defaults).
-	Registration RetryingRegistrationConfig
+	Registration registration.Config
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -106,7 +107,6 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	if cfg.RPCTimeout <= 0 {
 		cfg.RPCTimeout = DefaultRPCTimeout
 	}
-	cfg.Registration = registrationConfigWithDefaults(cfg.Registration)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -220,7 +220,7 @@ func (te *TaskExecutor) onStop() shutdown {
 		_ = te.resourceManagerLeaderRetriever.Stop()
 	}
 	if conn := te.resourceManagerConnection; conn != nil {
-		conn.registration.cancel()
+		conn.registration.Cancel()
 		if conn.established {
 			stop.resourceManager, stop.resourceManagerID = conn.gateway, conn.rmID
 		}
