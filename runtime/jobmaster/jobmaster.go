@@ -172,42 +172,58 @@ func (jm *JobMaster) taskExecutor(id api.ResourceID) (gateway.TaskExecutorGatewa
 	return tm.gateway, ok
 }
 
-// jobReachedGloballyTerminalState returns the job's slots, disconnects from
-// the ResourceManager and then reports the result to the runner.
+// jobReachedGloballyTerminalState returns the job's slots and then reports
+// the result to the runner. The order matters: first the JobMaster
+// disconnects from the ResourceManager, which clears the job's resource
+// requirements; only then are the slots freed at their TaskExecutors. Freed
+// the other way round, a slot could come back to the SlotManager while the
+// job still asked for it, and be allocated to the finished job again.
 func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExecutionGraph) {
 	if jm.completed {
 		return
 	}
 	jm.completed = true
-	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
+	slots := jm.slotPool.ReleaseAllSlots()
+	jm.slotPool.DisconnectResourceManager()
 
-	calls := 0
-	finished := func(struct{}, error) {
-		calls--
-		if calls == 0 {
-			jm.onComplete(final)
-		}
+	rm := jm.rm
+	if rm == nil {
+		jm.freeSlots(slots, final)
+		return
 	}
-	for _, slot := range jm.slotPool.ReleaseAllSlots() {
+	jobID, state := jm.jobGraph.JobID, final.State
+	rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
+	}, func(_ struct{}, err error) {
+		if err != nil {
+			jm.log.Warn(fmt.Sprintf("Could not disconnect job %s from the ResourceManager.", jobID), "cause", err.Error())
+		}
+		jm.freeSlots(slots, final)
+	})
+}
+
+// freeSlots frees the job's slots at their TaskExecutors and, once every
+// TaskExecutor has answered, hands the final graph to the runner.
+func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.ArchivedExecutionGraph) {
+	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
+	pending := 0
+	for _, slot := range slots {
 		tm, ok := jm.taskManagers[slot.TaskManager.ResourceID]
 		if !ok {
 			continue
 		}
+		pending++
 		allocationID := slot.AllocationID
-		calls++
 		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, tm.gateway.FreeSlot(ctx, allocationID, cause)
-		}, finished)
+		}, func(struct{}, error) {
+			pending--
+			if pending == 0 {
+				jm.onComplete(final)
+			}
+		})
 	}
-	if rm := jm.rm; rm != nil {
-		calls++
-		jobID, state := jm.jobGraph.JobID, final.State
-		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
-		}, finished)
-		jm.slotPool.DisconnectResourceManager()
-	}
-	if calls == 0 {
+	if pending == 0 {
 		jm.onComplete(final)
 	}
 }

@@ -45,7 +45,8 @@ func benchmarkSubmitToRunning(b *testing.B, delay time.Duration) {
 		b.Fatal(err)
 	}
 	defer cluster.Close()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	waitForFreeSlots(b, cluster, 4)
 
 	jar := numbers.Jar()
@@ -75,7 +76,7 @@ func benchmarkSubmitToRunning(b *testing.B, delay time.Duration) {
 			b.Fatal(err)
 		}
 		if result, err := cluster.RequestJobResult(ctx, job.JobID); err != nil || result.JobStatus != api.JobCanceled {
-			b.Fatalf("cancel: %v %v", result.JobStatus, err)
+			b.Fatalf("cancel: %v %v %s", result.JobStatus, err, result.FailureCause)
 		}
 		waitForFreeSlots(b, cluster, 4)
 		b.StartTimer()
@@ -87,7 +88,12 @@ func benchmarkSubmitToRunning(b *testing.B, delay time.Duration) {
 // waitForFreeSlots waits until the ResourceManager counts n free slots
 // (benchmarks only: tests use synctest.Wait instead).
 func waitForFreeSlots(b *testing.B, cluster *MiniCluster, n int) {
+	deadline := time.Now().Add(10 * time.Second)
 	for {
+		if time.Now().After(deadline) {
+			free, _ := cluster.ResourceManager().NumberOfFreeSlots(context.Background())
+			b.Fatalf("%d slots free after 10 s, want %d", free, n)
+		}
 		free, err := cluster.ResourceManager().NumberOfFreeSlots(context.Background())
 		if err != nil {
 			b.Fatal(err)

@@ -101,6 +101,7 @@ func TestJobRunsFromSubmissionToFinished(t *testing.T) {
 		assert.Equal(t, squares(1000), collector.Values())
 
 		// Its states went INITIALIZING → CREATED → RUNNING → FINISHED.
+		synctest.Wait() // the Dispatcher logs the terminal state on its own main thread
 		final, err := cluster.Dispatcher().RequestJob(context.Background(), jobID)
 		require.NoError(t, err)
 		var statuses []api.JobStatus
@@ -120,7 +121,6 @@ func TestJobRunsFromSubmissionToFinished(t *testing.T) {
 		assertEveryTaskWentThroughM9ToM11(t, events, 12) // 3 vertices × parallelism 4
 
 		// Every slot is free again.
-		synctest.Wait()
 		assert.Equal(t, 4, freeSlots(t, cluster))
 	})
 }

@@ -185,6 +185,18 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 	if e.State() == state.State || e.State().IsTerminal() {
 		return nil // a late or repeated report
 	}
+	if e.State() == api.ExecutionCanceling {
+		// The JobMaster asked the task to cancel while this report was on
+		// its way. INITIALIZING and RUNNING are overtaken by the cancel; a
+		// task that finished anyway counts as canceled (Flink's Execution
+		// does the same when a report crosses a cancel call).
+		switch state.State {
+		case api.ExecutionInitializing, api.ExecutionRunning:
+			return nil
+		case api.ExecutionFinished:
+			state.State = api.ExecutionCanceled
+		}
+	}
 	if state.State == api.ExecutionFailed {
 		s.markFailed(e, state.FailureCause)
 		return nil

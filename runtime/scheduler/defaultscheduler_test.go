@@ -306,3 +306,32 @@ func TestUnknownAttemptIsAnError(t *testing.T) {
 		assert.ErrorContains(t, err, "was not found.")
 	})
 }
+
+func TestReportsCrossingACancelDoNotFailTheJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		require.Len(t, deployed, 2)
+
+		h.onMain(h.scheduler.Cancel) // both tasks are DEPLOYING here: → CANCELING
+		synctest.Wait()
+		// The TaskExecutor had sent these before it saw the cancel.
+		h.report(deployed[0], api.ExecutionInitializing, nil)
+		h.report(deployed[0], api.ExecutionRunning, nil)
+		h.report(deployed[1], api.ExecutionInitializing, nil)
+		h.report(deployed[1], api.ExecutionRunning, nil)
+		h.report(deployed[1], api.ExecutionFinished, nil)
+		assert.Equal(t, api.JobCancelling, h.jobStatus())
+
+		h.report(deployed[0], api.ExecutionCanceled, nil)
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobCanceled, state, "not FAILED: the reports lost the race with the cancel")
+		for _, v := range h.final.Vertices {
+			assert.Equal(t, api.ExecutionCanceled, v.Subtasks[0].State, v.Name)
+		}
+	})
+}

@@ -49,6 +49,7 @@ func (e Event) String() string {
 type Recorder struct {
 	mu      sync.Mutex
 	events  []Event
+	byJob   map[api.JobID][]Event
 	changed chan struct{} // made by Await, closed by the next Emit
 }
 
@@ -65,6 +66,10 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
+	if r.byJob == nil {
+		r.byJob = make(map[api.JobID][]Event)
+	}
+	r.byJob[job] = append(r.byJob[job], e)
 	if r.changed != nil {
 		close(r.changed)
 		r.changed = nil
@@ -115,13 +120,12 @@ func (r *Recorder) Events() []Event {
 
 // JobEvents returns the events of one job, in order.
 func (r *Recorder) JobEvents(job api.JobID) []Event {
-	var out []Event
-	for _, e := range r.Events() {
-		if e.JobID == job {
-			out = append(out, e)
-		}
+	if r == nil {
+		return nil
 	}
-	return out
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.byJob[job])
 }
 
 // Steps returns the step of each event, in order: handy in tests.
