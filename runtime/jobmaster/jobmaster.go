@@ -155,16 +155,57 @@ func (jm *JobMaster) startJobExecution() {
 // as it is: its runner reports it SUSPENDED.
 func (jm *JobMaster) Close() error {
 	jm.deps.RPC.Unregister(jm.address)
+
+	// A job that is not globally terminal is suspended: the ResourceManager
+	// keeps its requirements (another JobMaster may take the job over) and
+	// its slots go back to their TaskExecutors, as Flink's onStop does.
+	// These calls are made from the caller's goroutine, bounded by the RPC
+	// timeout; the main thread only hands over what to release.
+	type suspension struct {
+		rm    *registeredResourceManager
+		slots []slotpool.PhysicalSlot
+		tms   map[api.ResourceID]registeredTaskManager
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), jm.cfg.RPCTimeout)
+	defer cancel()
+	s, err := rpc.CallAsync(ctx, jm.Endpoint, func() (suspension, error) {
+		jm.stopResourceManagerConnection()
+		if jm.completed {
+			return suspension{}, nil
+		}
+		jm.completed = true
+		s := suspension{rm: jm.rm, slots: jm.slotPool.ReleaseAllSlots(), tms: jm.taskManagers}
+		jm.rm = nil
+		return s, nil
+	})
+	if err == nil {
+		cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
+		if s.rm != nil {
+			_ = s.rm.gateway.DisconnectJobManager(ctx, s.rm.id, jm.jobGraph.JobID, api.JobSuspended, cause)
+		}
+		for _, slot := range s.slots {
+			if tm, ok := s.tms[slot.TaskManager.ResourceID]; ok {
+				_ = tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
+			}
+		}
+	}
 	jm.Endpoint.Close(func() {
-		if jm.rmRetriever != nil {
-			_ = jm.rmRetriever.Stop()
-		}
-		if jm.rmRegistration != nil {
-			jm.rmRegistration.Cancel()
-		}
 		jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
 	})
 	return nil
+}
+
+// stopResourceManagerConnection stops looking for and registering at the
+// ResourceManager. Main thread only.
+func (jm *JobMaster) stopResourceManagerConnection() {
+	if jm.rmRetriever != nil {
+		_ = jm.rmRetriever.Stop()
+		jm.rmRetriever = nil
+	}
+	if jm.rmRegistration != nil {
+		jm.rmRegistration.Cancel()
+		jm.rmRegistration = nil
+	}
 }
 
 func (jm *JobMaster) taskExecutor(id api.ResourceID) (gateway.TaskExecutorGateway, bool) {
@@ -183,6 +224,7 @@ func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExec
 		return
 	}
 	jm.completed = true
+	jm.stopResourceManagerConnection() // a registration still retrying must not succeed now
 	slots := jm.slotPool.ReleaseAllSlots()
 	jm.slotPool.DisconnectResourceManager()
 
@@ -191,8 +233,9 @@ func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExec
 		jm.freeSlots(slots, final)
 		return
 	}
+	jm.rm = nil // no more declarations
 	jobID, state := jm.jobGraph.JobID, final.State
-	rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
 	}, func(_ struct{}, err error) {
 		if err != nil {

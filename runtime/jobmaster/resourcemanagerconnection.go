@@ -54,6 +54,7 @@ func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceM
 			return rpc.Connect[gateway.ResourceManagerGateway](ctx, svc, address)
 		},
 		Invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.JobMasterRegistrationSuccess, error) {
+			// Step m5: registerJobMaster (the ResourceManager records the step).
 			return rm.RegisterJobMaster(ctx, rmID, jobMasterID, resourceID, jmAddress, jobID)
 		},
 		OnSuccess: func(rm gateway.ResourceManagerGateway, _ gateway.JobMasterRegistrationSuccess) {
@@ -74,18 +75,24 @@ func (jm *JobMaster) establishResourceManagerConnection(rm registeredResourceMan
 	jm.slotPool.ConnectToResourceManager(jm.declareResourceRequirements)
 }
 
-// declareResourceRequirements sends the slot pool's requirements (step m6
-// is recorded by the ResourceManager on receipt). A failed declaration is
-// sent again with exponential backoff from 1 ms to 10 s, as Flink's
-// DefaultDeclareResourceRequirementServiceConnectionManager does, as long
-// as it is still the latest.
+// resourceManagerLane orders the JobMaster's messages to the
+// ResourceManager: declarations, then the final disconnect.
+const resourceManagerLane = "resourcemanager"
+
+// declareResourceRequirements sends the slot pool's requirements. A failed
+// declaration is sent again with exponential backoff from 1 ms to 10 s, as
+// Flink's DefaultDeclareResourceRequirementServiceConnectionManager does, as
+// long as it is still the latest. Declarations go out in order (one lane),
+// so an older one can never overtake a newer one.
 func (jm *JobMaster) declareResourceRequirements(req gateway.ResourceRequirements) {
 	rm := jm.rm
 	if rm == nil {
 		return
 	}
 	jobMasterID := jm.FencingToken()
-	rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	// Step m6: declare the job's resource requirements (the ResourceManager
+	// records the step on receipt).
+	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, rm.gateway.DeclareRequiredResources(ctx, rm.id, jobMasterID, req)
 	}, func(_ struct{}, err error) {
 		if err == nil {
