@@ -17,8 +17,9 @@ vet:
 
 # bench: the benchmarks, a few runs each (compare runs with benchstat).
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=5 ./...
+	$(GO) test -run='^$$' -bench=. -benchmem -count=5 $$(go list ./... | grep -v /runtime/minicluster)
+	$(GO) test -run='^$$' -bench=SubmitToRunning -benchtime=200x -count=5 ./runtime/minicluster/
 
 # lint: formatting and vet.
 lint: vet
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -8,16 +8,17 @@ import (
 // JobStatus is the lifecycle of a job as the JobManager sees it. The names
 // and their order are Flink's (org.apache.flink.api.common.JobStatus).
 //
-//	INITIALIZING ─────────────────────────────► FAILED    the JobMaster could not start
-//	     │ (the JobMaster built the ExecutionGraph)
-//	     ▼
+//	INITIALIZING ──────────────────────────────► FAILED     the JobMaster could not start
+//	     │     └───────────────────────────────► CANCELED   cancelled before it started
+//	     ▼ (the JobMaster built the ExecutionGraph)
 //	  CREATED ──► RUNNING ──► FINISHED
 //	               │  ▲
 //	               ▼  │
-//	            RESTARTING                              a failover waits out its delay
+//	            RESTARTING                                   a failover waits out its delay
 //
-//	CREATED | RUNNING | RESTARTING ──► FAILING ──► FAILED
 //	CREATED | RUNNING | RESTARTING ──► CANCELLING ──► CANCELED
+//	CREATED | RUNNING | RESTARTING | CANCELLING ──► FAILING ──► FAILED
+//	RECONCILING ──► RUNNING | FAILING | CANCELLING          a new JobMaster found running tasks
 //
 // Any state that is not terminal may also move to SUSPENDED, when the
 // JobMaster loses leadership. FINISHED, CANCELED and FAILED are globally
@@ -95,8 +96,8 @@ var jobTransitions = map[JobStatus][]JobStatus{
 	JobInitializing: {JobCreated, JobFailed, JobCanceled},
 	JobCreated:      {JobRunning, JobFailing, JobCancelling},
 	JobRunning:      {JobFinished, JobFailing, JobCancelling, JobRestarting},
-	JobRestarting:   {JobRunning, JobFailing, JobCancelling, JobCanceled},
-	JobFailing:      {JobFailed, JobRestarting},
+	JobRestarting:   {JobRunning, JobFailing, JobCancelling},
+	JobFailing:      {JobFailed},
 	JobCancelling:   {JobCanceled, JobFailing},
 	JobReconciling:  {JobRunning, JobFailing, JobCancelling},
 }

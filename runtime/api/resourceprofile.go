@@ -1,6 +1,9 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // ResourceProfile describes what a slot offers or what a requirement needs.
 // Flink's profile has more dimensions (task heap, task off-heap, network and
@@ -31,9 +34,26 @@ func (p ResourceProfile) IsMatching(required ResourceProfile) bool {
 	return p.CPUCores >= required.CPUCores && p.TaskHeapMiB >= required.TaskHeapMiB
 }
 
+// String prints the profile as Flink's ResourceProfile#toString does, so
+// log lines read like a real JobManager's.
 func (p ResourceProfile) String() string {
 	if p.IsUnknown() {
 		return "ResourceProfile{UNKNOWN}"
 	}
-	return fmt.Sprintf("ResourceProfile{cpuCores=%g, taskHeapMemory=%d mb}", p.CPUCores, p.TaskHeapMiB)
+	return fmt.Sprintf("ResourceProfile{cpuCores=%s, taskHeapMemory=%s}",
+		strconv.FormatFloat(p.CPUCores, 'f', -1, 64), memorySize(int64(p.TaskHeapMiB)<<20))
+}
+
+// memorySize prints bytes as Flink's MemorySize#toString does, e.g.
+// "384.000mb (402653184 bytes)".
+func memorySize(bytes int64) string {
+	const mib, gib = 1 << 20, 1 << 30
+	switch {
+	case bytes >= gib:
+		return fmt.Sprintf("%.3fgb (%d bytes)", float64(bytes)/gib, bytes)
+	case bytes >= mib:
+		return fmt.Sprintf("%.3fmb (%d bytes)", float64(bytes)/mib, bytes)
+	default:
+		return fmt.Sprintf("%d bytes", bytes)
+	}
 }

@@ -342,7 +342,9 @@ func TestResourceProfileString(t *testing.T) {
 	assert.Equal(t, "ResourceProfile{UNKNOWN}", api.UnknownResourceProfile.String())
 	assert.True(t, api.ResourceProfile{}.IsUnknown())
 	got := api.ResourceProfile{CPUCores: 1.5, TaskHeapMiB: 256}.String()
-	assert.Equal(t, "ResourceProfile{cpuCores=1.5, taskHeapMemory=256 mb}", got)
+	assert.Equal(t, "ResourceProfile{cpuCores=1.5, taskHeapMemory=256.000mb (268435456 bytes)}", got)
+	got = api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 2048}.String()
+	assert.Equal(t, "ResourceProfile{cpuCores=2, taskHeapMemory=2.000gb (2147483648 bytes)}", got)
 }
 
 func TestCheckTaskTransitionAllowsATaskToSkipScheduled(t *testing.T) {

@@ -98,6 +98,7 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.log = c.log.With("logger", "PermanentBlobCache")
 	return c, nil
 }
 

@@ -67,6 +67,7 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.log = s.log.With("logger", "BlobServer")
 	s.log.Info(fmt.Sprintf("Started BLOB server at %s - max concurrent requests: %d - max backlog: %d",
 		s.address, defaultFetchNumConcurrent, defaultFetchBacklog),
 		"storageDir", s.storageDir)

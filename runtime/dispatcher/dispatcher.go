@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -42,6 +43,10 @@ type Dispatcher struct {
 
 	runners  map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
 	archived map[api.JobID]*gateway.ArchivedExecutionGraph
+
+	background sync.WaitGroup // runner watchers and cleanups; Close waits for them
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 var _ gateway.DispatcherGateway = (*Dispatcher)(nil)
@@ -77,22 +82,26 @@ func (d *Dispatcher) Start() error {
 	return nil
 }
 
-// Close closes every runner (jobs still running are suspended) and stops
-// the Dispatcher.
+// Close closes every runner (jobs still running are suspended), waits for
+// cleanups in progress and stops the Dispatcher. Closing twice is fine.
 func (d *Dispatcher) Close() error {
-	d.deps.RPC.Unregister(d.address)
-	runners, err := rpc.CallAsync(context.Background(), d.Endpoint, func() ([]jobmanager.JobManagerRunner, error) {
-		out := make([]jobmanager.JobManagerRunner, 0, len(d.runners))
-		for _, r := range d.runners {
-			out = append(out, r)
+	d.closeOnce.Do(func() {
+		d.deps.RPC.Unregister(d.address)
+		runners, err := rpc.CallAsync(context.Background(), d.Endpoint, func() ([]jobmanager.JobManagerRunner, error) {
+			out := make([]jobmanager.JobManagerRunner, 0, len(d.runners))
+			for _, r := range d.runners {
+				out = append(out, r)
+			}
+			return out, nil
+		})
+		for _, r := range runners {
+			_ = r.Close()
 		}
-		return out, nil
+		d.Endpoint.Close(nil)
+		d.background.Wait()
+		d.closeErr = err
 	})
-	for _, r := range runners {
-		_ = r.Close()
-	}
-	d.Endpoint.Close(nil)
-	return err
+	return d.closeErr
 }
 
 // SubmitJob submits a job (step m3); see the package doc for the checks.
@@ -154,7 +163,7 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
 		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
 		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
 	}
-	d.deps.Trace.Emit(trace.M3, "REST", "Dispatcher", jobID,
+	d.deps.Trace.Emit(trace.M3, "Client", "Dispatcher", jobID,
 		"submitJob '%s': JobGraph validated and persisted in the JobGraphStore", g.Name)
 	runner, err := d.deps.CreateJobManagerRunner(g)
 	if err == nil {
@@ -172,13 +181,13 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
 	}
 	d.runners[jobID] = runner
 
-	go func() {
+	d.background.Go(func() {
 		select {
 		case <-runner.Done():
 			d.RunAsync(func() { d.jobManagerRunnerFinished(runner) })
 		case <-d.Context().Done(): // the Dispatcher stopped first
 		}
-	}()
+	})
 	return nil
 }
 
@@ -207,7 +216,7 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 
 	// Global cleanup runs off the main thread: closing the runner waits for
 	// its JobMaster to stop.
-	go func() {
+	d.background.Go(func() {
 		closeErr := runner.Close()
 		removeErr := d.deps.JobGraphStore.RemoveJobGraph(jobID)
 		d.RunAsync(func() {
@@ -218,7 +227,7 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 			}
 			_ = d.deps.JobResultStore.MarkResultAsClean(jobID)
 		})
-	}()
+	})
 }
 
 func jobResultOf(g *gateway.ArchivedExecutionGraph) api.JobResult {

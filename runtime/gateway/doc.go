@@ -15,10 +15,14 @@
 //
 // # Fencing tokens
 //
-// The JobMaster and the ResourceManager are fenced: every method of their
-// gateways takes the receiver's fencing token (api.JobMasterID,
-// api.ResourceManagerID) as its first argument after ctx, and the receiver
-// rejects a stale token before doing anything else (rpc.ErrFencingTokenMismatch).
+// The JobMaster and the ResourceManager are fenced: every method other
+// components call on their gateways takes the receiver's fencing token
+// (api.JobMasterID, api.ResourceManagerID) as its first argument after ctx,
+// and the receiver rejects a stale token before doing anything else
+// (rpc.ErrFencingTokenMismatch). The exceptions are the JobMaster's
+// RequestJobStatus, RequestJob and Cancel: only the job's own
+// JobManagerRunner calls them, in the same process, on the JobMaster it
+// created for its current leadership.
 // The TaskExecutor is not fenced, but SubmitTask and RequestSlot carry the
 // sender's token and the TaskExecutor checks it, as Flink does.
 //

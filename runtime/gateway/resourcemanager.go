@@ -93,6 +93,12 @@ type ResourceRequirement struct {
 	NumberOfRequiredSlots int                 `json:"numberOfRequiredSlots"`
 }
 
+// String prints the requirement as Flink's ResourceRequirement#toString does.
+func (r ResourceRequirement) String() string {
+	return fmt.Sprintf("ResourceRequirement{resourceProfile=%s, numberOfRequiredSlots=%d}",
+		r.ResourceProfile, r.NumberOfRequiredSlots)
+}
+
 // TotalSlots returns how many slots the requirements ask for in all.
 func (r ResourceRequirements) TotalSlots() int {
 	n := 0

@@ -145,13 +145,16 @@ func (r *JobMasterServiceLeadershipRunner) RevokeLeadership() {
 	r.session, r.jobMaster = api.LeaderSessionID{}, nil
 	r.mu.Unlock()
 	if jm != nil {
+		// Closing waits for the JobMaster's main thread; a contender must not
+		// block the election, so it happens on a goroutine of its own.
 		r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s lost leadership. Stopping the JobMaster.", r.JobID()))
-		_ = jm.Close()
+		r.wg.Go(func() { _ = jm.Close() })
 	}
 }
 
-// Step m4: leadership granted → JobMaster created (its ExecutionGraph and
-// scheduler built) → JobMaster started.
+// startJobMasterServiceProcess creates and starts the JobMaster of one
+// leadership session (Flink's startJobMasterServiceProcessAsync and
+// createNewJobMasterServiceProcess).
 func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session api.LeaderSessionID) {
 	jobID, jobName := r.JobID(), r.cfg.JobGraph.Name
 	if r.cfg.JobResultStore.HasJobResultEntry(jobID) {
@@ -162,6 +165,8 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	}
 	r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was granted leadership with leader id %s. Creating new JobMasterServiceProcess.", jobID, session))
 
+	// Step m4: leadership granted → JobMaster created (its ExecutionGraph
+	// and scheduler built) → JobMaster started.
 	jobMaster, err := r.cfg.JobMasterFactory(api.JobMasterID(session), func(g *gateway.ArchivedExecutionGraph) {
 		r.complete(JobManagerRunnerResult{ExecutionGraph: r.withInitializationTimestamp(g)})
 	})
@@ -170,28 +175,38 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		return
 	}
 
+	if r.isStale(session) { // closed, cancelled or deposed while the JobMaster was being built
+		_ = jobMaster.Close()
+		return
+	}
+	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
+		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, jobName)
+	if err := jobMaster.Start(); err != nil {
+		_ = jobMaster.Close()
+		r.failInitialization(err)
+		return
+	}
+	// Only a started JobMaster is published: every request the runner
+	// forwards to it then finds it running.
 	r.mu.Lock()
 	stale := r.closed || r.cancelled || r.session != session
 	if !stale {
 		r.jobMaster = jobMaster
 	}
 	r.mu.Unlock()
-	if stale { // closed, cancelled or deposed while the JobMaster was being built
+	if stale {
 		_ = jobMaster.Close()
-		return
-	}
-
-	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
-		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, jobName)
-	if err := jobMaster.Start(); err != nil {
-		r.mu.Lock()
-		r.jobMaster = nil
-		r.mu.Unlock()
-		_ = jobMaster.Close()
-		r.failInitialization(err)
 		return
 	}
 	r.cfg.LeaderElection.ConfirmLeadership(session, jobMaster.Address())
+}
+
+// isStale reports whether the runner was closed, cancelled or lost the
+// given session.
+func (r *JobMasterServiceLeadershipRunner) isStale(session api.LeaderSessionID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed || r.cancelled || r.session != session
 }
 
 func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {

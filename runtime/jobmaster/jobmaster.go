@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -59,6 +60,7 @@ type JobMaster struct {
 
 	taskManagers map[api.ResourceID]registeredTaskManager
 	completed    bool
+	started      atomic.Bool // Start was called; read by Close from any goroutine
 }
 
 type registeredResourceManager struct {
@@ -136,6 +138,7 @@ func (jm *JobMaster) Start() error {
 	if err := jm.deps.RPC.Register(jm.address, gateway.JobMasterGateway(jm)); err != nil {
 		return err
 	}
+	jm.started.Store(true)
 	jm.Endpoint.Start(jm.startJobExecution)
 	return nil
 }
@@ -155,6 +158,10 @@ func (jm *JobMaster) startJobExecution() {
 // as it is: its runner reports it SUSPENDED.
 func (jm *JobMaster) Close() error {
 	jm.deps.RPC.Unregister(jm.address)
+	if !jm.started.Load() { // created but never started: nothing to release
+		jm.Endpoint.Close(nil)
+		return nil
+	}
 
 	// A job that is not globally terminal is suspended: the ResourceManager
 	// keeps its requirements (another JobMaster may take the job over) and
@@ -174,7 +181,7 @@ func (jm *JobMaster) Close() error {
 			return suspension{}, nil
 		}
 		jm.completed = true
-		s := suspension{rm: jm.rm, slots: jm.slotPool.ReleaseAllSlots(), tms: jm.taskManagers}
+		s := suspension{rm: jm.rm, slots: jm.slotPool.ReleaseAllSlots(), tms: maps.Clone(jm.taskManagers)}
 		jm.rm = nil
 		return s, nil
 	})
@@ -259,7 +266,17 @@ func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.Arc
 		allocationID := slot.AllocationID
 		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, tm.gateway.FreeSlot(ctx, allocationID, cause)
-		}, func(struct{}, error) {
+		}, func(_ struct{}, err error) {
+			if err != nil {
+				// Without heartbeats nothing else would return the slot:
+				// disconnecting the job frees every slot it has there.
+				jm.log.Warn(fmt.Sprintf("Could not free slot %s on TaskManager %s; disconnecting the job from it.",
+					allocationID, tm.location.ResourceID), "cause", err.Error())
+				jobID := jm.jobGraph.JobID
+				rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+					return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
+				}, func(struct{}, error) {})
+			}
 			pending--
 			if pending == 0 {
 				jm.onComplete(final)

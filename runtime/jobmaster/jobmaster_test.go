@@ -719,3 +719,15 @@ func TestCloseOfARunningJobDisconnectsAndFreesItsSlots(t *testing.T) {
 		assert.ElementsMatch(t, allocationIDs(accepted), freed)
 	})
 }
+
+// A JobMaster that was created but never started (its runner was closed
+// or cancelled meanwhile) closes at once.
+func TestCloseOfAJobMasterThatNeverStarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, jobmaster.Config{})
+		start := time.Now()
+		require.NoError(t, h.jm.Close())
+		assert.Zero(t, time.Since(start), "Close must not wait for an RPC timeout")
+		assert.Empty(t, h.journal.all())
+	})
+}

@@ -58,7 +58,7 @@ type MiniCluster struct {
 	dispatcher       *dispatcher.Dispatcher
 	taskExecutors    []*taskexecutor.TaskExecutor
 	jobGraphStore    jobmanager.JobGraphStore
-	closers          []func() error // in start order; Close runs them backwards
+	blobCaches       []*blob.PermanentBlobCache
 }
 
 // New returns a cluster that is not started.
@@ -107,7 +107,6 @@ func (c *MiniCluster) start() error {
 		return err
 	}
 	c.blobServer = blobServer
-	c.closers = append(c.closers, blobServer.Close)
 
 	rm, err := resourcemanager.New(resourcemanager.Config{
 		ResourceID:            api.NewResourceID("resourcemanager"),
@@ -122,7 +121,6 @@ func (c *MiniCluster) start() error {
 		return err
 	}
 	c.resourceManager = rm
-	c.closers = append(c.closers, func() error { rm.Close(); return nil })
 
 	jobGraphStore, err := jobmanager.NewFileJobGraphStore(filepath.Join(c.cfg.WorkingDir, "jobgraphs"))
 	if err != nil {
@@ -143,7 +141,6 @@ func (c *MiniCluster) start() error {
 		return err
 	}
 	c.dispatcher = d
-	c.closers = append(c.closers, d.Close)
 
 	for i := range c.cfg.NumTaskManagers {
 		if err := c.startTaskExecutor(i); err != nil {
@@ -164,7 +161,7 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 	if err != nil {
 		return err
 	}
-	c.closers = append(c.closers, cache.Close)
+	c.blobCaches = append(c.blobCaches, cache)
 	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: c.partitionManager})
 	if err != nil {
 		return err
@@ -183,7 +180,6 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 		return err
 	}
 	c.taskExecutors = append(c.taskExecutors, te)
-	c.closers = append(c.closers, te.Close)
 	return nil
 }
 
@@ -206,15 +202,33 @@ func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.J
 	})
 }
 
-// Close stops the cluster: jobs still running are suspended, every
-// component is stopped in reverse start order, and a working directory the
-// cluster created is removed.
+// Close stops the cluster in the order Flink's MiniCluster does: first the
+// Dispatcher, which suspends the jobs still running (their JobMasters
+// return their slots), then the TaskExecutors, then the ResourceManager and
+// the BlobServer. A working directory the cluster created is removed. Close
+// returns once every goroutine the cluster started has ended.
 func (c *MiniCluster) Close() error {
 	var errs []error
-	for i := len(c.closers) - 1; i >= 0; i-- {
-		errs = append(errs, c.closers[i]())
+	if c.dispatcher != nil {
+		errs = append(errs, c.dispatcher.Close())
+		c.dispatcher = nil
 	}
-	c.closers = nil
+	for _, te := range c.taskExecutors {
+		errs = append(errs, te.Close())
+	}
+	c.taskExecutors = nil
+	for _, cache := range c.blobCaches {
+		errs = append(errs, cache.Close())
+	}
+	c.blobCaches = nil
+	if c.resourceManager != nil {
+		c.resourceManager.Close()
+		c.resourceManager = nil
+	}
+	if c.blobServer != nil {
+		errs = append(errs, c.blobServer.Close())
+		c.blobServer = nil
+	}
 	if c.ownWorkDir {
 		errs = append(errs, os.RemoveAll(c.cfg.WorkingDir))
 		c.ownWorkDir = false

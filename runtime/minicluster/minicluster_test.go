@@ -62,6 +62,7 @@ func startCluster(t *testing.T, taskManagers, slots int) (*MiniCluster, *syncBuf
 
 func numbersJob(t *testing.T, cluster *MiniCluster, cfg numbers.Config) *jobgraph.JobGraph {
 	t.Helper()
+	t.Cleanup(cfg.Collector.Close)
 	g := numbers.JobGraph(cfg)
 	require.NoError(t, cluster.UploadJar(g, numbers.Jar()))
 	return g
@@ -75,10 +76,19 @@ func squares(count int) []int64 {
 	return out
 }
 
+// freeSlots returns how many slots the ResourceManager counts as free,
+// after checking that every TaskExecutor agrees with it.
 func freeSlots(t *testing.T, cluster *MiniCluster) int {
 	t.Helper()
 	free, err := cluster.ResourceManager().NumberOfFreeSlots(context.Background())
 	require.NoError(t, err)
+	onTaskExecutors := 0
+	for _, te := range cluster.TaskExecutors() {
+		n, err := te.NumberOfFreeSlots(context.Background())
+		require.NoError(t, err)
+		onTaskExecutors += n
+	}
+	assert.Equal(t, free, onTaskExecutors, "the ResourceManager's and the TaskExecutors' free slots differ")
 	return free
 }
 
@@ -111,6 +121,8 @@ func TestJobRunsFromSubmissionToFinished(t *testing.T) {
 		assert.ElementsMatch(t, []api.JobStatus{api.JobInitializing, api.JobCreated, api.JobRunning, api.JobFinished}, statuses)
 		assertInOrder(t, logs.String(),
 			"Received JobGraph submission 'numbers'",
+			"Creating new JobMasterServiceProcess.", // INITIALIZING: no JobMaster yet
+			"Created execution graph",               // CREATED
 			"switched from state CREATED to RUNNING.",
 			"switched from state RUNNING to FINISHED.",
 			"reached terminal state FINISHED.")
@@ -263,7 +275,27 @@ func TestCancellingARunningUnboundedJob(t *testing.T) {
 			}
 		}
 	})
-	// goleak (TestMain) checks that nothing the cluster started is left.
+	// synctest.Test fails if a goroutine of the bubble is still blocked when
+	// the test ends, and goleak (TestMain) checks the whole process: nothing
+	// the cluster started is left.
+}
+
+// Closing the cluster while a job runs suspends the job: it is not done,
+// so no result is written for it.
+func TestClosingTheClusterSuspendsRunningJobs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster, logs := startCluster(t, 2, 2)
+		collector := numbers.NewCollector()
+		jobID, err := cluster.SubmitJob(context.Background(), numbersJob(t, cluster, numbers.Config{Parallelism: 4, Unbounded: true, Collector: collector}))
+		require.NoError(t, err)
+		time.Sleep(time.Second)
+		synctest.Wait()
+
+		resultStore := cluster.ha.JobResultStore()
+		require.NoError(t, cluster.Close())
+		assert.False(t, resultStore.HasJobResultEntry(jobID), "a suspended job has no result")
+		assert.NotContains(t, logs.String(), "reached terminal state")
+	})
 }
 
 func TestRejectedSubmissionsPersistNothing(t *testing.T) {

@@ -12,6 +12,17 @@
 // writes the component's fields, so components need no locks and a learner can
 // read each handler as a plain sequential function.
 //
+// # Lifecycle
+//
+// An Endpoint is created, started and stopped, once each. Start launches
+// the main thread; its onStart (Flink's onStart) goes to the head of the
+// mailbox, so it runs before any message that was sent before Start. Stop
+// puts onStop and the end of the main thread behind the messages already
+// waiting; everything sent later is dropped. Start and Stop may race, and
+// either may be called again: the first Stop decides, and an endpoint
+// stopped before it was started simply never runs. Close is Stop followed
+// by waiting for Terminated.
+//
 // Messages enter the mailbox three ways:
 //
 //   - CallAsync, used by gateway methods: a caller on any goroutine runs a
@@ -19,7 +30,10 @@
 //     deadline is the RPC timeout (Flink's @RpcTimeout).
 //   - RunAsync: fire and forget (Flink's runAsync).
 //   - ScheduleRunAsync: run later, after a delay (Flink's scheduleRunAsync);
-//     every timeout in the runtime is built on it.
+//     every timeout in the runtime is built on it. Its cancel function,
+//     called on the main thread, is final: a timer that has already fired
+//     leaves its function in the mailbox, and that function checks that it
+//     was not cancelled before it runs.
 //
 // # A handler never blocks on another endpoint
 //
@@ -30,6 +44,13 @@
 // as a new mailbox message. It is Go's spelling of Flink's
 //
 //	gateway.registerJobMaster(...).thenAcceptAsync(this::handle, getMainThreadExecutor())
+//
+// Asks do not wait for each other, so two of them may reach the peer in
+// either order. When the order matters (a task's state changes, a
+// JobMaster's requirement declarations), AskInOrder sends them on a lane:
+// one goroutine per busy lane runs the calls in a loop, each after the
+// previous one was answered, and the answers come back to the main thread
+// in the same order.
 //
 // # Fencing
 //

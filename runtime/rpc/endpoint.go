@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,16 +27,20 @@ var (
 //
 // The lifecycle is created → started (Start) → stopped (Stop). Messages sent
 // before Start wait in the mailbox; messages sent after Stop are dropped and
-// their callers get ErrRecipientUnreachable.
+// their callers get ErrRecipientUnreachable. Start and Stop may be called
+// from any goroutine, more than once and in any order: only the first Start
+// and the first Stop count, and a Stop before any Start ends the endpoint
+// without ever starting its main thread.
 type Endpoint struct {
 	name string
 
-	mu      sync.Mutex
-	queue   []func()
-	started bool
-	stopped bool
-	timers  map[*time.Timer]struct{}
-	lanes   map[any][]func() // AskInOrder: calls waiting per lane, head running
+	mu       sync.Mutex
+	queue    []func()
+	started  bool // Start has launched the main thread
+	stopping bool // Stop has been called: the first call decided how to stop
+	stopped  bool // the mailbox is closed for good
+	timers   map[*time.Timer]struct{}
+	lanes    map[any][]func() // AskInOrder: calls waiting per lane; a lane in the map has a goroutine draining it
 
 	wake       chan struct{} // 1-buffered: "the queue may be non-empty"
 	stop       chan struct{} // closed by Stop
@@ -67,17 +73,19 @@ func (e *Endpoint) Name() string { return e.name }
 func (e *Endpoint) Context() context.Context { return e.ctx }
 
 // Start launches the main thread. onStart, if not nil, is the first thing it
-// runs (Flink's onStart).
+// runs (Flink's onStart): it goes to the head of the mailbox, ahead of any
+// message sent before Start. Start does nothing if the endpoint has been
+// started or stopped already.
 func (e *Endpoint) Start(onStart func()) {
 	e.mu.Lock()
-	if e.started || e.stopped {
-		e.mu.Unlock()
+	defer e.mu.Unlock()
+	if e.started || e.stopping {
 		return
 	}
 	e.started = true
-	e.mu.Unlock()
 	if onStart != nil {
-		e.RunAsync(onStart)
+		e.queue = slices.Insert(e.queue, 0, onStart)
+		e.wakeLocked()
 	}
 	go e.run()
 }
@@ -121,32 +129,49 @@ func (e *Endpoint) RunAsync(fn func()) bool {
 		return false
 	}
 	e.queue = append(e.queue, fn)
+	e.wakeLocked()
 	e.mu.Unlock()
+	return true
+}
+
+// wakeLocked tells the main thread that the queue may be non-empty. e.mu is
+// held; wake is 1-buffered, so this never blocks.
+func (e *Endpoint) wakeLocked() {
 	select {
 	case e.wake <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // ScheduleRunAsync runs fn on the main thread after delay. The returned
-// function cancels it if it has not run yet. Timers of a stopped endpoint
-// never fire.
+// function cancels it if it has not run yet, even when the timer has
+// already fired and fn waits in the mailbox: fn checks, on the main thread,
+// whether it was cancelled. Call cancel on the main thread (as every
+// component does) and fn is sure not to run after it; called from another
+// goroutine, cancel may come too late for an fn that is already running.
+// Cancelling twice, or after fn ran, does nothing. Timers of a stopped
+// endpoint never fire.
 func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped {
 		return func() {}
 	}
+	var cancelled atomic.Bool
 	var t *time.Timer
 	t = time.AfterFunc(delay, func() {
 		e.mu.Lock()
 		delete(e.timers, t)
 		e.mu.Unlock()
-		e.RunAsync(fn)
+		e.RunAsync(func() {
+			if !cancelled.Load() {
+				fn()
+			}
+		})
 	})
 	e.timers[t] = struct{}{}
 	return func() {
+		cancelled.Store(true)
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		t.Stop()
@@ -158,34 +183,46 @@ func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func
 // it runs on the main thread after every message already in the mailbox
 // (Flink's onStop). Messages sent later are dropped. Stop may be called from
 // the main thread itself; use Terminated to wait for the end.
+//
+// Only the first Stop counts: later calls, and their onStop, are ignored.
+// An endpoint stopped before it was started has no main thread, so its
+// onStop never runs and it ends within Stop.
 func (e *Endpoint) Stop(onStop func()) {
 	e.mu.Lock()
-	started := e.started
-	e.mu.Unlock()
-	if !started { // no main thread to run anything: stop right here
-		e.stopNow()
+	defer e.mu.Unlock()
+	if e.stopping {
+		return
+	}
+	e.stopping = true
+	if !e.started { // no main thread to run anything, and Start will not launch one: stop right here
+		e.stopLocked()
 		close(e.terminated)
 		return
 	}
 	if onStop != nil {
-		e.RunAsync(onStop)
+		e.queue = append(e.queue, onStop)
 	}
-	e.RunAsync(e.stopNow)
+	e.queue = append(e.queue, e.stopNow)
+	e.wakeLocked()
 }
 
+// stopNow is the last message the main thread runs.
 func (e *Endpoint) stopNow() {
 	e.mu.Lock()
-	if e.stopped {
-		e.mu.Unlock()
-		return
-	}
+	defer e.mu.Unlock()
+	e.stopLocked()
+}
+
+// stopLocked closes the mailbox, stops the timers, cancels the endpoint's
+// context and tells the main thread to return. e.mu is held; Stop makes sure
+// it runs once.
+func (e *Endpoint) stopLocked() {
 	e.stopped = true
 	e.queue = nil
 	for t := range e.timers {
 		t.Stop()
 	}
 	e.timers = nil
-	e.mu.Unlock()
 	e.cancel()
 	close(e.stop)
 }
@@ -195,7 +232,7 @@ func (e *Endpoint) Terminated() <-chan struct{} { return e.terminated }
 
 // Close stops the endpoint and waits for its main thread to return. It must
 // not be called from the main thread (that would wait for itself); use Stop
-// there.
+// there. Like Stop, only the first call's onStop counts; every call waits.
 func (e *Endpoint) Close(onStop func()) {
 	e.Stop(onStop)
 	<-e.terminated
@@ -254,38 +291,51 @@ func Ask[T any](self *Endpoint, timeout time.Duration, call func(ctx context.Con
 
 // AskInOrder is Ask for messages whose order matters: calls on the same
 // lane run one after another, in the order they were made, each starting
-// when the previous one has been answered. A TaskExecutor reports a task's
+// when the previous one has been answered, and their then callbacks run on
+// self's main thread in that same order. A TaskExecutor reports a task's
 // INITIALIZING, RUNNING and FINISHED on the lane of its job, so the
 // JobMaster sees them in that order (Pekko gives Flink this ordering per
 // pair of actors). Calls on different lanes, and plain Asks, do not wait
 // for each other.
+//
+// A lane with calls waiting has one goroutine that runs them in a loop,
+// from the oldest to the newest, and ends when the lane is empty; the next
+// call on the lane starts a new one.
 func AskInOrder[T any](self *Endpoint, lane any, timeout time.Duration, call func(ctx context.Context) (T, error), then func(T, error)) {
-	var run func()
-	run = func() {
+	ask := func() {
 		ctx, cancel := context.WithTimeout(self.ctx, timeout)
 		v, err := call(ctx)
 		cancel()
 		self.RunAsync(func() { then(v, err) })
-		self.mu.Lock()
-		queue := self.lanes[lane][1:]
-		if len(queue) == 0 {
-			delete(self.lanes, lane)
-		} else {
-			self.lanes[lane] = queue
-		}
-		self.mu.Unlock()
-		if len(queue) > 0 {
-			queue[0]()
-		}
 	}
 	self.mu.Lock()
 	if self.lanes == nil {
 		self.lanes = make(map[any][]func())
 	}
-	queue := append(self.lanes[lane], run)
-	self.lanes[lane] = queue
+	queue, draining := self.lanes[lane]
+	self.lanes[lane] = append(queue, ask)
 	self.mu.Unlock()
-	if len(queue) == 1 { // nothing in flight on this lane: start it
-		go run()
+	if !draining { // nothing in flight on this lane: start its goroutine
+		go self.drainLane(lane)
+	}
+}
+
+// drainLane runs the calls of one AskInOrder lane, oldest first, until the
+// lane is empty. One goroutine per lane runs it: the lane's entry in e.lanes
+// exists exactly as long as that goroutine does.
+func (e *Endpoint) drainLane(lane any) {
+	for {
+		e.mu.Lock()
+		queue := e.lanes[lane]
+		if len(queue) == 0 {
+			delete(e.lanes, lane)
+			e.mu.Unlock()
+			return
+		}
+		ask := queue[0]
+		queue[0] = nil
+		e.lanes[lane] = queue[1:]
+		e.mu.Unlock()
+		ask()
 	}
 }

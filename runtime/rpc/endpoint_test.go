@@ -3,6 +3,8 @@ package rpc
 import (
 	"context"
 	"errors"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -222,4 +224,104 @@ func TestFencedCallBeforeATokenIsSetIsRejected(t *testing.T) {
 	_, err := CallFenced(context.Background(), e, "", func() (int, error) { return 1, nil })
 	assert.ErrorIs(t, err, ErrFencingTokenMismatch)
 	assert.ErrorContains(t, err, "Fencing token not set")
+}
+
+func TestOnStartRunsBeforeMessagesSentBeforeStart(t *testing.T) {
+	e := NewEndpoint("test")
+	defer e.Close(nil)
+
+	var order []string                                     // main thread only
+	e.RunAsync(func() { order = append(order, "cancel") }) // waits in the mailbox
+	e.Start(func() { order = append(order, "onStart") })
+
+	got, err := CallAsync(context.Background(), e, func() ([]string, error) { return order, nil })
+	require.NoError(t, err)
+	assert.Equal(t, []string{"onStart", "cancel"}, got)
+}
+
+func TestStopAndCloseAreIdempotent(t *testing.T) {
+	t.Run("never started", func(t *testing.T) {
+		e := NewEndpoint("never-started")
+		assert.NotPanics(t, func() {
+			e.Stop(nil)
+			e.Stop(nil)
+			e.Close(nil)
+		})
+		<-e.Terminated()
+		assert.False(t, e.RunAsync(func() {}))
+	})
+	t.Run("started", func(t *testing.T) {
+		e := NewEndpoint("started")
+		e.Start(nil)
+		var onStops []string // main thread only; read after Close
+		e.Stop(func() { onStops = append(onStops, "first") })
+		e.Stop(func() { onStops = append(onStops, "second") })
+		e.Close(func() { onStops = append(onStops, "third") })
+		e.Close(nil)
+		assert.Equal(t, []string{"first"}, onStops, "only the first Stop counts")
+	})
+}
+
+func TestStartRacingStopEndsTheEndpointOnce(t *testing.T) {
+	for range 1000 {
+		e := NewEndpoint("racy")
+		started := make(chan struct{})
+		go func() {
+			e.Start(nil)
+			close(started)
+		}()
+		e.Close(nil) // panicked with "close of closed channel" when Start won halfway
+		<-started
+		assert.False(t, e.RunAsync(func() {}))
+	}
+}
+
+// stackDepth returns how many frames are on the caller's stack.
+func stackDepth() int {
+	return runtime.Callers(2, make([]uintptr, 4096))
+}
+
+func TestAskInOrderDrainsABusyLaneWithoutGrowingTheStack(t *testing.T) {
+	e := NewEndpoint("sender")
+	e.Start(nil)
+	defer e.Close(nil)
+
+	const calls = 100
+	release := make(chan struct{})
+	answered := make(chan struct{})
+	var depths []int // written by the calls, one at a time; read after the last answer
+	for i := range calls {
+		AskInOrder(e, "job-1", time.Minute, func(context.Context) (int, error) {
+			if i == 0 {
+				<-release // the lane is busy while the other calls queue up behind it
+			}
+			depths = append(depths, stackDepth())
+			return i, nil
+		}, func(v int, err error) {
+			if v == calls-1 {
+				close(answered)
+			}
+		})
+	}
+	close(release)
+	<-answered
+
+	require.Len(t, depths, calls)
+	assert.Equal(t, depths[0], slices.Max(depths), "the last call on a lane runs as deep as the first")
+}
+
+func TestCancelStopsATimerThatHasAlreadyFired(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := NewEndpoint("timers")
+		e.Start(nil)
+		defer e.Close(nil)
+
+		e.RunAsync(func() {
+			cancel := e.ScheduleRunAsync(func() { t.Error("a cancelled timer fired") }, time.Second)
+			time.Sleep(2 * time.Second) // fake time: the timer fires and queues fn behind this handler
+			cancel()
+		})
+		_, err := CallAsync(context.Background(), e, func() (struct{}, error) { return struct{}{}, nil })
+		require.NoError(t, err) // fn, queued before this call, has had its turn
+	})
 }

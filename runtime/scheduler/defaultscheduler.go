@@ -38,8 +38,9 @@ type Deps struct {
 // to go from CREATED to FINISHED, FAILED or CANCELED.
 type DefaultScheduler struct {
 	Deps
-	log  *slog.Logger
-	tdds *tddFactory
+	log      *slog.Logger // DefaultScheduler's own lines
+	graphLog *slog.Logger // state changes, logged as Flink's ExecutionGraph logs them
+	tdds     *tddFactory
 
 	nextRequestID slotpool.SlotRequestID
 	// waiting holds the shared slots requested and not yet arrived, and
@@ -60,13 +61,16 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 		logger = slog.Default()
 	}
 	s := &DefaultScheduler{
-		Deps:    deps,
-		log:     logger.With("logger", "DefaultScheduler"),
-		tdds:    newTDDFactory(deps.Graph, deps.JobGraph),
-		waiting: make(map[sharedSlotKey]slotpool.SlotRequestID),
-		arrived: make(map[sharedSlotKey]slotpool.PhysicalSlot),
+		Deps:     deps,
+		log:      logger.With("logger", "DefaultScheduler"),
+		graphLog: logger.With("logger", "ExecutionGraph"),
+		tdds:     newTDDFactory(deps.Graph, deps.JobGraph),
+		waiting:  make(map[sharedSlotKey]slotpool.SlotRequestID),
+		arrived:  make(map[sharedSlotKey]slotpool.PhysicalSlot),
 	}
-	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", "FailJobOnTaskFailure", deps.Graph.JobName(), deps.Graph.JobID()))
+	// Which tasks a failover would restart; with NoRestartBackoffTimeStrategy
+	// (the JobMaster's choice until restart strategies exist) none are.
+	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", "RestartAllFailoverStrategy", deps.Graph.JobName(), deps.Graph.JobID()))
 	return s
 }
 
@@ -89,10 +93,15 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 		}
 	}
 	s.keyOrder, s.members = groupBySharedSlot(vertices)
+	// Every request is registered as waiting before the first is sent: the
+	// pool may answer one at once from a slot it already holds, and the
+	// region must not look complete before all its slots are asked for.
 	for _, key := range s.keyOrder {
 		s.nextRequestID++
-		id := s.nextRequestID
-		s.waiting[key] = id
+		s.waiting[key] = s.nextRequestID
+	}
+	for _, key := range s.keyOrder {
+		id := s.waiting[key]
 		s.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
 			s.slotArrived(key, id, slot)
 		})
@@ -120,7 +129,7 @@ func (s *DefaultScheduler) deployAll() {
 	for _, key := range s.keyOrder {
 		slot := s.arrived[key]
 		for _, id := range s.members[key] {
-			ev := s.vertex(id)
+			ev := s.Graph.ExecutionVertex(id)
 			e := ev.CurrentExecution()
 			if e.State() != api.ExecutionScheduled {
 				continue
@@ -154,10 +163,8 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 		s.markFailed(e, errors.New("Target slot (TaskManager) for deployment is no longer alive."))
 		return
 	}
-	if err := e.TransitionState(api.ExecutionDeploying); err != nil {
-		panic(err.Error())
-	}
-	s.log.Info(fmt.Sprintf("Deploying %s (attempt #%d) with attempt id %s and vertex id %s to %s with allocation id %s",
+	s.transitionExecution(e, api.ExecutionDeploying, nil)
+	s.graphLog.Info(fmt.Sprintf("Deploying %s (attempt #%d) with attempt id %s and vertex id %s to %s with allocation id %s",
 		ev.TaskNameWithSubtaskIndex(), e.AttemptNumber(), e.AttemptID(), ev.ID(), slot.TaskManager, slot.AllocationID))
 	tdd := s.tdds.create(ev)
 
@@ -195,15 +202,21 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 			return nil
 		case api.ExecutionFinished:
 			state.State = api.ExecutionCanceled
+		case api.ExecutionFailed:
+			// Flink's Execution#processFail: a task that fails while being
+			// cancelled completes its cancellation.
+			s.graphLog.Info(fmt.Sprintf("%s failed while it was being canceled.", e), "cause", fmt.Sprint(state.FailureCause))
+			state.State, state.FailureCause = api.ExecutionCanceled, nil
 		}
 	}
 	if state.State == api.ExecutionFailed {
 		s.markFailed(e, state.FailureCause)
 		return nil
 	}
-	if err := s.transitionExecution(e, state.State, nil); err != nil {
-		return err
+	if err := api.CheckExecutionTransition(e.State(), state.State); err != nil {
+		return fmt.Errorf("The TaskExecutor reported an impossible state for %s: %w", e, err)
 	}
+	s.transitionExecution(e, state.State, nil)
 	switch state.State {
 	case api.ExecutionFinished:
 		s.checkJobFinished()
@@ -213,7 +226,9 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 	return nil
 }
 
-func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to api.ExecutionState, cause error) error {
+// transitionExecution moves an execution and logs it as Flink does. An
+// illegal move is a bug in the scheduler and panics.
+func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to api.ExecutionState, cause error) {
 	from := e.State()
 	var err error
 	if to == api.ExecutionFailed {
@@ -222,18 +237,17 @@ func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to a
 		err = e.TransitionState(to)
 	}
 	if err != nil {
-		return err
+		panic(fmt.Sprintf("scheduler: %v", err))
 	}
 	if cause != nil {
 		location := "(unassigned)"
 		if slot, ok := e.AssignedSlot(); ok {
 			location = fmt.Sprintf("%s @ %s", slot.TaskManagerLocation.ResourceID, slot.TaskManagerLocation.Address)
 		}
-		s.log.Info(fmt.Sprintf("%s switched from %s to %s on %s.", e, from, to, location), "cause", cause.Error())
+		s.graphLog.Info(fmt.Sprintf("%s switched from %s to %s on %s.", e, from, to, location), "cause", cause.Error())
 	} else {
-		s.log.Info(fmt.Sprintf("%s switched from %s to %s.", e, from, to))
+		s.graphLog.Info(fmt.Sprintf("%s switched from %s to %s.", e, from, to))
 	}
-	return nil
 }
 
 // markFailed fails one execution and, with it, the job (Flink's
@@ -246,9 +260,7 @@ func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) 
 	if e.State().IsTerminal() {
 		return
 	}
-	if err := s.transitionExecution(e, api.ExecutionFailed, cause); err != nil {
-		panic(err.Error())
-	}
+	s.transitionExecution(e, api.ExecutionFailed, cause)
 	s.failJob(fmt.Errorf("Recovery is suppressed by NoRestartBackoffTimeStrategy: %w", cause))
 }
 
@@ -295,9 +307,9 @@ func (s *DefaultScheduler) cancelAllExecutions() {
 		e := ev.CurrentExecution()
 		switch e.State() {
 		case api.ExecutionCreated, api.ExecutionScheduled:
-			_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+			s.transitionExecution(e, api.ExecutionCanceled, nil)
 		case api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning:
-			_ = s.transitionExecution(e, api.ExecutionCanceling, nil)
+			s.transitionExecution(e, api.ExecutionCanceling, nil)
 			s.cancelOnTaskExecutor(e)
 		}
 	}
@@ -307,7 +319,7 @@ func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
 	slot, _ := e.AssignedSlot()
 	tm, ok := s.TaskExecutor(slot.TaskManagerLocation.ResourceID)
 	if !ok {
-		_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+		s.transitionExecution(e, api.ExecutionCanceled, nil)
 		return
 	}
 	attemptID := e.AttemptID()
@@ -316,7 +328,7 @@ func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
 	}, func(_ struct{}, err error) {
 		if err != nil && e.State() == api.ExecutionCanceling {
 			// The task is gone from its TaskExecutor: count it as canceled.
-			_ = s.transitionExecution(e, api.ExecutionCanceled, nil)
+			s.transitionExecution(e, api.ExecutionCanceled, nil)
 			s.checkJobTerminated()
 		}
 	})
@@ -367,16 +379,21 @@ func (s *DefaultScheduler) terminated() {
 	s.OnTerminal(archive(s.Graph))
 }
 
+// transitionJob moves the job and logs it as Flink's ExecutionGraph does.
+// It returns false when the job is not in status from any more (another
+// event moved it first); an illegal move is a bug and panics.
 func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bool {
 	if err := s.Graph.TransitionState(from, to); err != nil {
-		s.log.Error(fmt.Sprintf("Job %s (%s) could not switch from state %s to %s.", s.Graph.JobName(), s.Graph.JobID(), from, to), "cause", err.Error())
-		return false
+		if errors.Is(err, executiongraph.ErrUnexpectedState) {
+			return false
+		}
+		panic(fmt.Sprintf("scheduler: %v", err))
 	}
 	msg := fmt.Sprintf("Job %s (%s) switched from state %s to %s.", s.Graph.JobName(), s.Graph.JobID(), from, to)
 	if cause != nil {
-		s.log.Info(msg, "cause", cause.Error())
+		s.graphLog.Info(msg, "cause", cause.Error())
 	} else {
-		s.log.Info(msg)
+		s.graphLog.Info(msg)
 	}
 	return true
 }
@@ -386,7 +403,3 @@ func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.Graph.Sta
 
 // RequestJob returns a snapshot of the ExecutionGraph.
 func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph { return archive(s.Graph) }
-
-func (s *DefaultScheduler) vertex(id api.ExecutionVertexID) *executiongraph.ExecutionVertex {
-	return s.Graph.JobVertex(id.JobVertexID).TaskVertices()[id.SubtaskIndex]
-}

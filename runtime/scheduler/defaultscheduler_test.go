@@ -335,3 +335,41 @@ func TestReportsCrossingACancelDoNotFailTheJob(t *testing.T) {
 		}
 	})
 }
+
+func TestATaskFailingWhileBeingCanceledCompletesTheCancellation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, 1)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		h.onMain(h.scheduler.Cancel)
+		synctest.Wait()
+
+		h.report(deployed[0], api.ExecutionFailed, errors.New("interrupted while cancelling"))
+		h.report(deployed[1], api.ExecutionCanceled, nil)
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobCanceled, state, "a user's cancel ends CANCELED, as in Flink")
+	})
+}
+
+func TestASlotThePoolAlreadyHoldsDoesNotCompleteTheRegionEarly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 2, 2)
+		// The pool holds one free slot from an earlier request.
+		h.onMain(func() {
+			h.pool.RequestNewAllocatedSlot(1000, api.UnknownResourceProfile, func(slotpool.PhysicalSlot) {})
+		})
+		h.offer(1)
+		h.onMain(func() { h.pool.CancelSlotRequest(1000) })
+
+		h.onMain(h.scheduler.StartScheduling) // the first shared slot is served at once
+		synctest.Wait()
+		assert.Empty(t, h.tm.deployed(), "the second shared slot has not arrived")
+
+		h.offer(1)
+		synctest.Wait()
+		assert.Len(t, h.tm.deployed(), 4)
+	})
+}

@@ -84,7 +84,7 @@ func (f *tddFactory) shuffleDescriptors(group *executiongraph.ConsumedPartitionG
 }
 
 func (f *tddFactory) partition(id api.IntermediateResultPartitionID) *executiongraph.IntermediateResultPartition {
-	return f.graph.IntermediateResult(id.IntermediateDataSetID).Partitions()[id.PartitionNum]
+	return f.graph.ResultPartition(id)
 }
 
 func resultPartitionID(p *executiongraph.IntermediateResultPartition) api.ResultPartitionID {

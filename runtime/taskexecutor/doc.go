@@ -17,7 +17,8 @@
 // New creates a TaskExecutor; Start makes it reachable at
 // "taskmanager_<ResourceID>" in the rpc.Service, starts its main thread and
 // starts looking for the ResourceManager leader. Close fails its tasks and
-// waits for them, tells the ResourceManager it leaves, and stops.
+// waits for them (at most task.cancellation.timeout, 180 s), tells the
+// ResourceManager it leaves, and stops.
 //
 // # From registration to running tasks
 //
@@ -73,8 +74,9 @@
 // mailbox. The TaskSlotTable is a plain data structure used on the main
 // thread only.
 //
-// Task states travel to the JobMaster one at a time per connection, so it
-// sees them in order; Flink gets that order from Pekko.
+// Task states travel to the JobMaster on one rpc.AskInOrder lane per
+// connection: one at a time, so it sees them in order; Flink gets that
+// order from Pekko.
 //
 // # Differs from Flink
 //
@@ -91,6 +93,10 @@
 //   - Only static slots: each slot has an index and the default profile.
 //   - The task states DEPLOYING and CANCELING are not forwarded to the
 //     JobMaster, as Flink's Task never sends them.
+//   - A task that has not stopped within task.cancellation.timeout when
+//     the TaskExecutor closes is logged at ERROR ("Task did not exit
+//     gracefully within 180 + seconds.") and left running; Flink's
+//     TaskCancelerWatchDog logs the same and kills the TaskManager.
 //   - There is no separate TaskManagerRunner process yet: whoever builds a
 //     TaskExecutor (the MiniCluster) gives it its services.
 package taskexecutor

@@ -23,16 +23,14 @@ type jobTableEntry struct {
 }
 
 // jobManagerConnection is an established connection to a job's JobMaster.
+// The connection itself (its pointer) is the rpc.AskInOrder lane on which
+// the task states sent to that JobMaster travel.
 type jobManagerConnection struct {
 	jobID       api.JobID
 	jobMasterID api.JobMasterID
 	gateway     gateway.JobMasterGateway
 	address     string
 	resourceID  api.ResourceID // the JobMaster's, from its registration answer
-
-	// Task states waiting to be sent, one at a time (see sendTaskExecutionState).
-	stateOutbox  []gateway.TaskExecutionState
-	sendingState bool
 }
 
 // The jobLeaderListener side of the TaskExecutor.

@@ -24,6 +24,10 @@ import (
 // waits for the answer to a call it makes.
 const DefaultRPCTimeout = 10 * time.Second
 
+// DefaultTaskCancellationTimeout is Flink's task.cancellation.timeout: how
+// long a cancelled task may take to stop.
+const DefaultTaskCancellationTimeout = 180 * time.Second
+
 // Config configures a TaskExecutor. Zero values take the defaults.
 type Config struct {
 	// ResourceID names this TaskExecutor; empty means a random
@@ -38,6 +42,11 @@ type Config struct {
 	// Registration is how registrations at the ResourceManager and the
 	// JobManagers are retried (Flink's cluster.registration.* defaults).
 	Registration registration.Config
+	// TaskCancellationTimeout is task.cancellation.timeout: how long Close
+	// waits for the tasks to stop before it gives up on them
+	// (DefaultTaskCancellationTimeout). Unlike Flink, 0 takes the default
+	// and does not disable the wait.
+	TaskCancellationTimeout time.Duration
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -107,6 +116,9 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	if cfg.RPCTimeout <= 0 {
 		cfg.RPCTimeout = DefaultRPCTimeout
 	}
+	if cfg.TaskCancellationTimeout <= 0 {
+		cfg.TaskCancellationTimeout = DefaultTaskCancellationTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -165,9 +177,11 @@ func (te *TaskExecutor) onStart() {
 }
 
 // Close stops the TaskExecutor: it fails every task and waits for their
-// goroutines, tells the ResourceManager it is leaving (best effort, within
-// the RPC timeout), stops being reachable and stops its main thread. Close
-// must not be called from the main thread. Closing twice does nothing.
+// goroutines (at most Config.TaskCancellationTimeout; a task still running
+// then is logged at ERROR and left behind), tells the ResourceManager it is
+// leaving (best effort, within the RPC timeout), stops being reachable and
+// stops its main thread. Close must not be called from the main thread.
+// Closing twice does nothing.
 func (te *TaskExecutor) Close() error {
 	te.closeOnce.Do(te.close)
 	return nil
@@ -180,9 +194,7 @@ func (te *TaskExecutor) close() {
 	}
 	stop, err := rpc.CallAsync(context.Background(), te.Endpoint, func() (shutdown, error) { return te.onStop(), nil })
 	if err == nil {
-		for _, done := range stop.tasks {
-			<-done
-		}
+		te.waitForTasksToStop(stop.tasks)
 		if stop.resourceManager != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), te.cfg.RPCTimeout)
 			_ = stop.resourceManager.DisconnectTaskManager(ctx, stop.resourceManagerID, te.cfg.ResourceID,
@@ -200,10 +212,41 @@ func (te *TaskExecutor) close() {
 	te.logger.Info(fmt.Sprintf("Stopped TaskExecutor %s.", te.address))
 }
 
+// waitForTasksToStop waits until every task's goroutine has returned, or
+// until the task cancellation timeout has passed. A task that ignores its
+// ctx cannot be stopped from outside, so after the timeout it is logged
+// and Close goes on without it.
+//
+// Differs from Flink: Flink's TaskCancelerWatchDog, started for each
+// cancelled task, logs the same message and then kills the TaskManager
+// process (notifyFatalError). A goroutine cannot be killed; it runs on and
+// its reports go nowhere, as the TaskExecutor has stopped.
+func (te *TaskExecutor) waitForTasksToStop(tasks []*taskmanager.Task) {
+	timeout := te.cfg.TaskCancellationTimeout
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for i, task := range tasks {
+		select {
+		case <-task.Done():
+			continue
+		case <-deadline.C:
+		}
+		for _, stuck := range tasks[i:] {
+			select {
+			case <-stuck.Done():
+			default:
+				te.logger.Error(fmt.Sprintf("Task did not exit gracefully within %d + seconds.", int(timeout.Seconds())),
+					"task", stuck.TaskNameWithSubtaskAndAttempt(), "attempt", stuck.ExecutionID().String())
+			}
+		}
+		return
+	}
+}
+
 // shutdown is what Close does off the main thread: wait for the tasks,
 // say goodbye to the ResourceManager, release the jobs' BLOBs.
 type shutdown struct {
-	tasks             []<-chan struct{}
+	tasks             []*taskmanager.Task
 	resourceManager   gateway.ResourceManagerGateway
 	resourceManagerID api.ResourceManagerID
 	jobs              []api.JobID
@@ -236,7 +279,7 @@ func (te *TaskExecutor) onStop() shutdown {
 	}
 	for _, task := range te.taskSlotTable.AllTasks() {
 		task.FailExternally(cause)
-		stop.tasks = append(stop.tasks, task.Done())
+		stop.tasks = append(stop.tasks, task)
 	}
 	return stop
 }
@@ -267,11 +310,6 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 		return err
 	}
 
-	job, known := te.jobTable[jobID]
-	if !known {
-		job = &jobTableEntry{id: jobID, jobMasterAddress: jobMasterAddress}
-		te.jobTable[jobID] = job
-	}
 	if !te.jobLeaderService.containsJob(jobID) {
 		// Find the job's JobMaster and register there; the slot is offered
 		// once that succeeds (jobManagerGainedLeadership).
@@ -279,6 +317,13 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 			_, _ = te.taskSlotTable.FreeSlot(allocationID)
 			return newException(ErrTaskManager, err, "Could not create new job.")
 		}
+	}
+	// Like Flink's jobTable.getOrCreateJob, a new job enters the table only
+	// once its leader is watched: a failed addJob leaves no entry behind.
+	job, known := te.jobTable[jobID]
+	if !known {
+		job = &jobTableEntry{id: jobID, jobMasterAddress: jobMasterAddress}
+		te.jobTable[jobID] = job
 	}
 	if job.connection != nil {
 		te.internalOfferSlotsToJobManager(job)

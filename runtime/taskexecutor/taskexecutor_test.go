@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,6 +48,14 @@ type harness struct {
 // starts the TaskExecutor.
 func newHarness(t *testing.T, configure func(rm *fakeResourceManager)) *harness {
 	t.Helper()
+	return newHarnessWithHA(t, configure, nil)
+}
+
+// newHarnessWithHA is newHarness whose TaskExecutor sees the HA services
+// through wrapHA (nil: as they are).
+func newHarnessWithHA(t *testing.T, configure func(rm *fakeResourceManager),
+	wrapHA func(highavailability.Services) highavailability.Services) *harness {
+	t.Helper()
 	h := &harness{
 		t:     t,
 		rpc:   rpc.NewLocalService(),
@@ -69,12 +78,16 @@ func newHarness(t *testing.T, configure func(rm *fakeResourceManager)) *harness 
 	shuffle, err := network.NewShuffleEnvironment(network.Config{})
 	require.NoError(t, err)
 
+	var ha highavailability.Services = h.ha
+	if wrapHA != nil {
+		ha = wrapHA(h.ha)
+	}
 	h.te, err = taskexecutor.New(taskexecutor.Config{
 		ResourceID:         "tm-1",
 		NumberOfSlots:      2,
 		DefaultSlotProfile: slotProfile,
 		Logger:             slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, taskexecutor.Deps{RPC: h.rpc, HA: h.ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace})
+	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace})
 	require.NoError(t, err)
 	require.NoError(t, h.te.Start())
 	t.Cleanup(func() {
@@ -176,12 +189,35 @@ func (i testInvokable) Invoke(ctx context.Context) error {
 	return nil
 }
 
+// stuckInvokable is user code that ignores its ctx: cancelling it does
+// nothing, it returns only when release is closed.
+type stuckInvokable struct{ release <-chan struct{} }
+
+func (i stuckInvokable) Restore(context.Context) error { return nil }
+
+func (i stuckInvokable) Invoke(context.Context) error {
+	<-i.release
+	return nil
+}
+
+// stuckTaskRelease holds, per job, the channel that releases the job's
+// stuckTask. A test creates it inside its bubble before deploying.
+var stuckTaskRelease sync.Map // api.JobID → chan struct{}
+
 const (
 	finishingTask = "org.flinklab.test.FinishingTask"
 	blockingTask  = "org.flinklab.test.BlockingTask"
+	stuckTask     = "org.flinklab.test.StuckTask"
 )
 
 func init() {
+	taskmanager.RegisterInvokable(stuckTask, func(env *taskmanager.Environment) (taskmanager.Invokable, error) {
+		release, ok := stuckTaskRelease.Load(env.JobID)
+		if !ok {
+			return nil, errors.New("no release channel for the stuck task of job " + env.JobID.String())
+		}
+		return stuckInvokable{release: release.(chan struct{})}, nil
+	})
 	taskmanager.RegisterInvokable(finishingTask, func(*taskmanager.Environment) (taskmanager.Invokable, error) {
 		return testInvokable{}, nil
 	})
@@ -537,5 +573,131 @@ func TestCloseStopsEverything(t *testing.T) {
 		assert.ErrorIs(t, err, rpc.ErrRecipientUnreachable)
 		// The bubble ends only if no goroutine is left: the task's, the
 		// main thread and every pending call have stopped.
+	})
+}
+
+func TestTaskStatesFollowEachOtherWithoutWaitingForTheMainThread(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		answerInitializing := make(chan struct{})
+		job.jm.updateTaskExecutionState = func(_ context.Context, state gateway.TaskExecutionState) error {
+			if state.State == api.ExecutionInitializing {
+				<-answerInitializing // the JobMaster is slow to answer the first report
+			}
+			return nil
+		}
+
+		require.NoError(t, h.te.SubmitTask(context.Background(), h.tdd(job, finishingTask), job.jmID))
+		synctest.Wait()
+		// The task has finished. INITIALIZING reached the JobMaster, which
+		// has not answered yet; RUNNING and FINISHED wait behind it.
+		require.Equal(t, []api.ExecutionState{api.ExecutionInitializing}, states(job.jm))
+
+		// The main thread is busy with something else when the answer comes.
+		busy := make(chan struct{})
+		h.te.RunAsync(func() { <-busy })
+		close(answerInitializing)
+		synctest.Wait()
+
+		// The next reports follow the answer at once, in order: the lane of
+		// the connection does not need a turn of the main thread.
+		assert.Equal(t, []api.ExecutionState{api.ExecutionRunning, api.ExecutionFinished}, states(job.jm))
+		close(busy)
+		synctest.Wait()
+	})
+}
+
+func TestAStateReportTheJobMasterRefusesFailsTheTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		refused := errors.New("The execution attempt was not found.")
+		job.jm.updateTaskExecutionState = func(_ context.Context, state gateway.TaskExecutionState) error {
+			if state.State == api.ExecutionRunning {
+				return refused
+			}
+			return nil
+		}
+
+		require.NoError(t, h.te.SubmitTask(context.Background(), h.tdd(job, blockingTask), job.jmID))
+		synctest.Wait()
+
+		// A task the JobMaster does not know must not run on: it fails, and
+		// its final state is reported after the refused one.
+		got := drain(job.jm.states)
+		require.Len(t, got, 3)
+		assert.Equal(t, []api.ExecutionState{api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFailed},
+			[]api.ExecutionState{got[0].State, got[1].State, got[2].State})
+		assert.ErrorIs(t, got[2].FailureCause, refused)
+		assert.Contains(t, h.logs.String(), "Could not report the state RUNNING of task Source (1/1)#0 to the JobManager.")
+	})
+}
+
+func TestCloseGivesUpOnATaskThatIgnoresCancellation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		release := make(chan struct{})
+		stuckTaskRelease.Store(job.jobID, release)
+		defer stuckTaskRelease.Delete(job.jobID)
+		require.NoError(t, h.te.SubmitTask(context.Background(), h.tdd(job, stuckTask), job.jmID))
+		synctest.Wait()
+
+		// Close cancels the task, which does not react. Close waits
+		// task.cancellation.timeout for it, then logs it and goes on.
+		start := time.Now()
+		require.NoError(t, h.te.Close())
+		assert.Equal(t, taskexecutor.DefaultTaskCancellationTimeout, time.Since(start))
+		assert.Equal(t, 180*time.Second, taskexecutor.DefaultTaskCancellationTimeout, "Flink's default")
+		assert.Contains(t, h.logs.String(),
+			`level=ERROR msg="Task did not exit gracefully within 180 + seconds." logger=TaskExecutor task="Source (1/1)#0"`)
+
+		disconnects := drain(h.rm.disconnects)
+		require.Len(t, disconnects, 1, "the ResourceManager is still told we leave")
+		_, err := h.te.NumberOfFreeSlots(context.Background())
+		assert.ErrorIs(t, err, rpc.ErrRecipientUnreachable, "stopped")
+
+		// The user code returns at last; its report goes nowhere.
+		close(release)
+		synctest.Wait()
+	})
+}
+
+// failingJobLeaderRetrieval are HA services whose job leader retrieval
+// cannot start.
+type failingJobLeaderRetrieval struct {
+	highavailability.Services
+	err error
+}
+
+func (s failingJobLeaderRetrieval) JobManagerLeaderRetriever(api.JobID) highavailability.LeaderRetrievalService {
+	return failingRetriever{err: s.err}
+}
+
+type failingRetriever struct{ err error }
+
+func (r failingRetriever) Start(highavailability.LeaderRetrievalListener) error { return r.err }
+func (r failingRetriever) Stop() error                                          { return nil }
+
+func TestRequestSlotForAJobWhoseLeaderCannotBeWatchedLeavesNothingBehind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broken := errors.New("ZooKeeper is not reachable")
+		h := newHarnessWithHA(t, nil, func(ha highavailability.Services) highavailability.Services {
+			return failingJobLeaderRetrieval{Services: ha, err: broken}
+		})
+		synctest.Wait()
+		jobID := api.NewJobID()
+
+		_, err := h.requestSlot(0, jobID)
+		assert.ErrorIs(t, err, taskexecutor.ErrTaskManager)
+		assert.ErrorIs(t, err, broken)
+		assert.ErrorContains(t, err, "Could not create new job.")
+
+		// Neither the slot nor the job is kept.
+		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		jobs, err := h.te.JobTableForTest(context.Background())
+		require.NoError(t, err)
+		assert.Empty(t, jobs)
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
 )
 
 // taskManagerActions is what a Task calls to report its states (Flink's
@@ -61,36 +62,22 @@ func (te *TaskExecutor) unregisterTaskAndNotifyFinalState(conn *jobManagerConnec
 // sendTaskExecutionState sends a state to the JobMaster. If that fails,
 // the task fails: a task the JobMaster does not know about must not run on.
 //
-// The reports of one connection leave one at a time, so the JobMaster sees
-// them in the order they happened (INITIALIZING before RUNNING before
-// FINISHED). Flink gets this order from Pekko, which delivers the messages
-// between two actors in order; each rpc.Ask runs on a goroutine of its own,
-// so here the connection keeps an outbox.
+// The reports of one connection travel on one rpc.AskInOrder lane, so they
+// leave one at a time and the JobMaster sees them in the order they
+// happened (INITIALIZING before RUNNING before FINISHED). Flink gets this
+// order from Pekko, which delivers the messages between two actors in
+// order; a plain rpc.Ask runs on a goroutine of its own and would not.
 func (te *TaskExecutor) sendTaskExecutionState(conn *jobManagerConnection, state gateway.TaskExecutionState) {
-	conn.stateOutbox = append(conn.stateOutbox, state)
-	if !conn.sendingState {
-		te.sendNextTaskExecutionState(conn)
-	}
-}
-
-func (te *TaskExecutor) sendNextTaskExecutionState(conn *jobManagerConnection) {
-	if len(conn.stateOutbox) == 0 {
-		conn.sendingState = false
-		return
-	}
-	state := conn.stateOutbox[0]
-	conn.stateOutbox = conn.stateOutbox[1:]
-	conn.sendingState = true
-	te.askAck(func(ctx context.Context) error {
-		return conn.gateway.UpdateTaskExecutionState(ctx, conn.jobMasterID, state)
-	}, func(err error) {
-		if err != nil {
-			if task, ok := te.taskSlotTable.Task(state.AttemptID); ok {
-				te.logger.Warn(fmt.Sprintf("Could not report the state %s of task %s to the JobManager.",
-					state.State, task.TaskNameWithSubtaskAndAttempt()), "cause", err.Error())
-				task.FailExternally(err)
-			}
+	rpc.AskInOrder(te.Endpoint, conn, te.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, conn.gateway.UpdateTaskExecutionState(ctx, conn.jobMasterID, state)
+	}, func(_ struct{}, err error) {
+		if err == nil {
+			return
 		}
-		te.sendNextTaskExecutionState(conn)
+		if task, ok := te.taskSlotTable.Task(state.AttemptID); ok {
+			te.logger.Warn(fmt.Sprintf("Could not report the state %s of task %s to the JobManager.",
+				state.State, task.TaskNameWithSubtaskAndAttempt()), "cause", err.Error())
+			task.FailExternally(err)
+		}
 	})
 }

@@ -24,6 +24,14 @@ import (
 // ALLOCATED means the ResourceManager gave the slot to a job, which has not
 // accepted it yet; ACTIVE means the job's JobMaster accepted the offer and
 // may deploy tasks into it.
+//
+// These moves, and no others, are legal (CanTransitionTo); a slot changes
+// state only through taskSlot.transitionTo, which panics on any other move:
+//
+//	FREE      → ALLOCATED
+//	ALLOCATED → ACTIVE, RELEASING, FREE
+//	ACTIVE    → ALLOCATED, RELEASING, FREE
+//	RELEASING → FREE
 type TaskSlotState int
 
 // The slot states.
@@ -46,6 +54,23 @@ func (s TaskSlotState) String() string {
 		return "RELEASING"
 	}
 	return fmt.Sprintf("TaskSlotState(%d)", int(s))
+}
+
+// CanTransitionTo reports whether a slot may move from s to next: whether
+// the move is an arrow of the diagram above. Staying in the same state is
+// not a move.
+func (s TaskSlotState) CanTransitionTo(next TaskSlotState) bool {
+	switch s {
+	case SlotFree:
+		return next == SlotAllocated
+	case SlotAllocated:
+		return next == SlotActive || next == SlotReleasing || next == SlotFree
+	case SlotActive:
+		return next == SlotAllocated || next == SlotReleasing || next == SlotFree
+	case SlotReleasing:
+		return next == SlotFree
+	}
+	return false
 }
 
 // Errors of the TaskSlotTable. Each is wrapped with Flink's message; test
@@ -103,6 +128,15 @@ type taskSlot[T TaskSlotPayload] struct {
 	tasks        map[api.ExecutionAttemptID]T
 }
 
+// transitionTo moves the slot to next. A move that is not in the diagram of
+// TaskSlotState is a bug in the table, so it panics.
+func (s *taskSlot[T]) transitionTo(next TaskSlotState) {
+	if !s.state.CanTransitionTo(next) {
+		panic(fmt.Sprintf("taskexecutor: illegal transition of slot %d from %s to %s", s.index, s.state, next))
+	}
+	s.state = next
+}
+
 func (s *taskSlot[T]) snapshot() TaskSlot {
 	return TaskSlot{Index: s.index, State: s.state, ResourceProfile: s.profile,
 		JobID: s.jobID, AllocationID: s.allocationID, NumberOfTasks: len(s.tasks)}
@@ -138,7 +172,7 @@ func NewTaskSlotTable[T TaskSlotPayload](numberOfSlots int, defaultProfile api.R
 		slots:          make([]*taskSlot[T], numberOfSlots),
 		byAllocation:   make(map[api.AllocationID]*taskSlot[T]),
 		taskSlots:      make(map[api.ExecutionAttemptID]*taskSlot[T]),
-		logger:         logger.With("logger", "TaskSlotTable"),
+		logger:         logger.With("logger", "TaskSlotTableImpl"),
 	}
 	for i := range t.slots {
 		t.slots[i] = &taskSlot[T]{index: i, state: SlotFree, profile: defaultProfile}
@@ -171,7 +205,7 @@ func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID
 	if slot.state != SlotFree {
 		return fmt.Errorf("%w: The slot %d has already been allocated for a different job.", ErrSlotOccupied, index)
 	}
-	slot.state = SlotAllocated
+	slot.transitionTo(SlotAllocated)
 	slot.jobID = jobID
 	slot.allocationID = allocationID
 	slot.profile = profile
@@ -243,8 +277,8 @@ func (t *TaskSlotTable[T]) MarkSlotActive(allocationID api.AllocationID) (bool, 
 	}
 	if slot.state == SlotAllocated {
 		t.logger.Info(fmt.Sprintf("Activate slot %s.", allocationID))
+		slot.transitionTo(SlotActive)
 	}
-	slot.state = SlotActive
 	return true, nil
 }
 
@@ -271,7 +305,9 @@ func (t *TaskSlotTable[T]) MarkSlotInactive(allocationID api.AllocationID) (bool
 	if slot.state != SlotAllocated && slot.state != SlotActive {
 		return false, nil
 	}
-	slot.state = SlotAllocated
+	if slot.state == SlotActive {
+		slot.transitionTo(SlotAllocated)
+	}
 	return true, nil
 }
 
@@ -286,11 +322,17 @@ func (t *TaskSlotTable[T]) FreeSlot(allocationID api.AllocationID) (int, error) 
 	}
 	t.logger.Info(fmt.Sprintf("Free slot %s.", slot.snapshot()))
 	if len(slot.tasks) > 0 {
-		slot.state = SlotReleasing
+		if slot.state != SlotReleasing {
+			slot.transitionTo(SlotReleasing)
+		}
 		return -1, fmt.Errorf("%w: slot %d of allocation %s has %d task(s)", ErrSlotNotEmpty, slot.index, allocationID, len(slot.tasks))
 	}
 	delete(t.byAllocation, allocationID)
-	*slot = taskSlot[T]{index: slot.index, state: SlotFree, profile: t.defaultProfile}
+	slot.transitionTo(SlotFree)
+	slot.profile = t.defaultProfile
+	slot.jobID = api.JobID{}
+	slot.allocationID = api.AllocationID{}
+	slot.tasks = nil
 	return slot.index, nil
 }
 

@@ -1,6 +1,7 @@
 package taskexecutor
 
 import (
+	"bytes"
 	"log/slog"
 	"testing"
 
@@ -173,4 +174,47 @@ func TestCreateSlotReport(t *testing.T) {
 		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 1}, ResourceProfile: profile, AllocationID: alloc, JobID: jobID},
 	}
 	assert.Equal(t, want, got)
+}
+
+func TestSlotTransitions(t *testing.T) {
+	// Every pair of states; the legal ones are the arrows of the diagram on
+	// TaskSlotState.
+	legal := map[[2]TaskSlotState]bool{
+		{SlotFree, SlotAllocated}:      true,
+		{SlotAllocated, SlotActive}:    true,
+		{SlotAllocated, SlotReleasing}: true,
+		{SlotAllocated, SlotFree}:      true,
+		{SlotActive, SlotAllocated}:    true,
+		{SlotActive, SlotReleasing}:    true,
+		{SlotActive, SlotFree}:         true,
+		{SlotReleasing, SlotFree}:      true,
+	}
+	all := []TaskSlotState{SlotFree, SlotAllocated, SlotActive, SlotReleasing}
+	for _, from := range all {
+		for _, to := range all {
+			want := legal[[2]TaskSlotState{from, to}]
+			t.Run(from.String()+"→"+to.String(), func(t *testing.T) {
+				assert.Equal(t, want, from.CanTransitionTo(to))
+
+				slot := &taskSlot[fakePayload]{index: 3, state: from}
+				if !want {
+					assert.PanicsWithValue(t,
+						"taskexecutor: illegal transition of slot 3 from "+from.String()+" to "+to.String(),
+						func() { slot.transitionTo(to) })
+					assert.Equal(t, from, slot.state, "an illegal move changes nothing")
+					return
+				}
+				slot.transitionTo(to)
+				assert.Equal(t, to, slot.state)
+			})
+		}
+	}
+}
+
+func TestTaskSlotTableLogsAsTaskSlotTableImpl(t *testing.T) {
+	var logs bytes.Buffer
+	table := NewTaskSlotTable[fakePayload](1, slotProfile, slog.New(slog.NewTextHandler(&logs, nil)))
+	require.NoError(t, table.AllocateSlot(0, api.NewJobID(), api.NewAllocationID(), api.UnknownResourceProfile))
+
+	assert.Contains(t, logs.String(), "logger=TaskSlotTableImpl", "Flink's class name")
 }

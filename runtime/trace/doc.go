@@ -18,7 +18,11 @@
 //
 // A job's events read back in the order they were recorded, which is a
 // readable story of one submission: tests assert on it, the demo prints it
-// and the diagram tool draws it.
+// and the diagram tool draws it. Await waits, without polling, until a
+// job's events satisfy a condition. A Recorder keeps everything until
+// Forget drops a job's events, which a long-running cluster does for jobs
+// it no longer needs to show. A nil *Recorder records nothing: components
+// may run without one, and Await on it waits only for its ctx.
 //
 // This package is ours; Flink has no such trace. The closest thing in Flink
 // is reading the JobManager and TaskManager logs side by side, which is

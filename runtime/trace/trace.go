@@ -43,9 +43,9 @@ func (e Event) String() string {
 	return fmt.Sprintf("%-3s %s → %s: %s", e.Step, e.From, e.To, e.Message)
 }
 
-// Recorder keeps the events of every job in the order they were emitted.
-// It is safe for concurrent use; a nil *Recorder records nothing, so
-// components may run without one.
+// Recorder keeps the events of every job in the order they were emitted,
+// until Forget drops a job's. It is safe for concurrent use; a nil *Recorder
+// records nothing, so components may run without one.
 type Recorder struct {
 	mu      sync.Mutex
 	events  []Event
@@ -70,15 +70,50 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 		r.byJob = make(map[api.JobID][]Event)
 	}
 	r.byJob[job] = append(r.byJob[job], e)
+	r.notifyLocked()
+}
+
+// notifyLocked wakes every Await so that it looks at the events again. r.mu
+// is held.
+func (r *Recorder) notifyLocked() {
 	if r.changed != nil {
 		close(r.changed)
 		r.changed = nil
 	}
 }
 
-// Await blocks until done reports true for the events of job, or ctx ends.
-// Tests and benchmarks use it to wait for a step without polling.
+// Forget drops the events of job, so that a long-running cluster does not
+// keep every job it ever ran. Events the job emits later are recorded
+// afresh. Forgetting a job the recorder does not know does nothing.
+func (r *Recorder) Forget(job api.JobID) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byJob[job]; !ok {
+		return
+	}
+	delete(r.byJob, job)
+	r.events = slices.DeleteFunc(r.events, func(e Event) bool { return e.JobID == job })
+	r.notifyLocked()
+}
+
+// Await blocks until done reports true for the events of job, or ctx ends,
+// in which case it returns ctx.Err(). Tests and benchmarks use it to wait
+// for a step without polling.
+//
+// A nil *Recorder never has any events: Await returns nil at once if done
+// accepts none, and otherwise waits for ctx to end, because nothing will
+// ever be recorded.
 func (r *Recorder) Await(ctx context.Context, job api.JobID, done func([]Event) bool) error {
+	if r == nil {
+		if done(nil) {
+			return nil
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	for {
 		r.mu.Lock()
 		if r.changed == nil {

@@ -125,3 +125,41 @@ func TestAwaitReturnsOnceTheEventsAreThere(t *testing.T) {
 		assert.ErrorIs(t, r.Await(ctx, job, func([]trace.Event) bool { return false }), context.Canceled)
 	})
 }
+
+func TestAwaitOnANilRecorderWaitsForCtx(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec *trace.Recorder
+		job := api.NewJobID()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+
+		start := time.Now()
+		err := rec.Await(ctx, job, func(events []trace.Event) bool { return trace.Count(events, trace.M11) > 0 })
+		assert.ErrorIs(t, err, context.DeadlineExceeded, "nothing is ever recorded, so only ctx ends the wait")
+		assert.Equal(t, 5*time.Second, time.Since(start))
+
+		assert.NoError(t, rec.Await(ctx, job, func(events []trace.Event) bool { return len(events) == 0 }),
+			"no events is all a nil recorder will ever have")
+	})
+}
+
+func TestForgetDropsOneJobsEvents(t *testing.T) {
+	rec := trace.NewRecorder()
+	wordCount, topSpeed := api.NewJobID(), api.NewJobID()
+	rec.Emit(trace.M3, "REST", "Dispatcher", wordCount, "submit")
+	rec.Emit(trace.M3, "REST", "Dispatcher", topSpeed, "submit")
+	rec.Emit(trace.M4, "Dispatcher", "JobMaster", wordCount, "create")
+
+	rec.Forget(wordCount)
+	assert.Empty(t, rec.JobEvents(wordCount))
+	assert.Equal(t, []trace.Step{trace.M3}, trace.Steps(rec.JobEvents(topSpeed)), "other jobs keep theirs")
+	got := rec.Events()
+	require.Len(t, got, 1)
+	assert.Equal(t, topSpeed, got[0].JobID)
+
+	rec.Emit(trace.M5, "JobMaster", "ResourceManager", wordCount, "register")
+	assert.Equal(t, []trace.Step{trace.M5}, trace.Steps(rec.JobEvents(wordCount)), "a forgotten job starts afresh")
+
+	var none *trace.Recorder
+	assert.NotPanics(t, func() { none.Forget(wordCount) })
+}

@@ -49,6 +49,7 @@ func run(verbose bool, count, parallelism int) error {
 	fmt.Printf("flinklab: a MiniCluster with 2 TaskManagers × 2 slots runs the job 'numbers' (parallelism %d)\n", parallelism)
 
 	collector := numbers.NewCollector()
+	defer collector.Close()
 	job := numbers.JobGraph(numbers.Config{Count: count, Parallelism: parallelism, Collector: collector})
 	if err := cluster.UploadJar(job, numbers.Jar()); err != nil {
 		return err

@@ -86,6 +86,13 @@ func NewCollector() *Collector {
 	return c
 }
 
+// Close unregisters the collector; sinks that look it up later fail.
+func (c *Collector) Close() {
+	collectorsMu.Lock()
+	defer collectorsMu.Unlock()
+	delete(collectors, c.id)
+}
+
 // Values returns what was collected, sorted.
 func (c *Collector) Values() []int64 {
 	c.mu.Lock()

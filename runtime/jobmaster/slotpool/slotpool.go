@@ -47,7 +47,7 @@ type SlotPool struct {
 	schedule         func(func())
 	declare          func(gateway.ResourceRequirements) // nil until connected to the RM
 	declareScheduled bool
-	lastDeclared     int
+	lastDeclared     *gateway.ResourceRequirements // nil: declare even if nothing changed
 }
 
 // New returns an empty pool. schedule must run a function later on the
@@ -62,7 +62,6 @@ func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger
 		log:              logger.With("logger", "DeclarativeSlotPoolBridge"),
 		slots:            make(map[api.AllocationID]*heldSlot),
 		schedule:         schedule,
-		lastDeclared:     -1,
 	}
 }
 
@@ -131,7 +130,7 @@ func (p *SlotPool) Requirements() gateway.ResourceRequirements {
 // beginning with the current ones (Flink's connectToResourceManager).
 func (p *SlotPool) ConnectToResourceManager(declare func(gateway.ResourceRequirements)) {
 	p.declare = declare
-	p.lastDeclared = -1
+	p.lastDeclared = nil
 	p.requirementsChanged()
 }
 
@@ -151,11 +150,12 @@ func (p *SlotPool) requirementsChanged() {
 			return
 		}
 		req := p.Requirements()
-		if total := req.TotalSlots(); total != p.lastDeclared {
-			p.lastDeclared = total
-			p.log.Debug(fmt.Sprintf("Declare new resource requirements for job %s: %d slots.", p.jobID, total))
-			p.declare(req)
+		if p.lastDeclared != nil && slices.Equal(req.Requirements, p.lastDeclared.Requirements) {
+			return // nothing changed since the last declaration
 		}
+		p.lastDeclared = &req
+		p.log.Debug(fmt.Sprintf("Declare new resource requirements for job %s: %d slots.", p.jobID, req.TotalSlots()))
+		p.declare(req)
 	})
 }
 

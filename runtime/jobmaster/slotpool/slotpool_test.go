@@ -135,3 +135,16 @@ func TestReleaseTaskManagerDropsItsSlots(t *testing.T) {
 	assert.Len(t, p.ReleaseTaskManager("taskexecutor-1"), 1)
 	assert.Equal(t, 0, p.NumberOfSlots())
 }
+
+func TestAChangeOfProfileWithTheSameTotalIsDeclared(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	big := api.ResourceProfile{CPUCores: 2}
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	turn()
+	p.CancelSlotRequest(1)
+	p.RequestNewAllocatedSlot(2, big, func(PhysicalSlot) {})
+	before := len(*declared)
+	turn()
+	require.Len(t, *declared, before+1, "one slot before, one slot after, but of another profile")
+	assert.Equal(t, big, (*declared)[before].Requirements[0].ResourceProfile)
+}

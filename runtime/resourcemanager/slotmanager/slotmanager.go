@@ -353,7 +353,7 @@ func (sm *FineGrainedSlotManager) logMissingAndAvailableResources(missing []JobR
 	for _, job := range missing {
 		fmt.Fprintf(&b, "\n\t Job %s", job.JobID)
 		for _, r := range job.Requirements {
-			fmt.Fprintf(&b, "\n\t\t%s", formatResourceRequirement(r))
+			fmt.Fprintf(&b, "\n\t\t%s", r.String())
 		}
 	}
 	b.WriteString("\nCurrent resources:")

@@ -594,7 +594,7 @@ func TestProfilesPrintLikeFlinks(t *testing.T) {
 		{api.ResourceProfile{CPUCores: 2}, "ResourceProfile{cpuCores=2, taskHeapMemory=0 bytes}"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, formatResourceProfile(tt.profile))
+		assert.Equal(t, tt.want, tt.profile.String())
 	}
 	assert.True(t, strings.HasPrefix(formatResourceRequirements(nil), "["))
 }

@@ -61,7 +61,7 @@ func (s *slotStatusSyncer) allocateSlot(a SlotAllocation, targetAddress string, 
 	allocationID := api.NewAllocationID()
 
 	s.log.Info(fmt.Sprintf("Starting allocation of slot %s from %s for job %s with resource profile %s.",
-		allocationID, tm.conn.ResourceID, a.JobID, formatResourceProfile(a.ResourceProfile)))
+		allocationID, tm.conn.ResourceID, a.JobID, a.ResourceProfile.String()))
 	s.tracker.startAllocation(slot, allocationID, a.JobID, a.ResourceProfile)
 	s.pendingSlotAllocations[allocationID] = struct{}{}
 
