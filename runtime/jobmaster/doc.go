@@ -17,10 +17,15 @@
 //	           Slot requests wait in the slot pool until the ResourceManager
 //	           is connected.
 //	(the job runs: see the scheduler package)
-//	terminal   the slots are freed at their TaskExecutors, the JobMaster
-//	           disconnects from the ResourceManager, and the runner learns
-//	           the result.
-//	Close      the endpoint stops.
+//	terminal   the JobMaster disconnects from the ResourceManager (which
+//	           clears the job's requirements), then frees its slots at their
+//	           TaskExecutors, and only then does the runner learn the result.
+//	           In the other order a freed slot could be handed straight back
+//	           to the finished job.
+//	Close      a job that is not globally terminal is suspended: the
+//	           JobMaster tells the ResourceManager (which keeps the job's
+//	           requirements for a new leader) and frees its slots at their
+//	           TaskExecutors, as Flink's onStop does; then the endpoint stops.
 //
 // # Messages
 //

@@ -6,7 +6,7 @@
 //
 //	m1  client → BlobServer          the job's jar is uploaded
 //	m2  client → REST                the run request arrives
-//	m3  REST → Dispatcher            submitJob: validate, reject duplicates, persist
+//	m3  client → Dispatcher          submitJob: reject duplicates, validate, persist (the client is REST or the MiniCluster)
 //	m4  Dispatcher → JobMaster       leadership granted, JobMaster and ExecutionGraph created
 //	m5  JobMaster → ResourceManager  registerJobMaster
 //	m6  JobMaster → ResourceManager  resource requirements declared
