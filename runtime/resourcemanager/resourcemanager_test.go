@@ -16,6 +16,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
@@ -121,7 +122,7 @@ type jobMaster struct {
 func (c *cluster) newJobMaster(name string) jobMaster {
 	c.t.Helper()
 	jm := jobMaster{jobID: api.NewJobID(), id: api.NewJobMasterID(), address: c.svc.Address(name)}
-	require.NoError(c.t, c.svc.Register(jm.address, &FakeJobMasterGateway{}))
+	require.NoError(c.t, c.svc.Register(jm.address, &gatewaytest.JobMasterGateway{}))
 	return jm
 }
 
@@ -167,8 +168,8 @@ type slotRequest struct {
 	RMID             api.ResourceManagerID
 }
 
-func (r *slotRequests) gateway() *FakeTaskExecutorGateway {
-	return &FakeTaskExecutorGateway{
+func (r *slotRequests) gateway() *gatewaytest.TaskExecutorGateway {
+	return &gatewaytest.TaskExecutorGateway{
 		RequestSlotFunc: func(_ context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
 			_ api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
 			r.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/rpc"
@@ -23,39 +24,37 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fakeTaskExecutor records what the scheduler asks of it.
-type fakeTaskExecutor struct {
+// taskExecutor records what the scheduler asks of the TaskExecutor that
+// holds every slot, and answers each SubmitTask with submitErr.
+type taskExecutor struct {
 	mu        sync.Mutex
 	submitted []gateway.TaskDeploymentDescriptor
 	cancelled []api.ExecutionAttemptID
 	submitErr error
 }
 
-func (f *fakeTaskExecutor) RequestSlot(context.Context, api.SlotID, api.JobID, api.AllocationID, api.ResourceProfile, string, api.ResourceManagerID) error {
-	return nil
-}
-func (f *fakeTaskExecutor) SubmitTask(_ context.Context, tdd gateway.TaskDeploymentDescriptor, _ api.JobMasterID) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.submitted = append(f.submitted, tdd)
-	return f.submitErr
-}
-func (f *fakeTaskExecutor) CancelTask(_ context.Context, id api.ExecutionAttemptID) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cancelled = append(f.cancelled, id)
-	return nil
-}
-func (f *fakeTaskExecutor) FreeSlot(context.Context, api.AllocationID, error) error      { return nil }
-func (f *fakeTaskExecutor) DisconnectJobManager(context.Context, api.JobID, error) error { return nil }
-
-func (f *fakeTaskExecutor) deployed() []gateway.TaskDeploymentDescriptor {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]gateway.TaskDeploymentDescriptor(nil), f.submitted...)
+func (te *taskExecutor) gateway() *gatewaytest.TaskExecutorGateway {
+	return &gatewaytest.TaskExecutorGateway{
+		SubmitTaskFunc: func(_ context.Context, tdd gateway.TaskDeploymentDescriptor, _ api.JobMasterID) error {
+			te.mu.Lock()
+			defer te.mu.Unlock()
+			te.submitted = append(te.submitted, tdd)
+			return te.submitErr
+		},
+		CancelTaskFunc: func(_ context.Context, id api.ExecutionAttemptID) error {
+			te.mu.Lock()
+			defer te.mu.Unlock()
+			te.cancelled = append(te.cancelled, id)
+			return nil
+		},
+	}
 }
 
-var _ gateway.TaskExecutorGateway = (*fakeTaskExecutor)(nil)
+func (te *taskExecutor) deployed() []gateway.TaskDeploymentDescriptor {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	return append([]gateway.TaskDeploymentDescriptor(nil), te.submitted...)
+}
 
 type harness struct {
 	t         *testing.T
@@ -63,7 +62,7 @@ type harness struct {
 	pool      *slotpool.SlotPool
 	scheduler *DefaultScheduler
 	graph     *executiongraph.ExecutionGraph
-	tm        *fakeTaskExecutor
+	tm        *taskExecutor
 	declared  []gateway.ResourceRequirements
 	final     *gateway.ArchivedExecutionGraph
 }
@@ -80,16 +79,17 @@ func newHarness(t *testing.T, p1, p2 int) *harness {
 	graph, err := executiongraph.BuildGraph(g)
 	require.NoError(t, err)
 
-	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &fakeTaskExecutor{}}
+	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &taskExecutor{}}
 	h.main.Start(nil)
 	t.Cleanup(func() { h.main.Close(nil) })
 	quiet := slog.New(slog.DiscardHandler)
+	tm := h.tm.gateway()
 	h.onMain(func() {
 		h.pool = slotpool.New(g.JobID, "jm", func(fn func()) { h.main.RunAsync(fn) }, quiet)
 		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
 		h.scheduler = NewDefaultScheduler(Deps{
 			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
-			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return h.tm, true },
+			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
 			JobMasterID:  api.NewJobMasterID(),
 			RPCTimeout:   10 * time.Second,
 			Logger:       quiet,

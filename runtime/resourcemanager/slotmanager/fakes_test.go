@@ -8,63 +8,8 @@ import (
 	"sync"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/gateway"
+	"flinklab/runtime/gateway/gatewaytest"
 )
-
-// FakeTaskExecutorGateway is a TaskExecutorGateway whose methods call the
-// function fields when they are set and succeed otherwise. It is safe for
-// concurrent use as long as the fields are not changed while calls run.
-type FakeTaskExecutorGateway struct {
-	RequestSlotFunc func(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
-		profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error
-	SubmitTaskFunc           func(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error
-	CancelTaskFunc           func(ctx context.Context, attemptID api.ExecutionAttemptID) error
-	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, cause error) error
-	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, cause error) error
-}
-
-var _ gateway.TaskExecutorGateway = (*FakeTaskExecutorGateway)(nil)
-
-// RequestSlot calls RequestSlotFunc, or accepts the request.
-func (f *FakeTaskExecutorGateway) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
-	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
-	if f.RequestSlotFunc != nil {
-		return f.RequestSlotFunc(ctx, slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
-	}
-	return nil
-}
-
-// SubmitTask calls SubmitTaskFunc, or accepts the task.
-func (f *FakeTaskExecutorGateway) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
-	if f.SubmitTaskFunc != nil {
-		return f.SubmitTaskFunc(ctx, tdd, jobMasterID)
-	}
-	return nil
-}
-
-// CancelTask calls CancelTaskFunc, or succeeds.
-func (f *FakeTaskExecutorGateway) CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error {
-	if f.CancelTaskFunc != nil {
-		return f.CancelTaskFunc(ctx, attemptID)
-	}
-	return nil
-}
-
-// FreeSlot calls FreeSlotFunc, or succeeds.
-func (f *FakeTaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
-	if f.FreeSlotFunc != nil {
-		return f.FreeSlotFunc(ctx, allocationID, cause)
-	}
-	return nil
-}
-
-// DisconnectJobManager calls DisconnectJobManagerFunc, or succeeds.
-func (f *FakeTaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
-	if f.DisconnectJobManagerFunc != nil {
-		return f.DisconnectJobManagerFunc(ctx, jobID, cause)
-	}
-	return nil
-}
 
 // slotRequest is one RequestSlot call a fake TaskExecutor received.
 type slotRequest struct {
@@ -86,8 +31,8 @@ type slotRequests struct {
 
 // gateway returns a fake TaskExecutor that records each request and then
 // answers it with answer (nil: accept).
-func (r *slotRequests) gateway(answer func(ctx context.Context, req slotRequest) error) *FakeTaskExecutorGateway {
-	return &FakeTaskExecutorGateway{
+func (r *slotRequests) gateway(answer func(ctx context.Context, req slotRequest) error) *gatewaytest.TaskExecutorGateway {
+	return &gatewaytest.TaskExecutorGateway{
 		RequestSlotFunc: func(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
 			profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
 			req := slotRequest{slotID, jobID, allocationID, profile, jobMasterAddress, rmID}

@@ -1,0 +1,87 @@
+package gatewaytest
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// JobMasterGateway is a fake gateway.JobMasterGateway. Its methods call the
+// function fields when they are set and otherwise succeed with zero
+// values, except where a method's comment says otherwise.
+type JobMasterGateway struct {
+	RegisterTaskManagerFunc func(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
+		tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error)
+	OfferSlotsFunc func(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
+		offers []gateway.SlotOffer) ([]gateway.SlotOffer, error)
+	UpdateTaskExecutionStateFunc func(ctx context.Context, jobMasterID api.JobMasterID, state gateway.TaskExecutionState) error
+	DisconnectTaskManagerFunc    func(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error
+	RequestJobStatusFunc         func(ctx context.Context) (api.JobStatus, error)
+	RequestJobFunc               func(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
+	CancelFunc                   func(ctx context.Context) error
+}
+
+var _ gateway.JobMasterGateway = (*JobMasterGateway)(nil)
+
+// RegisterTaskManager calls RegisterTaskManagerFunc, or accepts the
+// TaskManager with a zero JMTMRegistrationSuccess.
+func (f *JobMasterGateway) RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
+	tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	if f.RegisterTaskManagerFunc != nil {
+		return f.RegisterTaskManagerFunc(ctx, jobMasterID, jobID, tm)
+	}
+	return gateway.JMTMRegistrationSuccess{}, nil
+}
+
+// OfferSlots calls OfferSlotsFunc, or accepts every offer.
+func (f *JobMasterGateway) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
+	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	if f.OfferSlotsFunc != nil {
+		return f.OfferSlotsFunc(ctx, jobMasterID, taskManager, offers)
+	}
+	return offers, nil
+}
+
+// UpdateTaskExecutionState calls UpdateTaskExecutionStateFunc, or succeeds.
+func (f *JobMasterGateway) UpdateTaskExecutionState(ctx context.Context, jobMasterID api.JobMasterID,
+	state gateway.TaskExecutionState) error {
+	if f.UpdateTaskExecutionStateFunc != nil {
+		return f.UpdateTaskExecutionStateFunc(ctx, jobMasterID, state)
+	}
+	return nil
+}
+
+// DisconnectTaskManager calls DisconnectTaskManagerFunc, or succeeds.
+func (f *JobMasterGateway) DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID,
+	taskManager api.ResourceID, cause error) error {
+	if f.DisconnectTaskManagerFunc != nil {
+		return f.DisconnectTaskManagerFunc(ctx, jobMasterID, taskManager, cause)
+	}
+	return nil
+}
+
+// RequestJobStatus calls RequestJobStatusFunc, or answers RUNNING: a
+// JobMaster that answers at all has started scheduling.
+func (f *JobMasterGateway) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
+	if f.RequestJobStatusFunc != nil {
+		return f.RequestJobStatusFunc(ctx)
+	}
+	return api.JobRunning, nil
+}
+
+// RequestJob calls RequestJobFunc, or answers an empty graph (never nil).
+func (f *JobMasterGateway) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	if f.RequestJobFunc != nil {
+		return f.RequestJobFunc(ctx)
+	}
+	return &gateway.ArchivedExecutionGraph{}, nil
+}
+
+// Cancel calls CancelFunc, or succeeds.
+func (f *JobMasterGateway) Cancel(ctx context.Context) error {
+	if f.CancelFunc != nil {
+		return f.CancelFunc(ctx)
+	}
+	return nil
+}

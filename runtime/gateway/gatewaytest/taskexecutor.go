@@ -1,0 +1,62 @@
+package gatewaytest
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+)
+
+// TaskExecutorGateway is a fake gateway.TaskExecutorGateway. Its methods
+// call the function fields when they are set and succeed otherwise.
+type TaskExecutorGateway struct {
+	RequestSlotFunc func(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+		profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error
+	SubmitTaskFunc           func(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error
+	CancelTaskFunc           func(ctx context.Context, attemptID api.ExecutionAttemptID) error
+	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, cause error) error
+	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, cause error) error
+}
+
+var _ gateway.TaskExecutorGateway = (*TaskExecutorGateway)(nil)
+
+// RequestSlot calls RequestSlotFunc, or accepts the request.
+func (f *TaskExecutorGateway) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
+	if f.RequestSlotFunc != nil {
+		return f.RequestSlotFunc(ctx, slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
+	}
+	return nil
+}
+
+// SubmitTask calls SubmitTaskFunc, or accepts the task.
+func (f *TaskExecutorGateway) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	if f.SubmitTaskFunc != nil {
+		return f.SubmitTaskFunc(ctx, tdd, jobMasterID)
+	}
+	return nil
+}
+
+// CancelTask calls CancelTaskFunc, or succeeds.
+func (f *TaskExecutorGateway) CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error {
+	if f.CancelTaskFunc != nil {
+		return f.CancelTaskFunc(ctx, attemptID)
+	}
+	return nil
+}
+
+// FreeSlot calls FreeSlotFunc, or succeeds.
+func (f *TaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
+	if f.FreeSlotFunc != nil {
+		return f.FreeSlotFunc(ctx, allocationID, cause)
+	}
+	return nil
+}
+
+// DisconnectJobManager calls DisconnectJobManagerFunc, or succeeds.
+func (f *TaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
+	if f.DisconnectJobManagerFunc != nil {
+		return f.DisconnectJobManagerFunc(ctx, jobID, cause)
+	}
+	return nil
+}
