@@ -1,0 +1,198 @@
+// Package streaming is the client side of flinklab's DataStream API: the
+// functions a job program calls to describe its dataflow, the StreamGraph
+// that description becomes, and the StreamingJobGraphGenerator that fuses
+// operators into chains and produces the JobGraph the client submits. It
+// mirrors Flink's flink-streaming-java module:
+//
+//	Flink                                              here
+//	StreamExecutionEnvironment                         StreamExecutionEnvironment
+//	DataStream, SingleOutputStreamOperator             DataStream[T]
+//	KeyedStream, DataStreamSink                        KeyedStream[T, K], DataStreamSink
+//	Transformation (+ subclasses)                      transformation (unexported)
+//	StreamGraphGenerator                               generateStreamGraph (GetStreamGraph)
+//	StreamGraph, StreamNode, StreamEdge                StreamGraph, StreamNode, StreamEdge
+//	StreamPartitioner and its subclasses               StreamPartitioner, ForwardPartitioner, …
+//	KeyGroupRangeAssignment, MathUtils.murmurHash      AssignToKeyGroup, …, MurmurHash
+//	ChainingStrategy                                   ChainingStrategy
+//	StreamOperatorFactory (StreamMap, StreamFilter, …) Operator, OperatorKind
+//	StreamingJobGraphGenerator                         CreateJobGraph, IsChainable
+//	StreamConfig                                       StreamConfig
+//	StreamPlanEnvironment, ProgramAbortException       PlanProgram, ErrProgramAbort
+//
+// Lesson 02 ("Graph transformations") teaches it, together with
+// runtime/jobgraph and runtime/executiongraph. Everything here is pure: no
+// goroutines, no clock, no I/O. Running the chains (StreamTask, the
+// operators' loops, the network) is the runtime's job; this package makes
+// sure the runtime finds everything it needs.
+//
+// # A program
+//
+// A job program is a Go function registered under a name, the name its job
+// jar's manifest gives as Program-Class. Here is WordCount:
+//
+//	func init() { streaming.RegisterProgram("wordcount", wordCount) }
+//
+//	func wordCount(env *streaming.StreamExecutionEnvironment, args []string) error {
+//		text := env.ReadTextFile("hamlet.txt")                       // node 1
+//		words := streaming.FlatMap(text, tokenize)                   // node 2
+//		counts := streaming.KeyBy(words, func(t streaming.Tuple2[string, int]) string {
+//			return t.F0                                              // id 3: an edge, not a node
+//		}).Sum(1)                                                    // node 4
+//		counts.Print()                                               // node 5
+//		return env.Execute("WordCount")
+//	}
+//
+//	func tokenize(line string, out streaming.Collector[streaming.Tuple2[string, int]]) {
+//		for _, word := range regexp.MustCompile(`\W+`).Split(strings.ToLower(line), -1) {
+//			if word != "" {
+//				out.Collect(streaming.Tuple2Of(word, 1))
+//			}
+//		}
+//	}
+//
+// Records are plain Go values. Operations that change the record type are
+// package functions (Map, FlatMap, KeyBy), because Go methods cannot have
+// type parameters; operations that keep it are methods (Filter, Reduce,
+// Sum, Rebalance, Print, SetParallelism, …). A program's mistakes (a
+// parallelism of 0, a nil function, a key type without a hash) are kept by
+// the environment and returned by Execute, naming the operator.
+//
+// # Step 1: transformations
+//
+// Each call above records a transformation and gives it the next ID: 1, 2,
+// 3, … in the order the program makes them. KeyBy, Rebalance, Rescale,
+// Broadcast and Forward record partition transformations: they run
+// nothing, they only say how records travel to the next operator.
+//
+// # Step 2: the StreamGraph
+//
+// GetStreamGraph (and Execute) turns the transformations into a
+// StreamGraph: one StreamNode per source, operator and sink, with the ID of
+// its transformation, and one StreamEdge per input. The partition
+// transformations become the edges' partitioners, so WordCount's nodes are
+// 1, 2, 4 and 5, and the edge 2 → 4 is HASH:
+//
+//	Source: Custom File Source-1 ─FORWARD─► Flat Map-2 ─HASH─► Keyed Aggregation-4 ─FORWARD─► Sink: Print to Std. Out-5
+//
+// An edge without a partitioning is FORWARD when both sides have the same
+// parallelism and REBALANCE otherwise. Defaults are resolved here: the
+// parallelism (the operator's, else the environment's, else 1), the max
+// parallelism (the environment's, else jobgraph.DefaultMaxParallelism,
+// which is 128 up to parallelism 85), the slot sharing group (the
+// operator's, else its input's, else "default") and the chaining strategy
+// (HEAD for sources, ALWAYS for the rest, NEVER after DisableChaining, HEAD
+// after StartNewChain).
+//
+// # Partitioners and key groups
+//
+// A partitioner picks the consumer subtask of each record: FORWARD the one
+// with the same index, REBALANCE round robin over all, RESCALE round robin
+// over a few, BROADCAST all of them, and HASH the owner of the record's key
+// group. Key groups are Flink's unit of keyed state:
+//
+//	key group = MurmurHash(HashCode(key)) % maxParallelism
+//	subtask   = keyGroup * parallelism / maxParallelism
+//
+// "hello" hashes to 99162322 (Java's String.hashCode), murmurs to
+// 1715862179, so it sits in key group 35 of 128, owned by subtask 1 of 4
+// (key groups 32–63). Changing the parallelism moves whole key groups
+// between subtasks; the key group of a key never changes.
+//
+// # Step 3: chaining
+//
+// Sending a record through the network costs serialization and buffers;
+// handing it to the next function in the same thread costs a call. So
+// CreateJobGraph fuses neighbouring operators into chains. An edge is
+// chainable (IsChainable) when all of these hold:
+//
+//  1. the downstream operator has exactly one input;
+//  2. chaining is enabled (no env.DisableOperatorChaining());
+//  3. both operators are in the same slot sharing group;
+//  4. the upstream chaining strategy is not NEVER (DisableChaining);
+//  5. the downstream strategy is ALWAYS, or HEAD_WITH_SOURCES right after a
+//     source (HEAD, from StartNewChain, and NEVER start a new chain);
+//  6. both operators have the same parallelism;
+//  7. the partitioner is FORWARD.
+//
+// Starting from each source, CreateJobGraph walks the graph depth first:
+// a chainable edge pulls its target into the current chain, any other edge
+// leaves the chain and its target heads a new one. WordCount at parallelism
+// 4 gives two chains, because the HASH edge breaks rule 7:
+//
+//	┌─ JobVertex "Source: Custom File Source -> Flat Map" ─┐              ┌─ JobVertex "Keyed Aggregation -> Sink: Print to Std. Out" ─┐
+//	│  SourceStreamTask, nodes [1,2], parallelism 4        │ ─ALL_TO_ALL─►│  OneInputStreamTask, nodes [4,5], parallelism 4             │
+//	└──────────────────────────────────────────────────────┘    HASH      └─────────────────────────────────────────────────────────────┘
+//
+// A chain's name joins its operators' names with " -> ", and puts
+// parentheses around a fan-out: "Map -> (Filter, Sink: Print to Std. Out)".
+//
+// # Step 4: the JobGraph
+//
+// Each chain becomes one JobVertex with the head's parallelism, max
+// parallelism and slot sharing group, and the invokable class
+// SourceStreamTaskClass (head is a source) or OneInputStreamTaskClass. Each
+// edge leaving a chain becomes a JobEdge: POINTWISE for FORWARD and
+// RESCALE, ALL_TO_ALL for the rest, its ShipStrategyName the partitioner's
+// name. The vertex's Configuration is a StreamConfig:
+//
+//	streaming.program.name         the registered program             wordcount
+//	streaming.program.args         its arguments (JSON)               ["--input","hamlet.txt"]
+//	streaming.program.parallelism  the runner's parallelism, 0: none  4
+//	streaming.chain.node-ids       the chain's nodes, head first      [1,2]
+//	streaming.chain.out-edges      one per produced data set (JSON)   [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
+//
+// # How a task finds the user's functions
+//
+// The TaskExecutor reads the StreamConfig, runs the same program again
+// with PlanProgram(name, args, parallelism), and looks up each node of its
+// chain with StreamGraph.StreamNode(id). The node holds the Operator (its
+// kind and the user's function, typed and type-erased), the KeySelector of
+// a keyed operator, the parallelism, and the out edges with their
+// partitioners. The node IDs match because the program builds the same
+// transformations in the same order on every run: a program must not
+// build its dataflow from randomness or the clock.
+//
+// # Concurrency
+//
+// An environment and the graphs it builds belong to one goroutine. The
+// program registry is safe for concurrent use. The erased functions on an
+// Operator may be called from many subtasks at once if the user's function
+// allows it; partitioners are copied per producing subtask (Copy).
+//
+// # Differs from Flink
+//
+//   - No class loading. Flink ships the user's classes in the jar and
+//     deserializes the operators from the JobVertex configuration. Go
+//     cannot load code, so programs are compiled in and registered by name
+//     (RegisterProgram); the configuration names the program and the node
+//     IDs, and the TaskExecutor rebuilds the StreamGraph by running the
+//     program again (PlanProgram) and finds each function by node ID. An
+//     unknown program fails with "ClassNotFoundException: <name>".
+//   - Transformation IDs count per environment. Flink uses a static
+//     counter, so the same program gets the same IDs only in a fresh JVM;
+//     here every run of a program numbers from 1.
+//   - Every source is parallel. Flink's fromElements and fromCollection are
+//     non-parallel (parallelism 1); here subtask s of p takes the elements i
+//     with i % p == s, so WordCount chains its source at any parallelism.
+//   - ReadTextFile reads a text resource of the job jar, as one source
+//     node; Flink reads a file system path through a monitoring source and
+//     a "Split Reader" operator.
+//   - The max parallelism is resolved in the StreamGraph, and a HASH edge's
+//     partitioner gets the consumer's max parallelism there; Flink leaves an
+//     unset max parallelism to the ExecutionGraph and configures the
+//     partitioner in the StreamTask.
+//   - RebalancePartitioner does not pick its random start itself: the
+//     runtime sets NextChannelToSendTo, so tests stay deterministic.
+//   - JobVertex IDs are random; Flink derives them from hashes of the
+//     StreamGraph (or from Uid). Uid is recorded and checked for
+//     uniqueness only.
+//   - Mistakes in a program are kept and returned by Execute (and
+//     PlanProgram) instead of being thrown at the call.
+//   - Keys are hashed as the Java value a Flink user would key by
+//     (HashCode): strings by String.hashCode over UTF-16, Go ints as Java
+//     ints, and so on; other key types need a HashCode method.
+//   - Sum takes a struct field position (Tuple2's F1 is 1), read by
+//     reflection; Flink also accepts field names of POJOs.
+//   - GetStreamGraph does not clear the transformations (Execute does), so
+//     it can be called to inspect a program more than once.
+package streaming

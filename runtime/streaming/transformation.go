@@ -1,0 +1,55 @@
+package streaming
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// transformationKind tells the four kinds of transformation apart.
+type transformationKind int
+
+const (
+	// sourceTransformation starts a stream (Flink: LegacySourceTransformation).
+	sourceTransformation transformationKind = iota
+	// oneInputTransformation applies an operator to one stream (Flink:
+	// OneInputTransformation).
+	oneInputTransformation
+	// sinkTransformation ends a stream (Flink: LegacySinkTransformation).
+	sinkTransformation
+	// partitionTransformation changes how a stream is distributed to the
+	// next operator, and runs nothing itself (Flink: PartitionTransformation).
+	// It becomes no StreamNode, only the partitioner of the edges that read
+	// through it.
+	partitionTransformation
+)
+
+// transformation is one step of the program, as the DataStream API records
+// it: Flink's org.apache.flink.api.dag.Transformation. Every call that makes
+// a new stream (a source, Map, KeyBy, Print, …) creates one and gives it the
+// next ID: 1, 2, 3, … in the order the program runs. Setting methods such
+// as SetParallelism change the transformation of the stream they are called
+// on.
+type transformation struct {
+	id    int
+	kind  transformationKind
+	name  string // without the "Source: " or "Sink: " prefix
+	input *transformation
+
+	operator    Operator
+	keySelector func(record any) any // keyed operators only
+	outputType  reflect.Type         // nil for sinks
+
+	partitioner StreamPartitioner // partition transformations only
+
+	parallelism      int    // 0: the environment's parallelism
+	slotSharingGroup string // "": inherited from the input, or "default"
+	uid              string
+	chainingStrategy ChainingStrategy
+}
+
+// isOperator reports whether the transformation becomes a StreamNode, and so
+// has the per-operator settings.
+func (t *transformation) isOperator() bool { return t.kind != partitionTransformation }
+
+// describe names the transformation in error messages, e.g. "Map (id 3)".
+func (t *transformation) describe() string { return fmt.Sprintf("%s (id %d)", t.name, t.id) }
