@@ -1,0 +1,77 @@
+// Package client holds the client side of a job: the job jar. It mirrors
+// the jar half of Flink's org.apache.flink.client.program.PackagedProgram
+// (the other half, running the program's main method to get a JobGraph,
+// belongs to the streaming package, behind rest.ProgramRunner).
+//
+// # What a job jar is
+//
+// In Flink you package your job as a jar: your classes, their libraries
+// and resources, and a manifest that names the class whose main method
+// builds the job. You upload the jar to the cluster (POST /jars/upload),
+// then ask the cluster to run it (POST /jars/:jarid/run). The cluster opens
+// the jar as a PackagedProgram, finds the entry class in the manifest,
+// runs main, and submits the JobGraph that main built, together with the
+// jar: every TaskExecutor later downloads the jar to load your operators.
+//
+// A flinklab job jar is a zip of the same shape:
+//
+//	META-INF/MANIFEST.MF      Manifest-Version: 1.0
+//	                          Created-By: flinklab
+//	                          Program-Class: wordcount
+//	wordcount/hamlet.txt      a resource the program reads
+//
+// WriteJar builds one; OpenPackagedProgram (from a file) and
+// ReadPackagedProgram (from memory) open one and answer ProgramClass,
+// Resources and Resource.
+//
+// # The manifest
+//
+// The manifest follows the JAR File Specification, which Java's
+// java.util.jar.Manifest implements: "Name: value" headers, one per line;
+// lines end in CRLF, LF or CR and hold at most 72 bytes, so a longer value
+// continues on the next line after a single leading space; a blank line
+// ends the main section, and per-entry sections ("Name: some/entry") may
+// follow. Header names are case-insensitive, which is why Flink's
+// "program-class" and our "Program-Class" are the same header. Headers we
+// do not know are ignored.
+//
+// # Opening a jar safely
+//
+// A jar comes from whoever can reach the REST port, so opening one must be
+// safe whatever the bytes are (FuzzReadPackagedProgram checks that it never
+// panics):
+//
+//   - Zip slip: an entry named "../../etc/cron.d/x" or "/etc/passwd" would
+//     write outside the target directory of anything that unpacks the jar.
+//     Such names are refused, as are backslashes and unclean paths, so a
+//     resource name is always a plain relative path.
+//   - Zip bomb: a few kilobytes of deflated zeros can claim gigabytes. The
+//     entries' declared sizes are summed first, and then every entry is
+//     decompressed once against a budget of MaxUncompressedSize (256 MiB)
+//     that counts the bytes really produced, not the sizes the headers
+//     claim. Decompressing also verifies each entry's CRC-32, so a damaged
+//     jar is refused when it is opened, not when a task reads it.
+//
+// Errors caused by the content match ErrInvalidJar (and ErrJarTooLarge for
+// the size bound); the REST layer answers them with 400 Bad Request.
+// Messages use Flink's words where Flink has them: "No manifest found in
+// jar file '…'. The manifest is need to point to the program's main class."
+// (sic) and, adapted, "No 'Program-Class' entry was found in the jar file."
+//
+// # Differs from Flink
+//
+//   - Go has no classes to load from a jar. Program-Class names a program
+//     that registered itself by name in the program registry (the streaming
+//     package), together with its user functions; the jar carries the
+//     program's resources and its identity, not its code. A jar naming a
+//     program nobody registered fails at run time, as an unknown class
+//     fails in Flink with ClassNotFoundException.
+//   - Flink reads "program-class" and falls back to "Main-Class", and may
+//     list several classes separated by commas. We read Program-Class only,
+//     and its whole value is one program name.
+//   - Flink opens a jar lazily and finds a damaged entry only when a class
+//     is loaded from it. We check every entry when the jar is opened.
+//   - Java ignores a manifest's last line when it has no line break; we
+//     accept it.
+//   - There are no nested lib/*.jar class paths and no jar signatures.
+package client

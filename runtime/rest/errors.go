@@ -1,0 +1,98 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"flinklab/runtime/client"
+	"flinklab/runtime/dispatcher"
+)
+
+// Sentinels a handler wraps to say what kind of failure it saw. They never
+// reach the client themselves: errorResponse turns them into a status.
+var (
+	// errBadRequest: the request itself is wrong (400).
+	errBadRequest = errors.New("bad request")
+	// errNotFound: the request names something that does not exist (404).
+	errNotFound = errors.New("not found")
+)
+
+// handlerError is Flink's RestHandlerException: the messages the client
+// reads, and the cause that decides the HTTP status.
+type handlerError struct {
+	messages []string
+	cause    error
+}
+
+func (e *handlerError) Error() string { return strings.Join(e.messages, " ") }
+func (e *handlerError) Unwrap() error { return e.cause }
+
+// badRequest returns a 400 error with Flink's messages.
+func badRequest(messages ...string) error {
+	return &handlerError{messages: messages, cause: errBadRequest}
+}
+
+// notFound returns a 404 error with Flink's messages.
+func notFound(messages ...string) error {
+	return &handlerError{messages: messages, cause: errNotFound}
+}
+
+// withMessages keeps cause (and so its status) but shows the client
+// Flink's messages instead of cause's text.
+func withMessages(cause error, messages ...string) error {
+	return &handlerError{messages: messages, cause: cause}
+}
+
+// statusOf is the one place a Go error becomes an HTTP status (STYLE habit
+// 8). Everything the runtime answers with is listed here:
+//
+//	*http.MaxBytesError                     413  body over MaxUploadSize / 1 MiB
+//	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
+//	errNotFound, dispatcher.ErrJobNotFound  404  no such jar, job or route
+//	anything else                           500  including the Dispatcher's
+//	                                             JobSubmissionError and
+//	                                             DuplicateJobSubmissionError,
+//	                                             which Flink answers with 500 too
+func statusOf(err error) int {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, errBadRequest), errors.Is(err, client.ErrInvalidJar):
+		return http.StatusBadRequest
+	case errors.Is(err, errNotFound), errors.Is(err, dispatcher.ErrJobNotFound):
+		return http.StatusNotFound
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// errorResponse builds Flink's ErrorResponseBody for err. A 500 hides
+// nothing and explains nothing, in Flink's words:
+//
+//	{"errors": ["Internal server error.", "<Exception on server side:\n…\nEnd of exception on server side>"]}
+//
+// where Flink prints the Java stack trace and we print the error chain.
+// Other statuses show the handler's messages, or the error's text.
+func errorResponse(err error) (int, ErrorResponseBody) {
+	status := statusOf(err)
+	var he *handlerError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case status == http.StatusInternalServerError:
+		return status, ErrorResponseBody{Errors: []string{
+			"Internal server error.",
+			fmt.Sprintf("<Exception on server side:\n%v\nEnd of exception on server side>", err),
+		}}
+	case errors.As(err, &tooLarge):
+		return status, ErrorResponseBody{Errors: []string{
+			fmt.Sprintf("Request entity too large: the limit is %d bytes.", tooLarge.Limit),
+		}}
+	case errors.As(err, &he):
+		return status, ErrorResponseBody{Errors: he.messages}
+	default:
+		return status, ErrorResponseBody{Errors: []string{err.Error()}}
+	}
+}

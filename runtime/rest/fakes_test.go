@@ -1,0 +1,166 @@
+package rest_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/client"
+	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/rest"
+)
+
+// fakeDispatcher is a gateway.DispatcherGateway whose methods call the
+// function fields when set, and otherwise keep a small table of submitted
+// jobs: SubmitJob accepts and remembers the JobGraph, ListJobs lists it,
+// RequestJob answers a RUNNING job with every subtask RUNNING, and an
+// unknown JobID gives dispatcher.ErrJobNotFound.
+type fakeDispatcher struct {
+	SubmitJobFunc  func(ctx context.Context, g *jobgraph.JobGraph) error
+	ListJobsFunc   func(ctx context.Context) ([]api.JobID, error)
+	RequestJobFunc func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
+
+	mu        sync.Mutex
+	submitted []*jobgraph.JobGraph
+}
+
+var _ gateway.DispatcherGateway = (*fakeDispatcher)(nil)
+
+// startTime is when every job of the fake table became INITIALIZING.
+var startTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func (f *fakeDispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error {
+	if f.SubmitJobFunc != nil {
+		if err := f.SubmitJobFunc(ctx, g); err != nil {
+			return err
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.submitted = append(f.submitted, g)
+	return nil
+}
+
+func (f *fakeDispatcher) Submitted() []*jobgraph.JobGraph {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*jobgraph.JobGraph(nil), f.submitted...)
+}
+
+func (f *fakeDispatcher) CancelJob(context.Context, api.JobID) error { return nil }
+
+func (f *fakeDispatcher) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	g, err := f.RequestJob(ctx, jobID)
+	if err != nil {
+		return 0, err
+	}
+	return g.State, nil
+}
+
+func (f *fakeDispatcher) RequestJob(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
+	if f.RequestJobFunc != nil {
+		return f.RequestJobFunc(ctx, jobID)
+	}
+	for _, g := range f.Submitted() {
+		if g.JobID == jobID {
+			return runningGraph(g), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, jobID)
+}
+
+func (f *fakeDispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
+	if f.ListJobsFunc != nil {
+		return f.ListJobsFunc(ctx)
+	}
+	var ids []api.JobID
+	for _, g := range f.Submitted() {
+		ids = append(ids, g.JobID)
+	}
+	return ids, nil
+}
+
+func (f *fakeDispatcher) RequestJobResult(context.Context, api.JobID) (api.JobResult, error) {
+	return api.JobResult{}, nil
+}
+
+// runningGraph is the archived graph of a job that has just started
+// running: INITIALIZING at startTime, CREATED and RUNNING a second later.
+func runningGraph(g *jobgraph.JobGraph) *gateway.ArchivedExecutionGraph {
+	a := &gateway.ArchivedExecutionGraph{
+		JobID:   g.JobID,
+		JobName: g.Name,
+		State:   api.JobRunning,
+		StatusTimestamps: map[api.JobStatus]time.Time{
+			api.JobInitializing: startTime,
+			api.JobCreated:      startTime.Add(time.Second),
+			api.JobRunning:      startTime.Add(time.Second),
+		},
+	}
+	for _, v := range g.Vertices() {
+		av := gateway.ArchivedExecutionJobVertex{
+			ID: v.ID, Name: v.Name, Parallelism: v.Parallelism,
+			MaxParallelism: jobgraph.DefaultMaxParallelism(v.Parallelism),
+			State:          api.ExecutionRunning,
+		}
+		for i := range v.Parallelism {
+			av.Subtasks = append(av.Subtasks, gateway.ArchivedExecution{SubtaskIndex: i, State: api.ExecutionRunning})
+		}
+		a.Vertices = append(a.Vertices, av)
+	}
+	return a
+}
+
+// runCall is one call of the fakeProgramRunner.
+type runCall struct {
+	ProgramClass string // of the jar
+	EntryClass   string
+	Args         []string
+	Parallelism  int
+}
+
+// fakeProgramRunner is a rest.ProgramRunner that records its calls and,
+// unless JobGraphFunc says otherwise, builds smallJobGraph.
+type fakeProgramRunner struct {
+	JobGraphFunc func(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
+
+	mu    sync.Mutex
+	calls []runCall
+}
+
+var _ rest.ProgramRunner = (*fakeProgramRunner)(nil)
+
+func (f *fakeProgramRunner) JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, runCall{program.ProgramClass(), entryClass, args, parallelism})
+	f.mu.Unlock()
+	if f.JobGraphFunc != nil {
+		return f.JobGraphFunc(program, entryClass, args, parallelism)
+	}
+	return smallJobGraph(entryClass, parallelism), nil
+}
+
+func (f *fakeProgramRunner) Calls() []runCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]runCall(nil), f.calls...)
+}
+
+// smallJobGraph is a valid two-vertex job: a source and a keyed sink
+// joined by a HASH edge.
+func smallJobGraph(name string, parallelism int) *jobgraph.JobGraph {
+	if parallelism == client.ParallelismDefault {
+		parallelism = 1
+	}
+	g := jobgraph.New(name)
+	source := jobgraph.NewJobVertex("Source: words", "flinklab.test.Source", parallelism)
+	sink := jobgraph.NewJobVertex("Keyed Aggregation -> Sink: print", "flinklab.test.Sink", parallelism)
+	g.AddVertex(source)
+	g.AddVertex(sink)
+	sink.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded).ShipStrategyName = "HASH"
+	return g
+}

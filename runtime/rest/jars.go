@@ -1,0 +1,282 @@
+package rest
+
+import (
+	"cmp"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/client"
+	"flinklab/runtime/trace"
+)
+
+// ---------------------------------------------------------------------------
+// POST /jars/upload — Flink's JarUploadHandler (and FileUploadHandler)
+// ---------------------------------------------------------------------------
+
+// handleJarUpload stores one uploaded jar as <jarDir>/<uuid>_<name>.jar.
+//
+// Step m1: the client's jar arrives. It is streamed into a hidden temp
+// file in the jar directory, checked, and only then renamed to its final
+// name, so GET /jars never lists a half-written or invalid jar, and a
+// rejected upload leaves nothing behind.
+func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadSize)
+	u := &upload{}
+	defer u.removeTemp()
+	if err := s.receiveUpload(r, u); err != nil {
+		return nil, err
+	}
+	if u.files != 1 {
+		return nil, badRequest(fmt.Sprintf("Exactly 1 file must be sent, received %d.", u.files))
+	}
+	if !isJarName(u.name) {
+		return nil, badRequest("Only Jar files are allowed.")
+	}
+
+	// Differs from Flink: Flink stores any file named *.jar; we open it
+	// first, so that a corrupt jar fails now, not when it is run.
+	data, err := os.ReadFile(u.tempPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the uploaded jar: %w", err)
+	}
+	program, err := client.ReadPackagedProgram(data)
+	if err != nil {
+		return nil, withMessages(err, "The uploaded file is not a valid job jar.", err.Error())
+	}
+
+	jarID := newUUID() + "_" + u.name
+	destination := filepath.Join(s.jarDir, jarID)
+	if err := os.Rename(u.tempPath, destination); err != nil {
+		return nil, fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, err)
+	}
+	u.tempPath = "" // kept
+	info, err := os.Stat(destination)
+	if err != nil {
+		return nil, fmt.Errorf("stat the stored jar: %w", err)
+	}
+	s.rememberJar(jarID, info, program.ProgramClass())
+
+	// Step m1: the upload belongs to no job yet, so the event has the zero
+	// JobID. POST /jars/{jarid}/run emits it again for the job it starts.
+	s.deps.Trace.Emit(trace.M1, "Client", "REST", api.JobID{}, "%s", jarUploadedMessage(jarID, program.ProgramClass(), info.ModTime()))
+	s.log.Info(fmt.Sprintf("Uploaded jar %s (Program-Class %s).", destination, program.ProgramClass()))
+	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil
+}
+
+// upload is what receiveUpload found in a multipart request.
+type upload struct {
+	files    int    // file parts seen
+	name     string // base name of the first file, as the client sent it
+	tempPath string // where the first file was written, if it was a jar; "" once kept
+}
+
+func (u *upload) removeTemp() {
+	if u.tempPath != "" {
+		_ = os.Remove(u.tempPath)
+	}
+}
+
+// receiveUpload reads every part of a multipart request. It counts the
+// file parts (any form field name is accepted, as in Flink; the spec's
+// curl example uses "jarfile"), and writes the first file to a temp file if
+// its name ends in .jar. Every other part is read and thrown away. A
+// request that is not multipart carries no file.
+func (s *Server) receiveUpload(r *http.Request, u *upload) error {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil // not multipart: zero files, which the caller rejects
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return requestReadError(err)
+		}
+		sentName := sentFileName(part)
+		if sentName != "" {
+			u.files++
+		}
+		if sentName == "" || u.files > 1 {
+			// A plain form field, or a second file: counted for the error
+			// message, never written.
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return requestReadError(err)
+			}
+			continue
+		}
+
+		// CVE-2020-17518: Flink 1.5.1–1.11.2 resolved the client's file
+		// name against the upload directory, so "../../../../tmp/success"
+		// wrote /tmp/success. The fix keeps only the last path element.
+		// (Go's Part.FileName applies filepath.Base too; we read the raw
+		// header to show the fix here.)
+		u.name = filepath.Base(sentName)
+		if u.name != sentName {
+			s.log.Warn(fmt.Sprintf("Ignoring the directories of the uploaded file name %q: storing it as %q.", sentName, u.name))
+		}
+		if !isJarName(u.name) {
+			if _, err := io.Copy(io.Discard, part); err != nil { // rejected later; never written
+				return requestReadError(err)
+			}
+			continue
+		}
+		if err := s.writeTemp(part, u); err != nil {
+			return err
+		}
+	}
+}
+
+// writeTemp streams part into a new hidden file in the jar directory. The
+// name ".upload-*" can never be a jar ID, so GET /jars does not list it.
+func (s *Server) writeTemp(part io.Reader, u *upload) error {
+	f, err := os.CreateTemp(s.jarDir, ".upload-*.tmp")
+	if err != nil {
+		return fmt.Errorf("create a temp file for the upload: %w", err)
+	}
+	u.tempPath = f.Name()
+	_, err = io.Copy(f, part)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) { // writing failed (disk full?): our fault
+		return fmt.Errorf("write the upload: %w", err)
+	}
+	if err != nil {
+		return requestReadError(err)
+	}
+	return nil
+}
+
+// requestReadError classifies an error while reading the request body: too
+// large (413, kept as is for statusOf) or malformed (400).
+func requestReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	return badRequest("Bad request received.", err.Error())
+}
+
+// sentFileName returns the filename parameter of a part's
+// Content-Disposition exactly as the client sent it, or "" for a part that
+// is not a file.
+func sentFileName(part *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if err != nil {
+		return part.FileName()
+	}
+	return params["filename"]
+}
+
+// isJarName reports whether name ends in ".jar" and has something before
+// it (Flink's JarListHandler skips names shorter than five characters; we
+// refuse to store them in the first place).
+func isJarName(name string) bool {
+	return len(name) > len(".jar") && strings.HasSuffix(name, ".jar")
+}
+
+// newUUID returns a random (version 4) UUID in its usual text form, as
+// Java's UUID.randomUUID().toString().
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails on supported platforms
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func jarUploadedMessage(jarID, programClass string, uploaded time.Time) string {
+	return fmt.Sprintf("POST /jars/upload: jar %s (Program-Class %s) stored at %s",
+		jarID, programClass, uploaded.Format("15:04:05.000"))
+}
+
+// ---------------------------------------------------------------------------
+// GET /jars — Flink's JarListHandler
+// ---------------------------------------------------------------------------
+
+// handleJarList lists the jar directory, as Flink does, so jars stored by
+// an earlier server with the same UploadDir are listed too, and a jar
+// deleted by hand disappears. Newest first.
+func (s *Server) handleJarList(_ http.ResponseWriter, _ *http.Request) (any, error) {
+	entries, err := os.ReadDir(s.jarDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn(fmt.Sprintf("Jar upload dir %s does not exist, or had been deleted externally. Previously uploaded jars are no longer available.", s.jarDir))
+	} else if err != nil {
+		return nil, fmt.Errorf("Failed to fetch jar list: %w", err)
+	}
+
+	files := []JarFileInfo{}
+	present := make(map[string]bool)
+	for _, e := range entries {
+		jarID := e.Name()
+		_, name, ok := strings.Cut(jarID, "_")
+		if !ok || !isJarName(name) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		present[jarID] = true
+		entry := []JarEntryInfo{}
+		if programClass := s.programClassOf(jarID, info); programClass != "" {
+			entry = append(entry, JarEntryInfo{Name: programClass})
+		}
+		files = append(files, JarFileInfo{ID: jarID, Name: name, Uploaded: info.ModTime().UnixMilli(), Entry: entry})
+	}
+	slices.SortFunc(files, func(a, b JarFileInfo) int {
+		return cmp.Or(cmp.Compare(b.Uploaded, a.Uploaded), strings.Compare(a.ID, b.ID))
+	})
+	s.forgetJarsExcept(present)
+	return JarListInfo{Address: restBaseURL(s.Address()), Files: files}, nil
+}
+
+// rememberJar caches a jar's program class.
+func (s *Server) rememberJar(jarID string, info fs.FileInfo, programClass string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jars[jarID] = jarInfo{size: info.Size(), modTime: info.ModTime(), programClass: programClass}
+}
+
+// programClassOf returns a listed jar's program class, opening the jar
+// only if it is new or changed since it was last opened. An unreadable
+// jar shows no entries, as in Flink.
+func (s *Server) programClassOf(jarID string, info fs.FileInfo) string {
+	s.mu.Lock()
+	cached, ok := s.jars[jarID]
+	s.mu.Unlock()
+	if ok && cached.size == info.Size() && cached.modTime.Equal(info.ModTime()) {
+		return cached.programClass
+	}
+	programClass := ""
+	if program, err := client.OpenPackagedProgram(filepath.Join(s.jarDir, jarID)); err == nil {
+		programClass = program.ProgramClass()
+	}
+	s.rememberJar(jarID, info, programClass)
+	return programClass
+}
+
+func (s *Server) forgetJarsExcept(present map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for jarID := range s.jars {
+		if !present[jarID] {
+			delete(s.jars, jarID)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package rest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rest"
+)
+
+// finishedGraph is a job that ran from startTime for 90 seconds and
+// FINISHED; it was not run through the REST endpoint.
+func finishedGraph(jobID api.JobID) *gateway.ArchivedExecutionGraph {
+	source, sink := api.NewJobVertexID(), api.NewJobVertexID()
+	return &gateway.ArchivedExecutionGraph{
+		JobID:   jobID,
+		JobName: "numbers",
+		State:   api.JobFinished,
+		StatusTimestamps: map[api.JobStatus]time.Time{
+			api.JobInitializing: startTime,
+			api.JobCreated:      startTime.Add(time.Second),
+			api.JobRunning:      startTime.Add(2 * time.Second),
+			api.JobFinished:     startTime.Add(90 * time.Second),
+		},
+		Vertices: []gateway.ArchivedExecutionJobVertex{
+			{ID: source, Name: "Source: numbers", Parallelism: 2, MaxParallelism: 128, State: api.ExecutionFinished,
+				Subtasks: []gateway.ArchivedExecution{{State: api.ExecutionFinished}, {SubtaskIndex: 1, State: api.ExecutionFinished}}},
+			{ID: sink, Name: "Sink: collect", Parallelism: 1, MaxParallelism: 256, State: api.ExecutionFinished,
+				Subtasks: []gateway.ArchivedExecution{{State: api.ExecutionFinished}}},
+		},
+	}
+}
+
+func TestJobDetailsOfAFinishedJob(t *testing.T) {
+	h := newHarness(t)
+	jobID := api.NewJobID()
+	g := finishedGraph(jobID)
+	h.dispatcher.ListJobsFunc = func(context.Context) ([]api.JobID, error) { return []api.JobID{jobID}, nil }
+	h.dispatcher.RequestJobFunc = func(_ context.Context, id api.JobID) (*gateway.ArchivedExecutionGraph, error) {
+		if id != jobID {
+			t.Errorf("RequestJob(%s), want %s", id, jobID)
+		}
+		return g, nil
+	}
+	start, end := startTime.UnixMilli(), startTime.Add(90*time.Second).UnixMilli()
+
+	var overview rest.MultipleJobsDetails
+	decode(t, h.get("/jobs/overview"), &overview)
+	wantOverview := rest.MultipleJobsDetails{Jobs: []rest.JobDetails{{
+		JobID: jobID, Name: "numbers", State: api.JobFinished,
+		StartTime: start, EndTime: end, Duration: 90_000, LastModification: end,
+		Tasks: rest.TaskCounts{Total: 3, Finished: 3},
+	}}}
+	if diff := cmp.Diff(wantOverview, overview, idOpts); diff != "" {
+		t.Errorf("GET /jobs/overview (-want +got):\n%s", diff)
+	}
+
+	var details rest.JobDetailsInfo
+	decode(t, h.get("/jobs/"+jobID.String()), &details)
+	counts := func(state api.ExecutionState, n int) map[api.ExecutionState]int {
+		m := map[api.ExecutionState]int{}
+		for _, s := range api.ExecutionStates() {
+			m[s] = 0
+		}
+		m[state] = n
+		return m
+	}
+	want := rest.JobDetailsInfo{
+		JobID: jobID, Name: "numbers", State: api.JobFinished, JobType: "STREAMING",
+		StartTime: start, EndTime: end, Duration: 90_000, MaxParallelism: 256, Now: details.Now,
+		Timestamps: map[api.JobStatus]int64{
+			api.JobInitializing: start, api.JobCreated: start + 1000, api.JobRunning: start + 2000, api.JobFinished: end,
+			api.JobFailing: 0, api.JobFailed: 0, api.JobCancelling: 0, api.JobCanceled: 0,
+			api.JobRestarting: 0, api.JobSuspended: 0, api.JobReconciling: 0,
+		},
+		Vertices: []rest.JobDetailsVertexInfo{
+			{ID: g.Vertices[0].ID, Name: "Source: numbers", MaxParallelism: 128, Parallelism: 2, Status: api.ExecutionFinished,
+				StartTime: -1, EndTime: -1, Duration: -1, Tasks: counts(api.ExecutionFinished, 2)},
+			{ID: g.Vertices[1].ID, Name: "Sink: collect", MaxParallelism: 256, Parallelism: 1, Status: api.ExecutionFinished,
+				StartTime: -1, EndTime: -1, Duration: -1, Tasks: counts(api.ExecutionFinished, 1)},
+		},
+		StatusCounts: counts(api.ExecutionFinished, 3),
+		// Not run through this endpoint: the plan has the vertices, not the edges.
+		Plan: &rest.JobPlan{JobID: jobID, Name: "numbers", Type: "STREAMING", Nodes: []rest.JobPlanNode{
+			{ID: g.Vertices[0].ID, Parallelism: 2, Description: "Source: numbers", Inputs: []rest.JobPlanInput{}},
+			{ID: g.Vertices[1].ID, Parallelism: 1, Description: "Sink: collect", Inputs: []rest.JobPlanInput{}},
+		}},
+	}
+	if diff := cmp.Diff(want, details, idOpts); diff != "" {
+		t.Errorf("GET /jobs/:jobid (-want +got):\n%s", diff)
+	}
+	if details.Now < time.Now().Add(-time.Minute).UnixMilli() {
+		t.Errorf("now = %d, want the current time", details.Now)
+	}
+}
+
+func TestJobEndpointsRejectBadInput(t *testing.T) {
+	h := newHarness(t)
+	unknown := api.NewJobID()
+	tests := []struct {
+		path       string
+		wantStatus int
+		wantErrors []string
+	}{
+		{"/jobs/not-a-job-id", http.StatusBadRequest, []string{
+			`Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value "not-a-job-id".`,
+			`Cannot parse JobID from "not-a-job-id". The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.`,
+		}},
+		{"/jobs/" + strings.Repeat("g", 32) + "/plan", http.StatusBadRequest, nil},
+		{"/jobs/" + unknown.String(), http.StatusNotFound, []string{"Job " + unknown.String() + " not found"}},
+		{"/v1/jobs/" + unknown.String() + "/plan", http.StatusNotFound, []string{"Job " + unknown.String() + " not found"}},
+	}
+	for _, tt := range tests {
+		r := h.get(tt.path)
+		if r.status != tt.wantStatus {
+			t.Errorf("GET %s: status %d, want %d", tt.path, r.status, tt.wantStatus)
+		}
+		if tt.wantErrors != nil && !slices.Equal(r.errors, tt.wantErrors) {
+			t.Errorf("GET %s: errors %q, want %q", tt.path, r.errors, tt.wantErrors)
+		}
+	}
+}
+
+func TestJobsOverview(t *testing.T) {
+	h := newHarness(t)
+
+	// No jobs: an empty list, not null.
+	r := h.get("/jobs/overview")
+	if got := strings.TrimSpace(string(r.body)); got != `{"jobs":[]}` {
+		t.Errorf("GET /jobs/overview = %s, want {\"jobs\":[]}", got)
+	}
+
+	// A job that vanishes between ListJobs and RequestJob is left out.
+	gone := api.NewJobID()
+	h.dispatcher.ListJobsFunc = func(context.Context) ([]api.JobID, error) { return []api.JobID{gone}, nil }
+	var overview rest.MultipleJobsDetails
+	decode(t, h.get("/jobs/overview"), &overview)
+	if len(overview.Jobs) != 0 {
+		t.Errorf("overview %+v, want no jobs", overview)
+	}
+
+	// The Dispatcher failing is an internal server error.
+	h.dispatcher.ListJobsFunc = func(context.Context) ([]api.JobID, error) { return nil, errors.New("dispatcher stopped") }
+	r = h.get("/jobs/overview")
+	if r.status != http.StatusInternalServerError || r.errors[0] != "Internal server error." ||
+		!strings.Contains(r.errors[1], "dispatcher stopped") {
+		t.Errorf("got %d %q, want 500 with the cause", r.status, r.errors)
+	}
+}

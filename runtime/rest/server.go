@@ -1,0 +1,317 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/client"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/trace"
+)
+
+// Defaults of Config.
+const (
+	// DefaultAddress binds the loopback interface on a free port. Flink
+	// binds rest.bind-address on rest.port 8081 (FlinkDefaultPort); a
+	// teaching cluster listens only to its own machine unless told
+	// otherwise, and a free port lets many clusters run side by side.
+	DefaultAddress = "127.0.0.1:0"
+	// FlinkDefaultPort is Flink's rest.port, for reference: pass
+	// "127.0.0.1:8081" as Config.Address to get Flink's port.
+	FlinkDefaultPort = 8081
+	// DefaultMaxUploadSize is Flink's rest.server.max-content-length:
+	// 104857600 bytes (100 MiB).
+	DefaultMaxUploadSize = 104857600
+)
+
+// maxJSONBodySize bounds the body of a JSON request such as a run request.
+// A larger body is answered with 413, like an oversized upload.
+const maxJSONBodySize = 1 << 20
+
+// jarDirName is the directory under Config.UploadDir that holds the
+// uploaded jars, as in Flink (<web.upload.dir>/flink-web-upload).
+const jarDirName = "flink-web-upload"
+
+// loggerName names the endpoint in log lines, as Flink's class does.
+const loggerName = "DispatcherRestEndpoint"
+
+// Config configures the REST endpoint.
+type Config struct {
+	// Address is the host:port to listen on; "" means DefaultAddress
+	// (loopback, a free port). Address returns the port actually bound.
+	Address string
+	// UploadDir is Flink's web.upload.dir: jars are stored in
+	// <UploadDir>/flink-web-upload and survive a restart of the server.
+	// "" means a fresh temporary directory that Close removes.
+	UploadDir string
+	// MaxUploadSize bounds the body of an upload, in bytes; 0 means
+	// DefaultMaxUploadSize. A larger upload is answered with 413.
+	MaxUploadSize int64
+	// Logger receives the endpoint's log lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// ProgramRunner turns a job jar into a JobGraph: it finds the registered
+// program the jar names, runs it with the arguments, and returns the
+// JobGraph the program built. It is the Go side of what Flink does in
+// PackagedProgramUtils.createJobGraph (run main in the user class loader,
+// catch the StreamGraph env.execute() would have submitted, translate it).
+// The streaming package implements it.
+//
+// entryClass is the program to run: the request's entryClass, or else the
+// jar's Program-Class. parallelism is the job's default parallelism, or
+// client.ParallelismDefault when the request did not set one. An error
+// means the program could not run; the REST endpoint answers 400
+// "Could not execute application." with the error as the second message.
+type ProgramRunner interface {
+	JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
+}
+
+// Deps are the components the endpoint talks to. All but Trace are
+// required.
+type Deps struct {
+	// Dispatcher receives the jobs (step m3) and answers questions about
+	// them.
+	Dispatcher gateway.DispatcherGateway
+	// BlobServer stores each job's jar under its JobID before the job is
+	// submitted; the TaskExecutors fetch it from there at step m10.
+	BlobServer *blob.BlobServer
+	// Programs builds a JobGraph from a jar.
+	Programs ProgramRunner
+	// Trace records steps m1 and m2; nil records nothing.
+	Trace *trace.Recorder
+}
+
+// Server is the cluster's REST endpoint: Flink's DispatcherRestEndpoint
+// (a WebMonitorEndpoint, a RestServerEndpoint) with the first of its
+// handlers. Its methods are safe for concurrent use; see the package
+// documentation for the endpoints.
+type Server struct {
+	cfg           Config
+	deps          Deps
+	log           *slog.Logger
+	jarDir        string // absolute
+	ownsUploadDir bool   // created by NewServer; Close removes it
+	httpServer    *http.Server
+	now           func() time.Time
+
+	// mu guards the fields below. HTTP handlers run concurrently, one
+	// goroutine per request, as Flink's handlers run on Netty's threads;
+	// they share this little state under a lock, not through a mailbox.
+	mu       sync.Mutex
+	listener net.Listener
+	served   chan struct{} // closed when Serve returns
+	closed   bool
+	jars     map[string]jarInfo     // what we know about each jar file, by jar ID
+	plans    map[api.JobID]*JobPlan // the plan of each job run through this endpoint
+}
+
+// jarInfo caches what listing a jar needs, so GET /jars does not reopen
+// every jar. It is valid while the file's size and modification time stay
+// the same.
+type jarInfo struct {
+	size         int64
+	modTime      time.Time
+	programClass string // "" if the jar cannot be read
+}
+
+// NewServer prepares the upload directory and the routes. It does not
+// listen yet: call Start.
+func NewServer(cfg Config, deps Deps) (*Server, error) {
+	switch {
+	case deps.Dispatcher == nil:
+		return nil, errors.New("rest: Deps.Dispatcher is required")
+	case deps.BlobServer == nil:
+		return nil, errors.New("rest: Deps.BlobServer is required")
+	case deps.Programs == nil:
+		return nil, errors.New("rest: Deps.Programs is required")
+	}
+	if cfg.Address == "" {
+		cfg.Address = DefaultAddress
+	}
+	if cfg.MaxUploadSize <= 0 {
+		cfg.MaxUploadSize = DefaultMaxUploadSize
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+
+	s := &Server{
+		cfg:   cfg,
+		deps:  deps,
+		log:   cfg.Logger.With("logger", loggerName),
+		now:   time.Now,
+		jars:  make(map[string]jarInfo),
+		plans: make(map[api.JobID]*JobPlan),
+	}
+	uploadDir := cfg.UploadDir
+	if uploadDir == "" {
+		dir, err := os.MkdirTemp("", "flink-web-")
+		if err != nil {
+			return nil, fmt.Errorf("rest: create the upload directory: %w", err)
+		}
+		uploadDir, s.ownsUploadDir = dir, true
+	}
+	s.cfg.UploadDir = uploadDir
+	jarDir, err := filepath.Abs(filepath.Join(uploadDir, jarDirName))
+	if err == nil {
+		err = os.MkdirAll(jarDir, 0o700)
+	}
+	if err != nil {
+		s.removeUploadDir()
+		return nil, fmt.Errorf("rest: create the jar directory: %w", err)
+	}
+	s.jarDir = jarDir
+
+	s.httpServer = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// routes registers every endpoint twice: as Flink's unversioned path and
+// under /v1, the version prefix clients generated from the OpenAPI spec
+// use. Anything else is answered 404 "Not found: <uri>", as Flink's router
+// does, also for a known path with another method.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, prefix := range []string{"", "/v1"} {
+		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))     // JarUploadHandler
+		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))               // JarListHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))   // JarRunHandler
+		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview)) // JobsOverviewHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))    // JobDetailsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))  // JobPlanHandler
+	}
+	mux.Handle("/", s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
+		return nil, notFound("Not found: " + r.URL.RequestURI())
+	}))
+	return mux
+}
+
+// handlerFunc is one endpoint: it returns the response body, or an error
+// that errorResponse turns into Flink's {"errors": [...]}. It mirrors
+// Flink's AbstractRestHandler#handleRequest.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
+
+func (s *Server) handler(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := h(w, r)
+		if err != nil {
+			status, errBody := errorResponse(err)
+			if status >= http.StatusInternalServerError {
+				s.log.Error("Unhandled exception.", "request", r.Method+" "+r.URL.Path, "cause", err.Error())
+			} else {
+				s.log.Debug("Request failed.", "request", r.Method+" "+r.URL.Path, "status", status, "error", err.Error())
+			}
+			writeJSON(w, status, errBody)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// writeJSON writes body as JSON. Unlike json.Marshal it leaves <, > and &
+// alone, as Flink's Jackson does: "Map -> Sink" stays readable in curl.
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil { // our own types always encode; a failure is a bug
+		panic(fmt.Sprintf("rest: encode %T: %v", body, err))
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// Start binds the address and starts serving. It may be called once.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.listener != nil {
+		return errors.New("rest: the endpoint was already started or closed")
+	}
+	s.log.Info("Starting rest endpoint.")
+	ln, err := net.Listen("tcp", s.cfg.Address)
+	if err != nil {
+		return fmt.Errorf("rest: bind %s: %w", s.cfg.Address, err)
+	}
+	s.listener = ln
+	s.served = make(chan struct{})
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	s.log.Info(fmt.Sprintf("Rest endpoint listening at %s:%s", host, port))
+	s.log.Info(fmt.Sprintf("Web frontend listening at %s.", restBaseURL(ln.Addr().String())), "jarDir", s.jarDir)
+
+	served := s.served
+	go func() {
+		defer close(served)
+		if err := s.httpServer.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("The rest endpoint stopped serving.", "cause", err.Error())
+		}
+	}()
+	return nil
+}
+
+// Address returns the host:port the endpoint listens on, with the port
+// actually bound, or "" before Start.
+func (s *Server) Address() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr().String()
+}
+
+func restBaseURL(address string) string { return "http://" + address }
+
+// Close stops accepting requests, waits for the running ones until ctx
+// ends, and removes the upload directory if NewServer created it. Closing
+// twice is allowed.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	served := s.served
+	s.mu.Unlock()
+
+	s.log.Info("Shutting down rest endpoint.")
+	var err error
+	if served != nil {
+		if err = s.httpServer.Shutdown(ctx); err != nil {
+			_ = s.httpServer.Close() // ctx ended: cut the remaining connections
+		}
+		<-served
+	}
+	s.removeUploadDir()
+	s.log.Info("Shut down complete.")
+	return err
+}
+
+func (s *Server) removeUploadDir() {
+	if !s.ownsUploadDir {
+		return
+	}
+	if err := os.RemoveAll(s.cfg.UploadDir); err != nil {
+		s.log.Warn("Could not delete the upload directory.", "dir", s.cfg.UploadDir, "cause", err.Error())
+	}
+}
