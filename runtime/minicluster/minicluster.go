@@ -11,6 +11,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
@@ -20,6 +21,7 @@ import (
 	"flinklab/runtime/network"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/resourcemanager"
+	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/taskexecutor"
 	"flinklab/runtime/trace"
@@ -40,7 +42,11 @@ type Config struct {
 	// slotmanager.requirement-check.delay, 50 ms).
 	RequirementCheckDelay time.Duration
 	Registration          registration.Config
-	Logger                *slog.Logger
+	// REST, when set, starts the cluster's REST endpoint (Flink's
+	// DispatcherRestEndpoint) with this configuration; its Address
+	// defaults to a free loopback port.
+	REST   *rest.Config
+	Logger *slog.Logger
 }
 
 // MiniCluster is a whole cluster in one process.
@@ -56,6 +62,7 @@ type MiniCluster struct {
 	partitionManager *network.ResultPartitionManager
 	resourceManager  *resourcemanager.ResourceManager
 	dispatcher       *dispatcher.Dispatcher
+	restServer       *rest.Server
 	taskExecutors    []*taskexecutor.TaskExecutor
 	jobGraphStore    jobmanager.JobGraphStore
 	blobCaches       []*blob.PermanentBlobCache
@@ -142,6 +149,26 @@ func (c *MiniCluster) start() error {
 	}
 	c.dispatcher = d
 
+	if c.cfg.REST != nil {
+		restCfg := *c.cfg.REST
+		if restCfg.Logger == nil {
+			restCfg.Logger = c.cfg.Logger
+		}
+		server, err := rest.NewServer(restCfg, rest.Deps{
+			Dispatcher: d,
+			BlobServer: c.blobServer,
+			Programs:   client.StreamingProgramRunner{},
+			Trace:      c.trace,
+		})
+		if err != nil {
+			return err
+		}
+		if err := server.Start(); err != nil {
+			return err
+		}
+		c.restServer = server
+	}
+
 	for i := range c.cfg.NumTaskManagers {
 		if err := c.startTaskExecutor(i); err != nil {
 			return err
@@ -203,12 +230,16 @@ func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.J
 }
 
 // Close stops the cluster in the order Flink's MiniCluster does: first the
-// Dispatcher, which suspends the jobs still running (their JobMasters
+// REST endpoint and the Dispatcher, which suspends the jobs still running (their JobMasters
 // return their slots), then the TaskExecutors, then the ResourceManager and
 // the BlobServer. A working directory the cluster created is removed. Close
 // returns once every goroutine the cluster started has ended.
 func (c *MiniCluster) Close() error {
 	var errs []error
+	if c.restServer != nil {
+		errs = append(errs, c.restServer.Close(context.Background()))
+		c.restServer = nil
+	}
 	if c.dispatcher != nil {
 		errs = append(errs, c.dispatcher.Close())
 		c.dispatcher = nil
@@ -234,6 +265,15 @@ func (c *MiniCluster) Close() error {
 		c.ownWorkDir = false
 	}
 	return errors.Join(errs...)
+}
+
+// RESTAddress returns the host:port the REST endpoint listens on, or "" when
+// the cluster has none.
+func (c *MiniCluster) RESTAddress() string {
+	if c.restServer == nil {
+		return ""
+	}
+	return c.restServer.Address()
 }
 
 // Dispatcher returns the cluster's front door.
