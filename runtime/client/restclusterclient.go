@@ -1,0 +1,129 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"flinklab/runtime/api"
+)
+
+// RestClusterClient talks to a cluster's REST endpoint as Flink's
+// RestClusterClient and its CLI do: plain HTTP and JSON, the same paths,
+// fields and errors as Flink's REST API.
+type RestClusterClient struct {
+	base string
+	http *http.Client
+}
+
+// NewRestClusterClient returns a client for the REST endpoint at address
+// (host:port, Flink's default is localhost:8081).
+func NewRestClusterClient(address string) *RestClusterClient {
+	return &RestClusterClient{base: "http://" + address, http: &http.Client{}}
+}
+
+// RestError is an answer with an error status: the HTTP status and the
+// messages of Flink's {"errors": [...]} body.
+type RestError struct {
+	Status int
+	Errors []string
+}
+
+func (e *RestError) Error() string {
+	return fmt.Sprintf("REST request failed with status %d: %s", e.Status, strings.Join(e.Errors, "; "))
+}
+
+// UploadJar uploads a job jar (POST /jars/upload, step m1) and returns its
+// jar ID, the last part of the stored file name.
+func (c *RestClusterClient) UploadJar(ctx context.Context, fileName string, jar []byte) (string, error) {
+	var body bytes.Buffer
+	form := multipart.NewWriter(&body)
+	part, err := form.CreateFormFile("jarfile", fileName)
+	if err != nil {
+		return "", err
+	}
+	if _, err := part.Write(jar); err != nil {
+		return "", err
+	}
+	if err := form.Close(); err != nil {
+		return "", err
+	}
+	var answer struct {
+		Filename string `json:"filename"`
+		Status   string `json:"status"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/jars/upload", form.FormDataContentType(), &body, &answer); err != nil {
+		return "", err
+	}
+	return filepath.Base(answer.Filename), nil
+}
+
+// JarRunRequest is the body of a jar run (Flink's JarRunRequestBody); zero
+// fields are left out.
+type JarRunRequest struct {
+	EntryClass      string   `json:"entryClass,omitempty"`
+	ProgramArgsList []string `json:"programArgsList,omitempty"`
+	Parallelism     int      `json:"parallelism,omitempty"`
+}
+
+// RunJar runs an uploaded jar (POST /jars/{jarid}/run, step m2) and returns
+// the new job's ID.
+func (c *RestClusterClient) RunJar(ctx context.Context, jarID string, req JarRunRequest) (api.JobID, error) {
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return api.JobID{}, err
+	}
+	var answer struct {
+		JobID api.JobID `json:"jobid"`
+	}
+	err = c.do(ctx, http.MethodPost, "/jars/"+jarID+"/run", "application/json", bytes.NewReader(payload), &answer)
+	return answer.JobID, err
+}
+
+// JobStatus returns a job's state (GET /jobs/{jobid}).
+func (c *RestClusterClient) JobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	var answer struct {
+		State api.JobStatus `json:"state"`
+	}
+	err := c.do(ctx, http.MethodGet, "/jobs/"+jobID.String(), "", nil, &answer)
+	return answer.State, err
+}
+
+func (c *RestClusterClient) do(ctx context.Context, method, path, contentType string, body io.Reader, answer any) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		restErr := &RestError{Status: resp.StatusCode}
+		var errorBody struct {
+			Errors []string `json:"errors"`
+		}
+		if json.Unmarshal(data, &errorBody) == nil {
+			restErr.Errors = errorBody.Errors
+		}
+		return restErr
+	}
+	if err := json.Unmarshal(data, answer); err != nil {
+		return fmt.Errorf("%s %s: unexpected answer: %w", method, path, err)
+	}
+	return nil
+}

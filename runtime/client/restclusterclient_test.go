@@ -1,0 +1,66 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+)
+
+func TestRestClusterClientSpeaksFlinksRestAPI(t *testing.T) {
+	jobID := api.NewJobID()
+	var gotJar []byte
+	var gotRun JarRunRequest
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /jars/upload", func(w http.ResponseWriter, r *http.Request) {
+		file, header, err := r.FormFile("jarfile")
+		require.NoError(t, err)
+		assert.Equal(t, "wordcount.jar", header.Filename)
+		gotJar, _ = io.ReadAll(file)
+		_, _ = io.WriteString(w, `{"filename": "/tmp/flink-web-upload/1234_wordcount.jar", "status": "success"}`)
+	})
+	mux.HandleFunc("POST /jars/{jarid}/run", func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "1234_wordcount.jar", r.PathValue("jarid"))
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&gotRun))
+		_, _ = io.WriteString(w, `{"jobid": "`+jobID.String()+`"}`)
+	})
+	mux.HandleFunc("GET /jobs/{jobid}", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"jid": "`+r.PathValue("jobid")+`", "state": "RUNNING"}`)
+	})
+	mux.HandleFunc("POST /jars/missing/run", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"errors": ["Jar file /tmp/missing does not exist"]}`)
+	})
+	server := httptest.NewServer(mux)
+	defer server.Close()
+	c := NewRestClusterClient(strings.TrimPrefix(server.URL, "http://"))
+	ctx := context.Background()
+
+	jarID, err := c.UploadJar(ctx, "wordcount.jar", []byte("PK jar bytes"))
+	require.NoError(t, err)
+	assert.Equal(t, "1234_wordcount.jar", jarID)
+	assert.Equal(t, []byte("PK jar bytes"), gotJar)
+
+	got, err := c.RunJar(ctx, jarID, JarRunRequest{ProgramArgsList: []string{"--output", "collect"}, Parallelism: 2})
+	require.NoError(t, err)
+	assert.Equal(t, jobID, got)
+	assert.Equal(t, JarRunRequest{ProgramArgsList: []string{"--output", "collect"}, Parallelism: 2}, gotRun)
+
+	status, err := c.JobStatus(ctx, jobID)
+	require.NoError(t, err)
+	assert.Equal(t, api.JobRunning, status)
+
+	_, err = c.RunJar(ctx, "missing", JarRunRequest{})
+	var restErr *RestError
+	require.ErrorAs(t, err, &restErr)
+	assert.Equal(t, http.StatusNotFound, restErr.Status)
+	assert.Equal(t, []string{"Jar file /tmp/missing does not exist"}, restErr.Errors)
+}
