@@ -1,12 +1,10 @@
 package minicluster
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,35 +16,18 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/examples/numbers"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/trace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// syncBuffer is a log sink that tests may read while the cluster writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startCluster starts a cluster inside the test's synctest bubble and
 // closes it when the test ends.
-func startCluster(t *testing.T, taskManagers, slots int) (*MiniCluster, *syncBuffer) {
+func startCluster(t *testing.T, taskManagers, slots int) (*MiniCluster, *logbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	cluster, err := New(Config{
 		NumTaskManagers:        taskManagers,
 		NumSlotsPerTaskManager: slots,

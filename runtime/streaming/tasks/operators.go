@@ -1,0 +1,252 @@
+package tasks
+
+import (
+	"fmt"
+	"io"
+
+	"flinklab/runtime/streaming"
+)
+
+// streamOperator is one operator of a chain, as the task drives it: Open
+// before the first record (while the task is INITIALIZING), Close after
+// the last. It mirrors Flink's StreamOperator (open, close; finish and
+// the snapshot methods come with checkpoints).
+type streamOperator interface {
+	open() error
+	close() error
+}
+
+// oneInputStreamOperator is an operator that reads one stream: the chain
+// (or, for the head of a OneInputStreamTask, the input gate) hands it each
+// record. It mirrors Flink's OneInputStreamOperator#processElement.
+type oneInputStreamOperator interface {
+	streamOperator
+	processElement(record any) error
+}
+
+// output is where an operator emits its records: the next operator of the
+// chain, or a record writer to another task. It mirrors Flink's Output
+// (collect). An error is the next operator's failure, or the network's:
+// the task stops with it.
+type output interface {
+	collect(record any) error
+}
+
+// RichFunction is a user function with a life of its own: Open is called
+// before the first record, when the operator opens (in INITIALIZING),
+// and Close after the last. It mirrors Flink's RichFunction (open(OpenContext),
+// close()). An operator calls them when its user function, the value the
+// program passed (StreamNode.Operator.UserFunction), implements this
+// interface. An error from Open fails the task from INITIALIZING.
+type RichFunction interface {
+	Open() error
+	Close() error
+}
+
+// abstractUdfStreamOperator is the part every operator with a user function
+// shares: opening and closing that function if it is a RichFunction. It
+// mirrors Flink's AbstractUdfStreamOperator, which calls
+// FunctionUtils.openFunction and closeFunction.
+type abstractUdfStreamOperator struct {
+	userFunction any
+}
+
+func (o *abstractUdfStreamOperator) open() error {
+	if rich, ok := o.userFunction.(RichFunction); ok {
+		return rich.Open()
+	}
+	return nil
+}
+
+func (o *abstractUdfStreamOperator) close() error {
+	if rich, ok := o.userFunction.(RichFunction); ok {
+		return rich.Close()
+	}
+	return nil
+}
+
+// streamMap emits map(record) for every record (Flink: StreamMap).
+type streamMap struct {
+	abstractUdfStreamOperator
+	mapper func(any) any
+	out    output
+}
+
+func (o *streamMap) processElement(record any) error { return o.out.collect(o.mapper(record)) }
+
+// streamFilter emits the records the filter keeps (Flink: StreamFilter).
+type streamFilter struct {
+	abstractUdfStreamOperator
+	filter func(any) bool
+	out    output
+}
+
+func (o *streamFilter) processElement(record any) error {
+	if o.filter(record) {
+		return o.out.collect(record)
+	}
+	return nil
+}
+
+// streamFlatMap emits what the user's function collects for every record
+// (Flink: StreamFlatMap with a TimestampedCollector). The user's Collector
+// cannot return an error, so the first error of the output is kept, the
+// records collected after it are dropped, and processElement returns it.
+type streamFlatMap struct {
+	abstractUdfStreamOperator
+	flatMapper func(any, func(any))
+	out        output
+	// collector is o.collectRecord, bound once so that no record
+	// allocates a closure.
+	collector func(any)
+	err       error
+}
+
+func newStreamFlatMap(userFunction any, flatMapper func(any, func(any)), out output) *streamFlatMap {
+	o := &streamFlatMap{abstractUdfStreamOperator: abstractUdfStreamOperator{userFunction}, flatMapper: flatMapper, out: out}
+	o.collector = o.collectRecord
+	return o
+}
+
+func (o *streamFlatMap) processElement(record any) error {
+	o.err = nil
+	o.flatMapper(record, o.collector)
+	return o.err
+}
+
+func (o *streamFlatMap) collectRecord(record any) {
+	if o.err == nil {
+		o.err = o.out.collect(record)
+	}
+}
+
+// streamGroupedReduce keeps one value per key and emits it after every
+// record: the record itself for the key's first record, reduce(value,
+// record) afterwards. KeyedStream.Reduce and Sum run it. It mirrors
+// Flink's StreamGroupedReduceOperator, whose ValueState lives in the keyed
+// state backend.
+type streamGroupedReduce struct {
+	abstractUdfStreamOperator
+	reduce      func(accumulator, record any) any
+	keySelector func(any) any
+	state       *heapKeyedStateBackend
+	out         output
+}
+
+func (o *streamGroupedReduce) processElement(record any) error {
+	key := o.keySelector(record)
+	values, err := o.state.stateMapForKey(key) // Flink: setCurrentKey
+	if err != nil {
+		return err
+	}
+	value := record
+	if accumulator, ok := values[key]; ok {
+		value = o.reduce(accumulator, record)
+	}
+	values[key] = value
+	return o.out.collect(value)
+}
+
+// printSink writes each record on a line of its own, prefixed with the
+// subtask's index + 1 when the sink runs in more than one subtask:
+// "3> (to,2)". It mirrors Flink's PrintSinkFunction (PrintSinkOutputWriter).
+type printSink struct {
+	abstractUdfStreamOperator
+	prefix string
+	stdout io.Writer
+	line   []byte // reused for every record
+}
+
+func newPrintSink(subtaskIndex, parallelism int) *printSink {
+	s := &printSink{}
+	if parallelism > 1 {
+		s.prefix = fmt.Sprintf("%d> ", subtaskIndex+1)
+	}
+	return s
+}
+
+func (s *printSink) open() error {
+	s.stdout = currentStdout()
+	return nil
+}
+
+func (s *printSink) processElement(record any) error {
+	s.line = append(s.line[:0], s.prefix...)
+	s.line = fmt.Append(s.line, record)
+	s.line = append(s.line, '\n')
+	_, err := s.stdout.Write(s.line) // one Write per line: lines of subtasks do not mix
+	return err
+}
+
+// functionSink hands each record to the user's sink function (Flink:
+// StreamSink running a SinkFunction). AddSink and CollectAsync make it.
+type functionSink struct {
+	abstractUdfStreamOperator
+	invoke func(any) error
+}
+
+func (s *functionSink) processElement(record any) error { return s.invoke(record) }
+
+// discardingOutput drops every record. An operator whose output nobody
+// reads gets it; the StreamGraph leaves such operators out, so it is only
+// a safe default.
+type discardingOutput struct{}
+
+func (discardingOutput) collect(any) error { return nil }
+
+// chainingOutput hands a record to the next operator of the chain: a
+// function call, no copy, no serialization. It mirrors Flink's
+// ChainingOutput (Flink's default CopyingChainingOutput also deep-copies
+// each record; Go records are values, see the package doc).
+type chainingOutput struct {
+	operator oneInputStreamOperator
+}
+
+func (o chainingOutput) collect(record any) error { return o.operator.processElement(record) }
+
+// broadcastingOutput hands each record to several outputs, in the order of
+// the operator's out edges. It mirrors Flink's BroadcastingOutputCollector.
+type broadcastingOutput []output
+
+func (outputs broadcastingOutput) collect(record any) error {
+	for _, out := range outputs {
+		if err := out.collect(record); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newOneInputOperator makes the operator of a non-source node.
+func newOneInputOperator(node *streaming.StreamNode, out output, subtaskIndex, parallelism int) (oneInputStreamOperator, error) {
+	op := node.Operator
+	udf := abstractUdfStreamOperator{op.UserFunction}
+	switch op.Kind {
+	case streaming.MapOperator:
+		if op.Map != nil {
+			return &streamMap{udf, op.Map, out}, nil
+		}
+	case streaming.FilterOperator:
+		if op.Filter != nil {
+			return &streamFilter{udf, op.Filter, out}, nil
+		}
+	case streaming.FlatMapOperator:
+		if op.FlatMap != nil {
+			return newStreamFlatMap(op.UserFunction, op.FlatMap, out), nil
+		}
+	case streaming.ReduceOperator:
+		if op.Reduce != nil && node.KeySelector != nil {
+			state := newHeapKeyedStateBackend(node.MaxParallelism, parallelism, subtaskIndex)
+			return &streamGroupedReduce{udf, op.Reduce, node.KeySelector, state, out}, nil
+		}
+	case streaming.PrintSink:
+		return newPrintSink(subtaskIndex, parallelism), nil
+	case streaming.FunctionSink:
+		if op.Invoke != nil {
+			return &functionSink{udf, op.Invoke}, nil
+		}
+	default:
+		return nil, fmt.Errorf("%v: a %v cannot run inside a chain", node, op.Kind)
+	}
+	return nil, fmt.Errorf("%v: the %v has no function", node, op.Kind)
+}

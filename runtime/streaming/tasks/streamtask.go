@@ -1,0 +1,261 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"flinklab/runtime/network"
+	"flinklab/runtime/streaming"
+	"flinklab/runtime/streaming/tasks/typeutils"
+	"flinklab/runtime/taskmanager"
+)
+
+// Importing this package makes the streaming invokables loadable, the way
+// a jar on the class path makes classes loadable: a TaskExecutor deploying
+// a JobVertex made by streaming.CreateJobGraph finds its invokable class.
+func init() {
+	taskmanager.RegisterInvokable(streaming.SourceStreamTaskClass, NewSourceStreamTask)
+	taskmanager.RegisterInvokable(streaming.OneInputStreamTaskClass, NewOneInputStreamTask)
+}
+
+// StreamTask is what SourceStreamTask and OneInputStreamTask share: the
+// task's environment and its operator chain. It mirrors the base class of
+// Flink's org.apache.flink.streaming.runtime.tasks.StreamTask; Restore is
+// the same for both but for the input, Invoke differs.
+//
+// Restore and Invoke run on the task's goroutine, one after the other,
+// and everything here belongs to that goroutine.
+type StreamTask struct {
+	env    *taskmanager.Environment
+	logger *slog.Logger
+	config *streaming.StreamConfig
+	chain  *operatorChain
+}
+
+// SourceStreamTask runs a chain whose head is a source: Invoke runs the
+// source, which pushes its records through the chain, until the source is
+// exhausted or the task is cancelled. It mirrors Flink's SourceStreamTask
+// (and SourceOperatorStreamTask, which FLIP-27 sources run in).
+type SourceStreamTask struct {
+	StreamTask
+}
+
+// OneInputStreamTask runs a chain whose head reads one input: Invoke takes
+// records from the task's input gate, deserializes them and hands each to
+// the head, until every producer has finished (io.EOF) or the task is
+// cancelled. It mirrors Flink's OneInputStreamTask, whose
+// StreamOneInputProcessor reads a StreamTaskNetworkInput.
+type OneInputStreamTask struct {
+	StreamTask
+	input           *network.InputGate
+	inputSerializer typeutils.TypeSerializer
+	// bufferTimeout is how often the task flushes its outputs
+	// (DefaultBufferTimeout).
+	bufferTimeout time.Duration
+}
+
+// NewSourceStreamTask creates the invokable of a source chain; it is the
+// factory registered under streaming.SourceStreamTaskClass. Nothing is
+// read until Restore.
+func NewSourceStreamTask(env *taskmanager.Environment) (taskmanager.Invokable, error) {
+	return &SourceStreamTask{StreamTask: newStreamTask(env)}, nil
+}
+
+// NewOneInputStreamTask creates the invokable of a chain that reads one
+// input; it is the factory registered under
+// streaming.OneInputStreamTaskClass. Nothing is read until Restore.
+func NewOneInputStreamTask(env *taskmanager.Environment) (taskmanager.Invokable, error) {
+	return &OneInputStreamTask{StreamTask: newStreamTask(env), bufferTimeout: DefaultBufferTimeout}, nil
+}
+
+func newStreamTask(env *taskmanager.Environment) StreamTask {
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return StreamTask{env: env, logger: logger}
+}
+
+// Restore builds the source chain and opens its operators (INITIALIZING).
+func (t *SourceStreamTask) Restore(ctx context.Context) error {
+	if _, err := t.buildChain(ctx, true); err != nil {
+		return err
+	}
+	return t.openOperators(ctx)
+}
+
+// Invoke runs the source until it is exhausted, then ends the input:
+// flushes the outputs and closes the operators, head first (RUNNING).
+func (t *SourceStreamTask) Invoke(ctx context.Context) error {
+	defer t.closeOperatorsOnPanic()
+	t.chain.setContext(ctx)
+	if err := t.chain.source.run(ctx); err != nil {
+		return t.cleanUpOnFailure(ctx, err)
+	}
+	return t.endOfInput(ctx)
+}
+
+// Restore builds the chain, checks its input and opens its operators
+// (INITIALIZING).
+func (t *OneInputStreamTask) Restore(ctx context.Context) error {
+	if len(t.env.Inputs) != 1 {
+		return fmt.Errorf("a OneInputStreamTask reads one input gate, this one has %d", len(t.env.Inputs))
+	}
+	t.input = t.env.Inputs[0]
+	head, err := t.buildChain(ctx, false)
+	if err != nil {
+		return err
+	}
+	if len(head.InEdges) != 1 {
+		return fmt.Errorf("%v has %d inputs, a OneInputStreamTask reads one", head, len(head.InEdges))
+	}
+	// The records arrive as bytes; the producer serialized them with the
+	// serializer of the same type.
+	t.inputSerializer, err = typeutils.CreateSerializer(head.InEdges[0].Source.OutputType)
+	if err != nil {
+		return fmt.Errorf("the records of %v cannot reach the task: %w", head.InEdges[0], err)
+	}
+	return t.openOperators(ctx)
+}
+
+// Invoke reads the input until every producer has finished, handing each
+// record to the chain's head, then ends the input: flushes the outputs and
+// closes the operators, head first (RUNNING). Every bufferTimeout the
+// outputs are flushed, so that records do not wait long in partly filled
+// buffers.
+func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
+	defer t.closeOperatorsOnPanic()
+	t.chain.setContext(ctx)
+	waitCtx := ctx
+	var flusher *outputFlusher
+	if len(t.chain.writers) > 0 {
+		flusher = startOutputFlusher(ctx, t.bufferTimeout)
+		defer flusher.stopAndWait()
+		waitCtx = flusher.waitContext()
+	}
+
+	for {
+		data, err := t.input.Next(waitCtx)
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return t.endOfInput(ctx)
+		case ctx.Err() != nil:
+			return t.cleanUpOnFailure(ctx, ctx.Err())
+		case flusher != nil && waitCtx.Err() != nil:
+			// The buffer timeout passed: flush, and wait again.
+			if err := t.chain.flushOutputs(ctx); err != nil {
+				return t.cleanUpOnFailure(ctx, err)
+			}
+			waitCtx = flusher.waitContext()
+			continue
+		default:
+			return t.cleanUpOnFailure(ctx, err)
+		}
+
+		record, err := t.inputSerializer.Deserialize(data)
+		if err != nil {
+			return t.cleanUpOnFailure(ctx, err)
+		}
+		if err := t.chain.head.processElement(record); err != nil {
+			return t.cleanUpOnFailure(ctx, err)
+		}
+	}
+}
+
+// buildChain is the first half of Flink's StreamTask#restore: it reads the
+// StreamConfig, finds the program in the job jar and plans it again (the
+// stand-in for loading the user's classes), and builds the operator chain
+// from the nodes the config names. It returns the chain's head node.
+func (t *StreamTask) buildChain(ctx context.Context, isSourceTask bool) (*streaming.StreamNode, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	config, err := streaming.ReadStreamConfig(t.env.TaskInfo.TaskConfiguration)
+	if err != nil {
+		return nil, err
+	}
+	t.config = config
+
+	// Find the user's functions: open the jar the TaskExecutor fetched
+	// through its BlobCache in step m10, run the program's main again in a
+	// plan environment, and look the chain's nodes up by ID.
+	graph, jar, err := loadUserProgram(t.env.UserJarPaths, config)
+	if err != nil {
+		return nil, err
+	}
+	head := graph.StreamNode(config.HeadNodeID())
+	if head == nil {
+		return nil, fmt.Errorf("program %s has no node %d", config.ProgramName, config.HeadNodeID())
+	}
+	if head.Operator.Kind.IsSource() != isSourceTask {
+		return nil, fmt.Errorf("%v (a %v) cannot head the chain of a %s", head, head.Operator.Kind, taskClassName(isSourceTask))
+	}
+
+	share := subtaskShare{subtaskIndex: t.env.SubtaskIndex, parallelism: t.env.TaskInfo.NumberOfSubtasks}
+	chain, err := newOperatorChain(graph, config, share, jar, t.env.Writers)
+	if err != nil {
+		return nil, fmt.Errorf("the StreamGraph of program %s does not match the task: %w", config.ProgramName, err)
+	}
+	t.chain = chain
+	return head, nil
+}
+
+// openOperators is the second half of Flink's StreamTask#restore
+// (initializeStateAndOpenOperators): it opens the operators, tail first.
+// It runs while the task is INITIALIZING, so an operator whose open fails
+// takes the task from INITIALIZING to FAILED.
+func (t *StreamTask) openOperators(ctx context.Context) error {
+	// Step m11: the operators open; only when all are open does the Task
+	// switch to RUNNING and tell the JobMaster.
+	if err := t.chain.openOperators(); err != nil {
+		return t.cleanUpOnFailure(ctx, err)
+	}
+	t.logger.Debug(fmt.Sprintf("Opened %d operators of program %s, nodes %v.",
+		len(t.chain.operators), t.config.ProgramName, t.config.ChainedNodeIDs))
+	return nil
+}
+
+func taskClassName(isSourceTask bool) string {
+	if isSourceTask {
+		return "SourceStreamTask"
+	}
+	return "OneInputStreamTask"
+}
+
+// endOfInput is what follows the last record (Flink's StreamTask#afterInvoke):
+// the outputs are flushed, so that the consumers get every record, and the
+// operators are closed, head first. The Task then finishes the partitions,
+// which sends EndOfPartition downstream.
+func (t *StreamTask) endOfInput(ctx context.Context) error {
+	if err := t.chain.flushOutputs(ctx); err != nil {
+		return t.cleanUpOnFailure(ctx, err)
+	}
+	return t.chain.closeOperators()
+}
+
+// cleanUpOnFailure closes the operators after err stopped the task and
+// returns err; an error while closing is logged, not returned, as Flink
+// adds it to the failure as a suppressed exception.
+func (t *StreamTask) cleanUpOnFailure(ctx context.Context, err error) error {
+	if t.chain == nil {
+		return err
+	}
+	if closeErr := t.chain.closeOperators(); closeErr != nil {
+		t.logger.WarnContext(ctx, fmt.Sprintf("Error while closing the operators after a failure: %v", closeErr))
+	}
+	return err
+}
+
+// closeOperatorsOnPanic closes the operators when user code panics, and
+// panics on: the Task turns the panic into the task's failure.
+func (t *StreamTask) closeOperatorsOnPanic() {
+	if r := recover(); r != nil {
+		_ = t.cleanUpOnFailure(context.Background(), fmt.Errorf("panic: %v", r))
+		panic(r)
+	}
+}
