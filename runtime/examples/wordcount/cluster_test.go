@@ -1,0 +1,60 @@
+package wordcount_test
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/minicluster"
+	"flinklab/runtime/streaming"
+	_ "flinklab/runtime/streaming/tasks"
+)
+
+// WordCount over the bundled text, run through a real MiniCluster (2
+// TaskExecutors × 2 slots) at parallelism 1, 2 and 4, counts every word
+// exactly as this test counts it on its own.
+func TestWordCountOnACluster(t *testing.T) {
+	want := map[string]int{}
+	for _, line := range strings.Split(wordcount.Text(), "\n") {
+		for _, word := range wordcount.Tokenize(line) {
+			want[word]++
+		}
+	}
+	for _, parallelism := range []int{1, 2, 4} {
+		t.Run("parallelism "+strconv.Itoa(parallelism), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cluster, err := minicluster.New(minicluster.Config{
+					NumTaskManagers: 2, NumSlotsPerTaskManager: 2,
+					WorkingDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler),
+				})
+				require.NoError(t, err)
+				require.NoError(t, cluster.Start())
+				defer cluster.Close()
+				wordcount.Results.Clear()
+
+				plan, err := streaming.PlanProgram(wordcount.ProgramClass, []string{"--output", wordcount.OutputCollect}, parallelism)
+				require.NoError(t, err)
+				job, err := plan.JobGraph()
+				require.NoError(t, err)
+				jar, err := wordcount.Jar()
+				require.NoError(t, err)
+				require.NoError(t, cluster.UploadJar(job, jar))
+
+				jobID, err := cluster.SubmitJob(context.Background(), job)
+				require.NoError(t, err)
+				result, err := cluster.RequestJobResult(context.Background(), jobID)
+				require.NoError(t, err)
+				require.Equal(t, api.JobFinished, result.JobStatus, result.FailureCause)
+				assert.Equal(t, want, wordcount.FinalCounts(wordcount.Results.Values()))
+			})
+		})
+	}
+}
