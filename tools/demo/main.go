@@ -31,9 +31,13 @@ import (
 	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
 )
 
+// defaultParallelism is the job's parallelism in `make run`: one subtask
+// per slot of the cluster.
+const defaultParallelism = 4
+
 func main() {
 	verbose := flag.Bool("v", false, "print the cluster's log (INFO and above) to stderr")
-	parallelism := flag.Int("p", 4, "parallelism of the job")
+	parallelism := flag.Int("p", defaultParallelism, "parallelism of the job")
 	flag.Parse()
 	if err := run(os.Stdout, *verbose, *parallelism); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
