@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -82,17 +83,19 @@ func (c *RestClusterClient) RunJar(ctx context.Context, jarID string, req JarRun
 	var answer struct {
 		JobID api.JobID `json:"jobid"`
 	}
-	err = c.do(ctx, http.MethodPost, "/jars/"+jarID+"/run", "application/json", bytes.NewReader(payload), &answer)
+	// The jar ID is one path segment, whatever it holds ("/", "?", "%").
+	err = c.do(ctx, http.MethodPost, "/jars/"+url.PathEscape(jarID)+"/run", "application/json", bytes.NewReader(payload), &answer)
 	return answer.JobID, err
 }
 
-// JobStatus returns a job's state (GET /jobs/{jobid}).
+// JobStatus returns a job's current status (GET /jobs/{jobid}/status,
+// Flink's JobStatusInfo), as Flink's RestClusterClient#getJobStatus does.
 func (c *RestClusterClient) JobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
 	var answer struct {
-		State api.JobStatus `json:"state"`
+		Status api.JobStatus `json:"status"`
 	}
-	err := c.do(ctx, http.MethodGet, "/jobs/"+jobID.String(), "", nil, &answer)
-	return answer.State, err
+	err := c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(jobID.String())+"/status", "", nil, &answer)
+	return answer.Status, err
 }
 
 func (c *RestClusterClient) do(ctx context.Context, method, path, contentType string, body io.Reader, answer any) error {

@@ -32,8 +32,9 @@ func TestRestClusterClientSpeaksFlinksRestAPI(t *testing.T) {
 		require.NoError(t, json.NewDecoder(r.Body).Decode(&gotRun))
 		_, _ = io.WriteString(w, `{"jobid": "`+jobID.String()+`"}`)
 	})
-	mux.HandleFunc("GET /jobs/{jobid}", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, `{"jid": "`+r.PathValue("jobid")+`", "state": "RUNNING"}`)
+	mux.HandleFunc("GET /jobs/{jobid}/status", func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, jobID.String(), r.PathValue("jobid"))
+		_, _ = io.WriteString(w, `{"status": "RUNNING"}`)
 	})
 	mux.HandleFunc("POST /jars/missing/run", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
@@ -63,4 +64,32 @@ func TestRestClusterClientSpeaksFlinksRestAPI(t *testing.T) {
 	require.ErrorAs(t, err, &restErr)
 	assert.Equal(t, http.StatusNotFound, restErr.Status)
 	assert.Equal(t, []string{"Jar file /tmp/missing does not exist"}, restErr.Errors)
+}
+
+// TestRestClusterClientEscapesPathSegments: a jar ID is one path segment,
+// whatever characters it holds, so it cannot reach another endpoint or turn
+// into a query.
+func TestRestClusterClientEscapesPathSegments(t *testing.T) {
+	jobID := api.NewJobID()
+	var gotPaths []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /jars/{jarid}/run", func(w http.ResponseWriter, r *http.Request) {
+		gotPaths = append(gotPaths, r.PathValue("jarid"))
+		_, _ = io.WriteString(w, `{"jobid": "`+jobID.String()+`"}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request for %s reached no run endpoint", r.URL)
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"errors": ["Not found"]}`)
+	})
+	server := httptest.NewServer(mux)
+	defer server.Close()
+	c := NewRestClusterClient(strings.TrimPrefix(server.URL, "http://"))
+
+	for _, jarID := range []string{"../x.jar", "a b?c=d#e.jar", "100%_x.jar"} {
+		got, err := c.RunJar(context.Background(), jarID, JarRunRequest{})
+		require.NoError(t, err, jarID)
+		assert.Equal(t, jobID, got)
+	}
+	assert.Equal(t, []string{"../x.jar", "a b?c=d#e.jar", "100%_x.jar"}, gotPaths)
 }

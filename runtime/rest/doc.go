@@ -1,7 +1,7 @@
 // Package rest is the cluster's REST endpoint: the HTTP API through which a
 // client uploads a job jar, runs it and watches the job. It mirrors Flink's
 // DispatcherRestEndpoint (org.apache.flink.runtime.dispatcher), a
-// WebMonitorEndpoint and RestServerEndpoint, with its first six handlers.
+// WebMonitorEndpoint and RestServerEndpoint, with its first seven handlers.
 // Paths, methods, status codes and JSON field names follow Flink's OpenAPI
 // spec, rest_v1_dispatcher.yml, so Flink's own clients can talk to it.
 //
@@ -14,6 +14,7 @@
 //	GET    /jobs/overview        MultipleJobsDetails      rest.handler.job.JobsOverviewHandler
 //	GET    /jobs/{jobid}         JobDetailsInfo           rest.handler.job.JobDetailsHandler
 //	GET    /jobs/{jobid}/plan    JobPlanInfo              rest.handler.job.JobPlanHandler
+//	GET    /jobs/{jobid}/status  JobStatusInfo            rest.handler.job.JobStatusHandler
 //
 // Each also answers under /v1 (/v1/jars/upload, …), the version prefix of
 // clients generated from the spec. Anything else gets 404
@@ -29,12 +30,22 @@
 //	         Dispatcher.SubmitJob(jobGraph)                               m3…
 //	◀── {"jobid": "<32 hex>"}
 //
-// Step m1, the upload, happens before any job exists, so its trace event
-// carries the zero JobID. A jar may be run many times, each run a new job;
-// so that every job's trace tells its whole story, the run handler records
-// the upload's event again under the new JobID, just before step m2 (the
-// message says so; its time is the run's). The events with the zero JobID
-// are the uploads; trace.Recorder.Forget(api.JobID{}) drops them.
+// Step m1, the upload, happens before any job exists, and a jar may be run
+// many times, each run a new job. So the upload traces nothing; the server
+// keeps the time each jar arrived with the jar, and every run the
+// Dispatcher accepts records m1 for its job at that time, and m2 at the
+// time the run request arrived (trace.Recorder.EmitAt). Both are recorded
+// only once the Dispatcher has accepted the job, after its m3, yet the
+// trace, which is kept in time order, reads m1, m2, m3.
+//
+// A run the Dispatcher refuses leaves nothing behind: no trace event, no
+// plan, and no BLOB this request added. The handler notes whether the
+// BlobServer held the jar under the JobID before (the same jar run again
+// under a jobId that exists); if it did, the BLOB is not its to delete. The
+// BlobServer deletes only a whole job's BLOBs (CleanupJob), so the handler
+// stores nothing under a JobID the Dispatcher already knows (its job's
+// BLOBs are there, and the Dispatcher will refuse the duplicate), and runs
+// of one JobID through this endpoint take turns.
 //
 // The run handler resolves each setting as Flink's JarHandlerContext does:
 // the JSON body's field if set, else the query parameter (entry-class,
@@ -87,13 +98,15 @@
 //
 // NewServer prepares the upload directory; Start binds (logging "Starting
 // rest endpoint." and "Rest endpoint listening at <host>:<port>", Flink's
-// lines); Close shuts the HTTP server down gracefully and removes the
-// upload directory if NewServer created it. Requests are served
+// lines); Close shuts the HTTP server down gracefully, for at most
+// Config.ShutdownTimeout (10 seconds by default) even when its ctx has no
+// deadline, then cuts the connections of requests still running, and
+// removes the upload directory if NewServer created it. Requests are served
 // concurrently, one goroutine each, as Flink's handlers run on Netty's
-// threads; the little state they share (the list cache and the job plans)
-// sits behind one mutex. Unlike the Dispatcher, the endpoint has no
-// mailbox: it owns nothing a job depends on, and every decision about a job
-// is the Dispatcher's.
+// threads; the little state they share (the jar cache, the JobIDs being
+// run, the job plans) sits behind mutexes. Unlike the Dispatcher, the
+// endpoint has no mailbox: it owns nothing a job depends on, and every
+// decision about a job is the Dispatcher's.
 //
 // # Differs from Flink
 //
@@ -109,8 +122,7 @@
 //     back as 400 "Could not execute application.". Here the handler calls
 //     ProgramRunner, the BlobServer and the Dispatcher itself; the program's
 //     errors answer 400, the Dispatcher's 500 (as POST /jobs does in
-//     Flink). A Dispatcher refusal deletes the job's BLOBs, unless the
-//     JobID belongs to a job that exists (DuplicateJobSubmissionError).
+//     Flink). A Dispatcher refusal leaves nothing behind (see above).
 //   - allowNonRestoredState, savepointPath, restoreMode, claimMode and
 //     flinkConfiguration are accepted and ignored with a warning: there are
 //     no savepoints and no per-job configuration. The parallelism must be
@@ -118,9 +130,12 @@
 //     over MaxUploadSize.
 //   - The ArchivedExecutionGraph carries no edges, so the plan of a job run
 //     through this endpoint is computed from its JobGraph at run time and
-//     kept in memory (forgotten when the Dispatcher no longer knows the
-//     job). A job submitted otherwise, or before a restart, gets a plan with
-//     its vertices and no inputs.
+//     kept in memory, and forgotten when the Dispatcher no longer knows the
+//     job (when /jobs/overview finds it gone from ListJobs, or a job
+//     endpoint finds it unknown). At most Config.MaxJobPlans plans are kept
+//     (1000 by default); storing one more drops the oldest. A job submitted
+//     otherwise, before a restart, or whose plan was dropped, gets a plan
+//     with its vertices and no inputs.
 //   - JobDetailsInfo: per-vertex start-time, end-time and duration are -1
 //     (the archived graph has no per-subtask timestamps), metrics are zero,
 //     slotSharingGroupId is left out, and maxParallelism is the largest of

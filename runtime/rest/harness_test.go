@@ -40,6 +40,7 @@ type harness struct {
 	dispatcher *fakeDispatcher
 	programs   *fakeProgramRunner
 	trace      *trace.Recorder
+	blobServer *blob.BlobServer
 	uploadDir  string
 	jarDir     string
 	blobDir    string
@@ -67,6 +68,7 @@ func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
 	for _, c := range configure {
 		c(&cfg)
 	}
+	h.blobServer = blobServer
 	h.server, err = rest.NewServer(cfg, rest.Deps{
 		Dispatcher: h.dispatcher, BlobServer: blobServer, Programs: h.programs, Trace: h.trace,
 	})

@@ -16,9 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"flinklab/runtime/api"
 	"flinklab/runtime/client"
-	"flinklab/runtime/trace"
 )
 
 // ---------------------------------------------------------------------------
@@ -31,6 +29,10 @@ import (
 // file in the jar directory, checked, and only then renamed to its final
 // name, so GET /jars never lists a half-written or invalid jar, and a
 // rejected upload leaves nothing behind.
+//
+// The upload belongs to no job yet, so nothing is traced here: the server
+// remembers when the jar arrived, and each run of the jar that the
+// Dispatcher accepts records step m1 for its job with that time.
 func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadSize)
 	u := &upload{}
@@ -66,11 +68,7 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, fmt.Errorf("stat the stored jar: %w", err)
 	}
-	s.rememberJar(jarID, info, program.ProgramClass())
-
-	// Step m1: the upload belongs to no job yet, so the event has the zero
-	// JobID. POST /jars/{jarid}/run emits it again for the job it starts.
-	s.deps.Trace.Emit(trace.M1, "Client", "REST", api.JobID{}, "%s", jarUploadedMessage(jarID, program.ProgramClass(), info.ModTime()))
+	s.rememberJar(jarID, info, program.ProgramClass(), s.now())
 	s.log.Info(fmt.Sprintf("Uploaded jar %s (Program-Class %s).", destination, program.ProgramClass()))
 	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil
 }
@@ -246,11 +244,23 @@ func (s *Server) handleJarList(_ http.ResponseWriter, _ *http.Request) (any, err
 	return JarListInfo{Address: restBaseURL(s.Address()), Files: files}, nil
 }
 
-// rememberJar caches a jar's program class.
-func (s *Server) rememberJar(jarID string, info fs.FileInfo, programClass string) {
+// rememberJar caches a jar's program class and upload time.
+func (s *Server) rememberJar(jarID string, info fs.FileInfo, programClass string, uploaded time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.jars[jarID] = jarInfo{size: info.Size(), modTime: info.ModTime(), programClass: programClass}
+	s.jars[jarID] = jarInfo{size: info.Size(), modTime: info.ModTime(), programClass: programClass, uploaded: uploaded}
+}
+
+// uploadTimeOf returns when a jar was uploaded: the time this server
+// stored it, or, for a jar it did not store (an earlier server's, or one
+// changed since), its modification time.
+func (s *Server) uploadTimeOf(jarID string, size int64, modTime time.Time) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cached, ok := s.jars[jarID]; ok && cached.size == size && cached.modTime.Equal(modTime) {
+		return cached.uploaded
+	}
+	return modTime
 }
 
 // programClassOf returns a listed jar's program class, opening the jar
@@ -267,7 +277,7 @@ func (s *Server) programClassOf(jarID string, info fs.FileInfo) string {
 	if program, err := client.OpenPackagedProgram(filepath.Join(s.jarDir, jarID)); err == nil {
 		programClass = program.ProgramClass()
 	}
-	s.rememberJar(jarID, info, programClass)
+	s.rememberJar(jarID, info, programClass, info.ModTime())
 	return programClass
 }
 

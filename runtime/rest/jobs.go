@@ -12,7 +12,6 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
-	"flinklab/runtime/jobgraph"
 )
 
 // jobTypeStreaming is the job type of every flinklab job (Flink: JobType).
@@ -23,13 +22,15 @@ const jobTypeStreaming = "STREAMING"
 // ---------------------------------------------------------------------------
 
 // handleJobsOverview summarizes every job the Dispatcher knows, newest
-// first. Flink asks the Dispatcher once (requestMultipleJobDetails); our
+// first, and drops the plans of the jobs it no longer knows. Flink asks the Dispatcher once (requestMultipleJobDetails); our
 // gateway has ListJobs and RequestJob, so we ask once per job.
 func (s *Server) handleJobsOverview(_ http.ResponseWriter, r *http.Request) (any, error) {
+	listed := s.plans.generation()
 	jobIDs, err := s.deps.Dispatcher.ListJobs(r.Context())
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
+	s.plans.retain(jobIDs, listed)
 	now := s.now()
 	jobs := make([]JobDetails, 0, len(jobIDs))
 	for _, jobID := range jobIDs {
@@ -208,17 +209,13 @@ func (s *Server) handleJobPlan(_ http.ResponseWriter, r *http.Request) (any, err
 // the job, with Flink's answers for a malformed ID (400) and an unknown
 // job (404, AbstractExecutionGraphHandler's "Job %s not found").
 func (s *Server) requestJob(r *http.Request) (*gateway.ArchivedExecutionGraph, error) {
-	raw := r.PathValue("jobid")
-	jobID, err := api.ParseJobID(raw)
+	jobID, err := jobIDParam(r)
 	if err != nil {
-		return nil, badRequest(
-			fmt.Sprintf("Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value %q.", raw),
-			err.Error())
+		return nil, err
 	}
 	g, err := s.deps.Dispatcher.RequestJob(r.Context(), jobID)
 	if errors.Is(err, dispatcher.ErrJobNotFound) {
-		s.forgetPlan(jobID)
-		return nil, withMessages(err, fmt.Sprintf("Job %s not found", jobID))
+		return nil, s.jobNotFound(jobID, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("request job %s: %w", jobID, err)
@@ -229,74 +226,44 @@ func (s *Server) requestJob(r *http.Request) (*gateway.ArchivedExecutionGraph, e
 	return g, nil
 }
 
+// jobIDParam parses the {jobid} path parameter, with Flink's answer for a
+// malformed ID (400).
+func jobIDParam(r *http.Request) (api.JobID, error) {
+	raw := r.PathValue("jobid")
+	jobID, err := api.ParseJobID(raw)
+	if err != nil {
+		return api.JobID{}, badRequest(
+			fmt.Sprintf("Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value %q.", raw),
+			err.Error())
+	}
+	return jobID, nil
+}
+
+// jobNotFound answers a job the Dispatcher does not know (404,
+// AbstractExecutionGraphHandler's "Job %s not found"), and drops its plan.
+func (s *Server) jobNotFound(jobID api.JobID, cause error) error {
+	s.plans.forget(jobID)
+	return withMessages(cause, fmt.Sprintf("Job %s not found", jobID))
+}
+
 // ---------------------------------------------------------------------------
-// Plans
+// GET /jobs/{jobid}/status — Flink's JobStatusHandler
 // ---------------------------------------------------------------------------
 
-// newJobPlan mirrors Flink's JsonPlanGenerator.generatePlan: a node per
-// vertex, in the JobGraph's order, each listing its inputs.
-func newJobPlan(g *jobgraph.JobGraph) *JobPlan {
-	plan := &JobPlan{JobID: g.JobID, Name: g.Name, Type: jobTypeStreaming, Nodes: []JobPlanNode{}}
-	for _, v := range g.Vertices() {
-		node := JobPlanNode{ID: v.ID, Parallelism: v.Parallelism, Description: escapeDescription(v.Name), Inputs: []JobPlanInput{}}
-		for num, edge := range v.Inputs() {
-			if edge.Source == nil || edge.Source.Producer == nil {
-				continue // as Flink: an edge without a producer is skipped
-			}
-			node.Inputs = append(node.Inputs, JobPlanInput{
-				Num:          num,
-				ID:           edge.Source.Producer.ID,
-				ShipStrategy: edge.ShipStrategyName,
-				Exchange:     strings.ToLower(edge.Source.ResultType.String()),
-			})
-		}
-		plan.Nodes = append(plan.Nodes, node)
+// handleJobStatus answers the job's current JobStatus, and nothing else: a
+// client polling for a job's end asks this, not for the whole
+// JobDetailsInfo.
+func (s *Server) handleJobStatus(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jobID, err := jobIDParam(r)
+	if err != nil {
+		return nil, err
 	}
-	return plan
-}
-
-// archivedPlan is the plan of a job this endpoint did not run (one the
-// MiniCluster submitted directly, or one run before a restart). The
-// archived graph has the vertices but not the edges, so its nodes have no
-// inputs.
-func archivedPlan(g *gateway.ArchivedExecutionGraph) *JobPlan {
-	plan := &JobPlan{JobID: g.JobID, Name: g.JobName, Type: jobTypeStreaming, Nodes: []JobPlanNode{}}
-	for _, v := range g.Vertices {
-		plan.Nodes = append(plan.Nodes, JobPlanNode{ID: v.ID, Parallelism: v.Parallelism, Description: escapeDescription(v.Name), Inputs: []JobPlanInput{}})
+	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
+	if errors.Is(err, dispatcher.ErrJobNotFound) {
+		return nil, s.jobNotFound(jobID, err)
 	}
-	return plan
-}
-
-// descriptionEscaper does what JsonPlanGenerator does to a description:
-// StringEscapeUtils.escapeHtml4 (for the characters that matter), then line
-// breaks to <br/> and backslashes to &#92;.
-var descriptionEscaper = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "<br/>", `\`, "&#92;")
-
-func escapeDescription(s string) string { return descriptionEscaper.Replace(s) }
-
-func (s *Server) storePlan(jobID api.JobID, plan *JobPlan) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.plans[jobID]; !ok { // a duplicate submission must not replace the first job's plan
-		s.plans[jobID] = plan
+	if err != nil {
+		return nil, fmt.Errorf("request the status of job %s: %w", jobID, err)
 	}
-}
-
-func (s *Server) forgetPlan(jobID api.JobID) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.plans, jobID)
-}
-
-// planOf returns the plan stored when the job was run here, or else the
-// plan the archived graph allows.
-func (s *Server) planOf(g *gateway.ArchivedExecutionGraph) *JobPlan {
-	s.mu.Lock()
-	plan, ok := s.plans[g.JobID]
-	s.mu.Unlock()
-	if ok {
-		return plan
-	}
-	return archivedPlan(g)
+	return JobStatusInfo{Status: status}, nil
 }

@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rest"
 )
@@ -90,8 +93,8 @@ func TestJobDetailsOfAFinishedJob(t *testing.T) {
 		StatusCounts: counts(api.ExecutionFinished, 3),
 		// Not run through this endpoint: the plan has the vertices, not the edges.
 		Plan: &rest.JobPlan{JobID: jobID, Name: "numbers", Type: "STREAMING", Nodes: []rest.JobPlanNode{
-			{ID: g.Vertices[0].ID, Parallelism: 2, Description: "Source: numbers", Inputs: []rest.JobPlanInput{}},
-			{ID: g.Vertices[1].ID, Parallelism: 1, Description: "Sink: collect", Inputs: []rest.JobPlanInput{}},
+			{ID: g.Vertices[0].ID, Parallelism: 2, Description: "Source: numbers"},
+			{ID: g.Vertices[1].ID, Parallelism: 1, Description: "Sink: collect"},
 		}},
 	}
 	if diff := cmp.Diff(want, details, idOpts); diff != "" {
@@ -153,5 +156,99 @@ func TestJobsOverview(t *testing.T) {
 	if r.status != http.StatusInternalServerError || r.errors[0] != "Internal server error." ||
 		!strings.Contains(r.errors[1], "dispatcher stopped") {
 		t.Errorf("got %d %q, want 500 with the cause", r.status, r.errors)
+	}
+}
+
+// TestJobStatus: GET /jobs/{jobid}/status answers Flink's JobStatusInfo,
+// also under /v1.
+func TestJobStatus(t *testing.T) {
+	h := newHarness(t)
+	jobID, unknown := api.NewJobID(), api.NewJobID()
+	h.dispatcher.RequestJobFunc = func(_ context.Context, id api.JobID) (*gateway.ArchivedExecutionGraph, error) {
+		if id == jobID {
+			return finishedGraph(jobID), nil
+		}
+		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+	}
+	tests := []struct {
+		path       string
+		wantStatus int
+		wantBody   string   // for 200
+		wantErrors []string // otherwise
+	}{
+		{"/jobs/" + jobID.String() + "/status", http.StatusOK, `{"status":"FINISHED"}`, nil},
+		{"/v1/jobs/" + jobID.String() + "/status", http.StatusOK, `{"status":"FINISHED"}`, nil},
+		{"/jobs/" + unknown.String() + "/status", http.StatusNotFound, "", []string{"Job " + unknown.String() + " not found"}},
+		{"/jobs/nope/status", http.StatusBadRequest, "", []string{
+			`Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value "nope".`,
+			`Cannot parse JobID from "nope". The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.`,
+		}},
+	}
+	for _, tt := range tests {
+		r := h.get(tt.path)
+		if r.status != tt.wantStatus {
+			t.Errorf("GET %s: status %d, want %d (body %s)", tt.path, r.status, tt.wantStatus, r.body)
+		}
+		if tt.wantStatus == http.StatusOK {
+			if got := strings.TrimSpace(string(r.body)); got != tt.wantBody {
+				t.Errorf("GET %s = %s, want %s", tt.path, got, tt.wantBody)
+			}
+		} else if !slices.Equal(r.errors, tt.wantErrors) {
+			t.Errorf("GET %s: errors %q, want %q", tt.path, r.errors, tt.wantErrors)
+		}
+	}
+}
+
+// TestJobPlansAreBounded: the endpoint keeps the plans of the jobs it ran,
+// but not forever. A job whose plan was dropped shows the plan its archived
+// graph allows: its vertices, no inputs.
+func TestJobPlansAreBounded(t *testing.T) {
+	h := newHarness(t, func(cfg *rest.Config) { cfg.MaxJobPlans = 2 })
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	run := func() api.JobID {
+		t.Helper()
+		var answer rest.JarRunResponseBody
+		decode(t, h.post("/jars/"+jarID+"/run", "", nil), &answer)
+		return answer.JobID
+	}
+	// hasFullPlan reports whether the job's plan still has its edge.
+	hasFullPlan := func(jobID api.JobID) bool {
+		t.Helper()
+		var plan rest.JobPlanInfo
+		decode(t, h.get("/jobs/"+jobID.String()+"/plan"), &plan)
+		if plan.Plan == nil || len(plan.Plan.Nodes) != 2 {
+			t.Fatalf("plan of %s = %+v, want two nodes", jobID, plan.Plan)
+		}
+		return len(plan.Plan.Nodes[1].Inputs) == 1
+	}
+
+	// 1. Three jobs, room for two plans: the oldest plan goes.
+	first, second, third := run(), run(), run()
+	if hasFullPlan(first) || !hasFullPlan(second) || !hasFullPlan(third) {
+		t.Errorf("full plans: first %v, second %v, third %v; want only the two newest", hasFullPlan(first), hasFullPlan(second), hasFullPlan(third))
+	}
+
+	// 2. The Dispatcher no longer lists the second job: the overview drops
+	//    its plan. A job accepted while the Dispatcher was being asked is
+	//    missing from its answer only because it is new: its plan stays.
+	var fourth api.JobID
+	h.dispatcher.ListJobsFunc = func(context.Context) ([]api.JobID, error) {
+		// Runs on the server's goroutine: no t.Fatal here.
+		resp, err := h.client.Post(h.baseURL+"/jars/"+jarID+"/run", "application/json", nil)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		var answer rest.JarRunResponseBody
+		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+			return nil, err
+		}
+		fourth = answer.JobID // accepted after the list was taken
+		return []api.JobID{third}, nil
+	}
+	h.get("/jobs/overview")
+	h.dispatcher.ListJobsFunc = nil
+	if hasFullPlan(second) || !hasFullPlan(fourth) {
+		t.Errorf("full plans: second %v, fourth %v; want the fourth's only", hasFullPlan(second), hasFullPlan(fourth))
 	}
 }

@@ -159,6 +159,12 @@ type IOMetricsInfo struct {
 	AccumulatedBusyTime          float64 `json:"accumulated-busy-time"`
 }
 
+// JobStatusInfo answers GET /jobs/{jobid}/status: the job's current
+// JobStatus, e.g. {"status": "RUNNING"}.
+type JobStatusInfo struct {
+	Status api.JobStatus `json:"status"`
+}
+
 // JobPlanInfo answers GET /jobs/{jobid}/plan.
 type JobPlanInfo struct {
 	Plan *JobPlan `json:"plan"`
@@ -181,8 +187,11 @@ type JobPlanNode struct {
 	OperatorStrategy string          `json:"operator_strategy"` // ""
 	// Description is the vertex name, HTML-escaped as Flink does, e.g.
 	// "Source: numbers -&gt; Map".
-	Description         string         `json:"description"`
-	Inputs              []JobPlanInput `json:"inputs"`
+	Description string `json:"description"`
+	// Inputs lists the edges the vertex reads. An input vertex (a source)
+	// has none, and the field is left out, as Flink's JsonPlanGenerator
+	// does.
+	Inputs              []JobPlanInput `json:"inputs,omitempty"`
 	OptimizerProperties struct{}       `json:"optimizer_properties"` // always {}
 }
 

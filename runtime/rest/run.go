@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +19,8 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/trace"
 )
 
@@ -31,7 +32,14 @@ import (
 // goes to the BlobServer under the job's ID, and the Dispatcher gets the
 // job. The answer, {"jobid": …}, comes once the Dispatcher has accepted the
 // job (step m3), long before it runs.
+//
+// A run the Dispatcher refuses leaves nothing behind: no BLOB that this
+// request added, no plan and no trace event. Steps m1 and m2 are recorded
+// only once the job exists, with the times they happened, so the job's
+// trace still reads m1, m2, m3.
 func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, error) {
+	// Step m2: the run request arrives.
+	received := s.now()
 	jarID := r.PathValue("jarid")
 	var body JarRunRequestBody
 	if err := decodeJSONBody(w, r, &body, "JarRunRequestBody"); err != nil {
@@ -41,10 +49,11 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	data, uploaded, err := s.readJar(jarID)
+	data, modTime, err := s.readJar(jarID)
 	if err != nil {
 		return nil, err
 	}
+	uploaded := s.uploadTimeOf(jarID, int64(len(data)), modTime)
 
 	// Build the JobGraph (Flink: PackagedProgramUtils.createJobGraph runs
 	// the user's main method, which builds the StreamGraph).
@@ -68,19 +77,20 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	}
 	jobID := jobGraph.JobID
 
-	// Step m1, again: the upload's event, recorded for the job it led to,
-	// so that the job's trace starts at the beginning.
-	s.deps.Trace.Emit(trace.M1, "Client", "REST", jobID, "%s (recorded for this job when it was run)",
-		jarUploadedMessage(jarID, program.ProgramClass(), uploaded))
-	// Step m2: the run request arrives and the program has built the job.
-	s.deps.Trace.Emit(trace.M2, "Client", "REST", jobID, "POST /jars/%s/run: program %s built job '%s' (parallelism %s, args %q)",
-		jarID, entryClass, jobGraph.Name, parallelismText(params.parallelism), params.args)
+	// One run per JobID at a time: a second run of the same jobId waits
+	// here, so that it cannot delete the BLOB the first one stored.
+	release, err := s.claimRun(r.Context(), jobID)
+	if err != nil {
+		return nil, fmt.Errorf("run job %s: %w", jobID, err)
+	}
+	defer release()
 
 	// Upload the jar to the BlobServer under the JobID (Flink:
 	// ClientUtils.extractAndUploadJobGraphFiles) and name it in the JobGraph.
-	key, err := s.deps.BlobServer.PutPermanentBytes(jobID, data)
+	key := blob.KeyOf(data)
+	stored, err := s.putJar(r.Context(), jobID, key, data)
 	if err != nil {
-		return nil, fmt.Errorf("Could not upload job files: %w", err)
+		return nil, err
 	}
 	if !slices.Contains(jobGraph.UserJarBlobKeys, key) {
 		jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, key)
@@ -89,19 +99,119 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 
 	// Step m3 happens in the Dispatcher.
 	if err := s.deps.Dispatcher.SubmitJob(r.Context(), jobGraph); err != nil {
-		// A duplicate JobID names a job that exists: its BLOBs are not ours
-		// to delete. Otherwise nothing may stay behind.
-		var duplicate *dispatcher.DuplicateJobSubmissionError
-		if !errors.As(err, &duplicate) {
-			if cleanupErr := s.deps.BlobServer.CleanupJob(jobID); cleanupErr != nil {
-				s.log.Warn(fmt.Sprintf("Could not delete the BLOBs of the rejected job %s.", jobID), "cause", cleanupErr.Error())
-			}
+		// Refused, a duplicate JobID included: take back what this
+		// request added, and nothing else.
+		if stored == jarAdded {
+			s.removeAddedJar(jobID)
 		}
 		return nil, fmt.Errorf("submit job %s: %w", jobID, err)
 	}
-	s.storePlan(jobID, plan)
+	if stored == jarNotStored {
+		// The Dispatcher took a JobID it knew a moment ago; the job needs
+		// its jar after all.
+		if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
+			s.log.Error(fmt.Sprintf("Could not upload the jar of job %s after it was accepted.", jobID), "cause", err.Error())
+		}
+	}
+	s.plans.store(jobID, plan)
+
+	// Steps m1 and m2, recorded now that the job exists, at the times they
+	// happened: the upload is the beginning of every job run from the jar.
+	s.deps.Trace.EmitAt(uploaded, trace.M1, "Client", "REST", jobID, "%s",
+		jarUploadedMessage(jarID, program.ProgramClass(), uploaded))
+	s.deps.Trace.EmitAt(received, trace.M2, "Client", "REST", jobID, "POST /jars/%s/run: program %s built job '%s' (parallelism %s, args %q)",
+		jarID, entryClass, jobGraph.Name, parallelismText(params.parallelism), params.args)
 	s.log.Info(fmt.Sprintf("Jar %s runs as job '%s' (%s).", jarID, jobGraph.Name, jobID))
 	return JarRunResponseBody{JobID: jobID}, nil
+}
+
+// jarStored says what putJar did with a jar.
+type jarStored int
+
+const (
+	// jarExisted: the BlobServer already held the jar under the JobID (a
+	// job of that ID runs the same jar, or ran it). It is not ours to
+	// delete.
+	jarExisted jarStored = iota
+	// jarAdded: this request stored the jar; a refused run deletes it.
+	jarAdded
+	// jarNotStored: the Dispatcher knows the JobID, so it will refuse the
+	// run as a duplicate, and the job's BLOBs are in the JobID's
+	// directory; the jar was not stored, so there is nothing to delete.
+	jarNotStored
+)
+
+// putJar stores a jar as a BLOB of jobID, unless the BlobServer holds it
+// already or the JobID names a job the Dispatcher knows, and says which.
+//
+// Why ask the Dispatcher: the BlobServer deletes BLOBs only a whole job at a
+// time (CleanupJob), so this request may delete what it added only if the
+// JobID's directory holds nothing else, which is so when no job of that ID
+// exists. A job the Dispatcher knows has its own BLOBs there.
+func (s *Server) putJar(ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey, data []byte) (jarStored, error) {
+	existed, err := s.hasBlob(ctx, jobID, key)
+	if err != nil {
+		return 0, fmt.Errorf("Could not upload job files: %w", err)
+	}
+	if existed {
+		return jarExisted, nil
+	}
+	if _, err := s.deps.Dispatcher.RequestJobStatus(ctx, jobID); err == nil {
+		return jarNotStored, nil
+	}
+	if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
+		return 0, fmt.Errorf("Could not upload job files: %w", err)
+	}
+	return jarAdded, nil
+}
+
+// hasBlob reports whether the BlobServer holds the BLOB key of jobID.
+func (s *Server) hasBlob(ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey) (bool, error) {
+	f, err := s.deps.BlobServer.Open(ctx, jobID, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_ = f.Close()
+	return true, nil
+}
+
+// removeAddedJar deletes the jar putJar added for a run the Dispatcher
+// refused. No job of that ID existed when it was stored, and runs of one
+// JobID take turns (claimRun), so the JobID's BLOBs are this request's.
+func (s *Server) removeAddedJar(jobID api.JobID) {
+	if err := s.deps.BlobServer.CleanupJob(jobID); err != nil {
+		s.log.Warn(fmt.Sprintf("Could not delete the BLOBs of the rejected job %s.", jobID), "cause", err.Error())
+	}
+}
+
+// claimRun waits until no other run of this endpoint uses jobID, and
+// claims it; call release when the run is answered. Runs with random
+// JobIDs never wait; only runs that name the same jobId do.
+func (s *Server) claimRun(ctx context.Context, jobID api.JobID) (release func(), err error) {
+	for {
+		s.mu.Lock()
+		busy, ok := s.runs[jobID]
+		if !ok {
+			done := make(chan struct{})
+			s.runs[jobID] = done
+			s.mu.Unlock()
+			return func() {
+				s.mu.Lock()
+				delete(s.runs, jobID)
+				s.mu.Unlock()
+				close(done)
+			}, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // jarRunParams are the run request's settings after defaults.

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/jobgraph"
@@ -122,6 +124,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 			}
 			uploaded := h.uploadJar("wordcount.jar", "wordcount")
 			jarID := cmpOr(tt.jarID, uploaded)
+			eventsBefore := h.trace.Events()
 
 			r := h.post("/jars/"+jarID+"/run"+tt.query, "application/json", []byte(tt.body))
 
@@ -139,6 +142,9 @@ func TestRunRejectsBadInput(t *testing.T) {
 			}
 			if tt.submit == nil && submitted.Load() != 0 {
 				t.Errorf("a rejected run reached the Dispatcher")
+			}
+			if diff := cmp.Diff(eventsBefore, h.trace.Events(), idOpts); diff != "" {
+				t.Errorf("a rejected run changed the trace (-before +after):\n%s", diff)
 			}
 			// Only the uploaded jar is on disk: no BLOB, no second jar.
 			if files := h.storedFiles(); !slices.Equal(files, []string{filepath.Join(h.jarDir, uploaded)}) {
@@ -254,10 +260,13 @@ func TestRunParameters(t *testing.T) {
 }
 
 // TestRunTwiceRecordsTheUploadForEachJob: every job run from a jar starts
-// its trace with the upload (m1), then the run request (m2).
+// its trace with the upload (m1, at the upload's time), then the run
+// request (m2). The upload alone records nothing: no event piles up under
+// the zero JobID.
 func TestRunTwiceRecordsTheUploadForEachJob(t *testing.T) {
 	h := newHarness(t)
 	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	uploadedBefore := time.Now()
 	for range 2 {
 		if r := h.post("/jars/"+jarID+"/run", "", nil); r.status != http.StatusOK {
 			t.Fatalf("run: status %d, body %s", r.status, r.body)
@@ -267,6 +276,7 @@ func TestRunTwiceRecordsTheUploadForEachJob(t *testing.T) {
 	if len(jobs) != 2 || jobs[0].JobID == jobs[1].JobID {
 		t.Fatalf("submitted %d jobs, want 2 with different IDs", len(jobs))
 	}
+	var uploadTimes []time.Time
 	for _, g := range jobs {
 		events := h.trace.JobEvents(g.JobID)
 		if got := trace.Steps(events); !slices.Equal(got, []trace.Step{trace.M1, trace.M2}) {
@@ -276,10 +286,156 @@ func TestRunTwiceRecordsTheUploadForEachJob(t *testing.T) {
 		if !strings.Contains(events[0].Message, jarID) || !strings.Contains(events[1].Message, "/jars/"+jarID+"/run") {
 			t.Errorf("events %v do not name the jar", events)
 		}
+		if !events[0].Time.Before(uploadedBefore) || events[1].Time.Before(uploadedBefore) {
+			t.Errorf("m1 at %v, m2 at %v: want m1 at the upload, before %v, and m2 at the run, after it",
+				events[0].Time, events[1].Time, uploadedBefore)
+		}
+		uploadTimes = append(uploadTimes, events[0].Time)
 	}
-	if n := len(h.trace.JobEvents(api.JobID{})); n != 1 {
-		t.Errorf("%d events without a JobID, want the one upload", n)
+	if len(uploadTimes) == 2 && !uploadTimes[0].Equal(uploadTimes[1]) {
+		t.Errorf("m1 times %v, want the same upload for both jobs", uploadTimes)
 	}
+	if n := len(h.trace.JobEvents(api.JobID{})); n != 0 {
+		t.Errorf("%d events without a JobID, want none", n)
+	}
+}
+
+// TestRunTraceReadsM1M2M3: the Dispatcher records m3 while it accepts the
+// job, before the endpoint records m1 and m2; the job's trace still tells
+// the story in order.
+func TestRunTraceReadsM1M2M3(t *testing.T) {
+	h := newHarness(t)
+	h.dispatcher.SubmitJobFunc = func(_ context.Context, g *jobgraph.JobGraph) error {
+		h.trace.Emit(trace.M3, "Client", "Dispatcher", g.JobID, "submitJob '%s'", g.Name)
+		return nil
+	}
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	var run struct{ JobID api.JobID }
+	decode(t, h.post("/jars/"+jarID+"/run", "", nil), &run)
+	if got := trace.Steps(h.trace.JobEvents(run.JobID)); !slices.Equal(got, []trace.Step{trace.M1, trace.M2, trace.M3}) {
+		t.Errorf("job events %v, want [m1 m2 m3]", got)
+	}
+}
+
+// TestRefusedRunLeavesNothingBehind: the Dispatcher refuses a run whose
+// jobId names a job that runs or has ended. The refusal must not add a BLOB
+// (nor delete one the existing job needs), a trace event or a plan.
+func TestRefusedRunLeavesNothingBehind(t *testing.T) {
+	jobID := api.NewJobID()
+	runBody := []byte(`{"jobId": "` + jobID.String() + `"}`)
+	blobPath := func(h *harness, jar []byte) string {
+		return filepath.Join(h.blobDir, "job_"+jobID.String(), "blob_"+blob.KeyOf(jar).String())
+	}
+	// refuseKnownJobs makes the fake Dispatcher refuse a JobID it has, as
+	// the real one does.
+	refuseKnownJobs := func(h *harness) {
+		h.dispatcher.SubmitJobFunc = func(_ context.Context, g *jobgraph.JobGraph) error {
+			for _, known := range h.dispatcher.Submitted() {
+				if known.JobID == g.JobID {
+					return &dispatcher.DuplicateJobSubmissionError{JobID: g.JobID}
+				}
+			}
+			return nil
+		}
+	}
+	// refuseAsGloballyTerminated: the job ended in an earlier execution;
+	// the Dispatcher knows it only from its JobResultStore.
+	refuseAsGloballyTerminated := func(h *harness) {
+		h.dispatcher.SubmitJobFunc = func(_ context.Context, g *jobgraph.JobGraph) error {
+			return &dispatcher.DuplicateJobSubmissionError{JobID: g.JobID, GloballyTerminated: true}
+		}
+	}
+
+	tests := []struct {
+		name string
+		// setUp prepares the cluster and returns the jar to run; what is
+		// stored and traced after it must stay as it is.
+		setUp func(t *testing.T, h *harness) (jarID string)
+	}{
+		{
+			name: "a running job, the same jar",
+			setUp: func(t *testing.T, h *harness) string {
+				refuseKnownJobs(h)
+				jarID := h.uploadJar("wordcount.jar", "wordcount")
+				if r := h.post("/jars/"+jarID+"/run", "application/json", runBody); r.status != http.StatusOK {
+					t.Fatalf("first run: %d %s", r.status, r.body)
+				}
+				return jarID
+			},
+		},
+		{
+			name: "a running job, another jar",
+			setUp: func(t *testing.T, h *harness) string {
+				refuseKnownJobs(h)
+				first := h.uploadJar("wordcount.jar", "wordcount")
+				if r := h.post("/jars/"+first+"/run", "application/json", runBody); r.status != http.StatusOK {
+					t.Fatalf("first run: %d %s", r.status, r.body)
+				}
+				return h.uploadJar("ticker.jar", "ticker")
+			},
+		},
+		{
+			name: "a globally terminated job",
+			setUp: func(t *testing.T, h *harness) string {
+				refuseAsGloballyTerminated(h)
+				return h.uploadJar("wordcount.jar", "wordcount")
+			},
+		},
+		{
+			name: "a globally terminated job whose jar is still stored",
+			setUp: func(t *testing.T, h *harness) string {
+				refuseAsGloballyTerminated(h)
+				if _, err := h.blobServer.PutPermanentBytes(jobID, jarBytes(t, "wordcount")); err != nil {
+					t.Fatal(err)
+				}
+				return h.uploadJar("wordcount.jar", "wordcount")
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			jarID := tt.setUp(t, h)
+			filesBefore, eventsBefore := h.storedFiles(), h.trace.Events()
+			planBefore := h.get("/jobs/" + jobID.String() + "/plan")
+
+			r := h.post("/jars/"+jarID+"/run", "application/json", runBody)
+
+			if r.status != http.StatusInternalServerError || !strings.Contains(strings.Join(r.errors, " "), "DuplicateJobSubmissionException") {
+				t.Errorf("got %d %q, want 500 with DuplicateJobSubmissionException", r.status, r.errors)
+			}
+			if diff := cmp.Diff(filesBefore, h.storedFiles()); diff != "" {
+				t.Errorf("stored files changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(eventsBefore, h.trace.Events(), idOpts); diff != "" {
+				t.Errorf("trace changed (-before +after):\n%s", diff)
+			}
+			if planAfter := h.get("/jobs/" + jobID.String() + "/plan"); !bytes.Equal(planBefore.body, planAfter.body) {
+				t.Errorf("plan changed from %s to %s", planBefore.body, planAfter.body)
+			}
+		})
+	}
+
+	// The existing job still has its jar, byte for byte.
+	t.Run("the running job keeps its jar", func(t *testing.T) {
+		h := newHarness(t)
+		refuseKnownJobs(h)
+		first := h.uploadJar("wordcount.jar", "wordcount")
+		if r := h.post("/jars/"+first+"/run", "application/json", runBody); r.status != http.StatusOK {
+			t.Fatalf("first run: %d %s", r.status, r.body)
+		}
+		for _, jarID := range []string{first, h.uploadJar("ticker.jar", "ticker")} {
+			if r := h.post("/jars/"+jarID+"/run", "application/json", runBody); r.status != http.StatusInternalServerError {
+				t.Fatalf("duplicate run: %d %s", r.status, r.body)
+			}
+		}
+		if stored, err := os.ReadFile(blobPath(h, jarBytes(t, "wordcount"))); err != nil || !bytes.Equal(stored, jarBytes(t, "wordcount")) {
+			t.Errorf("the running job lost its jar (%v)", err)
+		}
+		if _, err := os.Stat(blobPath(h, jarBytes(t, "ticker"))); err == nil {
+			t.Error("the refused run's jar was stored under the running job")
+		}
+	})
 }
 
 // TestRunReadsTheJarAsUploaded: the ProgramRunner gets the jar's

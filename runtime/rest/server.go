@@ -35,6 +35,11 @@ const (
 	// DefaultMaxUploadSize is Flink's rest.server.max-content-length:
 	// 104857600 bytes (100 MiB).
 	DefaultMaxUploadSize = 104857600
+	// DefaultShutdownTimeout bounds how long Close waits for requests in
+	// progress before it cuts their connections: long enough for any
+	// well-behaved request to finish, short enough that a stuck one cannot
+	// hold up a cluster's shutdown.
+	DefaultShutdownTimeout = 10 * time.Second
 )
 
 // maxJSONBodySize bounds the body of a JSON request such as a run request.
@@ -62,6 +67,13 @@ type Config struct {
 	MaxUploadSize int64
 	// Logger receives the endpoint's log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// ShutdownTimeout bounds the graceful part of Close, whatever its ctx
+	// says; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// MaxJobPlans bounds the job plans kept in memory (see
+	// GET /jobs/{jobid}/plan); 0 means DefaultMaxJobPlans. Once full,
+	// storing one more drops the oldest.
+	MaxJobPlans int
 }
 
 // ProgramRunner turns a job jar into a JobGraph: it finds the registered
@@ -115,17 +127,21 @@ type Server struct {
 	listener net.Listener
 	served   chan struct{} // closed when Serve returns
 	closed   bool
-	jars     map[string]jarInfo     // what we know about each jar file, by jar ID
-	plans    map[api.JobID]*JobPlan // the plan of each job run through this endpoint
+	jars     map[string]jarInfo          // what we know about each jar file, by jar ID
+	runs     map[api.JobID]chan struct{} // the JobIDs being run now; closed when the run ends
+
+	plans *planCache // the plan of each job run through this endpoint; has its own lock
 }
 
-// jarInfo caches what listing a jar needs, so GET /jars does not reopen
-// every jar. It is valid while the file's size and modification time stay
-// the same.
+// jarInfo caches what we know of a jar: what listing it needs, so GET /jars
+// does not reopen every jar, and when it was uploaded, the time of its step
+// m1. It is valid while the file's size and modification time stay the
+// same.
 type jarInfo struct {
 	size         int64
 	modTime      time.Time
-	programClass string // "" if the jar cannot be read
+	programClass string    // "" if the jar cannot be read
+	uploaded     time.Time // when this server stored it; its modTime for a jar stored before
 }
 
 // NewServer prepares the upload directory and the routes. It does not
@@ -148,6 +164,12 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.MaxJobPlans <= 0 {
+		cfg.MaxJobPlans = DefaultMaxJobPlans
+	}
 
 	s := &Server{
 		cfg:   cfg,
@@ -155,7 +177,8 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 		log:   cfg.Logger.With("logger", loggerName),
 		now:   time.Now,
 		jars:  make(map[string]jarInfo),
-		plans: make(map[api.JobID]*JobPlan),
+		runs:  make(map[api.JobID]chan struct{}),
+		plans: newPlanCache(cfg.MaxJobPlans),
 	}
 	uploadDir := cfg.UploadDir
 	if uploadDir == "" {
@@ -191,12 +214,13 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", "/v1"} {
-		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))     // JarUploadHandler
-		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))               // JarListHandler
-		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))   // JarRunHandler
-		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview)) // JobsOverviewHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))    // JobDetailsHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))  // JobPlanHandler
+		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))        // JarUploadHandler
+		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                  // JarListHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))      // JarRunHandler
+		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))    // JobsOverviewHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))       // JobDetailsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))     // JobPlanHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus)) // JobStatusHandler
 	}
 	mux.Handle("/", s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())
@@ -282,8 +306,11 @@ func (s *Server) Address() string {
 func restBaseURL(address string) string { return "http://" + address }
 
 // Close stops accepting requests, waits for the running ones until ctx
-// ends, and removes the upload directory if NewServer created it. Closing
-// twice is allowed.
+// ends or Config.ShutdownTimeout has passed, whichever comes first, then
+// cuts the connections still open, and removes the upload directory if
+// NewServer created it. So Close(context.Background()) returns even if a
+// request is stuck; it then reports that the shutdown was not graceful.
+// Closing twice is allowed.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -297,8 +324,14 @@ func (s *Server) Close(ctx context.Context) error {
 	s.log.Info("Shutting down rest endpoint.")
 	var err error
 	if served != nil {
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+		defer cancel()
 		if err = s.httpServer.Shutdown(ctx); err != nil {
-			_ = s.httpServer.Close() // ctx ended: cut the remaining connections
+			// Out of time: cut the remaining connections. Their handlers
+			// see their request's ctx end.
+			s.log.Warn("Requests were still running at shutdown; closing their connections.", "cause", err.Error())
+			_ = s.httpServer.Close()
+			err = fmt.Errorf("rest: shut down gracefully: %w", err)
 		}
 		<-served
 	}

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,11 +12,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/trace"
 )
@@ -26,8 +29,8 @@ func TestUploadListRunInspect(t *testing.T) {
 	h := newHarness(t)
 	jar := jarBytes(t, "wordcount")
 
-	// 1. Upload: the jar is stored as <uuid>_wordcount.jar; step m1 is
-	//    recorded with no JobID yet.
+	// 1. Upload: the jar is stored as <uuid>_wordcount.jar. No job exists
+	//    yet, so nothing is traced.
 	r := h.upload(filePart{"jarfile", "wordcount.jar", jar})
 	if r.status != http.StatusOK {
 		t.Fatalf("upload: status %d, body %s", r.status, r.body)
@@ -38,8 +41,8 @@ func TestUploadListRunInspect(t *testing.T) {
 	if uploaded.Status != "success" || filepath.Dir(uploaded.Filename) != h.jarDir || !strings.HasSuffix(jarID, "_wordcount.jar") {
 		t.Errorf("upload answered %+v, want status success and a file <uuid>_wordcount.jar in %s", uploaded, h.jarDir)
 	}
-	if got := trace.Steps(h.trace.JobEvents(api.JobID{})); !slices.Equal(got, []trace.Step{trace.M1}) {
-		t.Errorf("upload events %v, want [m1]", got)
+	if got := h.trace.Events(); len(got) != 0 {
+		t.Errorf("upload events %v, want none", got)
 	}
 
 	// 2. List: the jar and its program.
@@ -84,7 +87,7 @@ func TestUploadListRunInspect(t *testing.T) {
 		t.Errorf("the BlobServer does not hold the jar under the job: %v", err)
 	}
 
-	// Steps m1 (the upload, recorded again for the job) and m2.
+	// Steps m1 (the upload, recorded for the job) and m2.
 	events := h.trace.JobEvents(run.JobID)
 	if got := trace.Steps(events); !slices.Equal(got, []trace.Step{trace.M1, trace.M2}) {
 		t.Fatalf("job events %v, want [m1 m2]", got)
@@ -119,7 +122,7 @@ func TestUploadListRunInspect(t *testing.T) {
 		decode(t, h.get(prefix+"/jobs/"+run.JobID.String()+"/plan"), &plan)
 		source, sink := submitted[0].Vertices()[0], submitted[0].Vertices()[1]
 		want := &rest.JobPlan{JobID: run.JobID, Name: "wordcount", Type: "STREAMING", Nodes: []rest.JobPlanNode{
-			{ID: source.ID, Parallelism: 2, Description: "Source: words", Inputs: []rest.JobPlanInput{}},
+			{ID: source.ID, Parallelism: 2, Description: "Source: words"},
 			{ID: sink.ID, Parallelism: 2, Description: "Keyed Aggregation -&gt; Sink: print", Inputs: []rest.JobPlanInput{
 				{Num: 0, ID: source.ID, ShipStrategy: "HASH", Exchange: "pipelined_bounded"},
 			}},
@@ -157,7 +160,9 @@ func TestResponseFieldNames(t *testing.T) {
 	details := get("/jobs/" + run.JobID.String())
 	vertex := details["vertices"].([]any)[0]
 	overview := get("/jobs/overview")["jobs"].([]any)[0]
+	status := get("/jobs/" + run.JobID.String() + "/status")
 	plan := get("/jobs/" + run.JobID.String() + "/plan")["plan"]
+	source := plan.(map[string]any)["nodes"].([]any)[0]
 	node := plan.(map[string]any)["nodes"].([]any)[1]
 	input := node.(map[string]any)["inputs"].([]any)[0]
 
@@ -183,7 +188,10 @@ func TestResponseFieldNames(t *testing.T) {
 		{"IOMetricsInfo", vertex.(map[string]any)["metrics"], sorted("read-bytes", "read-bytes-complete", "write-bytes",
 			"write-bytes-complete", "read-records", "read-records-complete", "write-records", "write-records-complete",
 			"accumulated-backpressured-time", "accumulated-idle-time", "accumulated-busy-time")},
+		{"JobStatusInfo", status, sorted("status")},
 		{"Plan", plan, sorted("jid", "name", "type", "nodes")},
+		// An input vertex has no "inputs", as in Flink's JsonPlanGenerator.
+		{"PlanNode of a source", source, sorted("id", "parallelism", "operator", "operator_strategy", "description", "optimizer_properties")},
 		{"PlanNode", node, sorted("id", "parallelism", "operator", "operator_strategy", "description", "inputs", "optimizer_properties")},
 		{"Input", input, sorted("num", "id", "ship_strategy", "exchange")},
 	}
@@ -289,4 +297,43 @@ func TestUnknownRoutesAnswerNotFound(t *testing.T) {
 			t.Errorf("%s %s = %d %v, want 404 [Not found: %s]", tt.method, tt.path, r.status, r.errors, tt.path)
 		}
 	}
+}
+
+// TestCloseCutsAStuckRequest: a request that never ends cannot hold Close
+// forever, even with context.Background() (as the MiniCluster calls it).
+// After Config.ShutdownTimeout, Close cuts the connection and says the
+// shutdown was not graceful.
+func TestCloseCutsAStuckRequest(t *testing.T) {
+	h := newHarness(t, func(cfg *rest.Config) { cfg.ShutdownTimeout = 50 * time.Millisecond })
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	entered, release := make(chan struct{}), make(chan struct{})
+	h.dispatcher.SubmitJobFunc = func(context.Context, *jobgraph.JobGraph) error {
+		close(entered)
+		<-release // stuck, deaf to its ctx
+		return nil
+	}
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := h.client.Post(h.baseURL+"/jars/"+jarID+"/run", "application/json", nil)
+		if err == nil {
+			resp.Body.Close()
+		}
+		answered <- err
+	}()
+	<-entered
+
+	closed := make(chan error, 1)
+	go func() { closed <- h.server.Close(context.Background()) }()
+	select {
+	case err := <-closed:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Close = %v, want an error wrapping context.DeadlineExceeded", err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a wait
+		t.Fatal("Close hangs on a stuck request")
+	}
+	if err := <-answered; err == nil {
+		t.Error("the stuck request was answered, want its connection cut")
+	}
+	close(release)
 }

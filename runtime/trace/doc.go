@@ -16,9 +16,13 @@
 //	m10 TaskExecutor → BlobServer    the jar downloaded through the BlobCache
 //	m11 Task → JobMaster             operators opened, RUNNING reported
 //
-// A job's events read back in the order they were recorded, which is a
-// readable story of one submission: tests assert on it, the demo prints it
-// and the diagram tool draws it. Await waits, without polling, until a
+// A job's events read back in time order, which is a readable story of one
+// submission: tests assert on it, the demo prints it and the diagram tool
+// draws it. Most steps are recorded as they happen (Emit). Step m1 is the
+// exception: an upload belongs to no job yet, and a jar may be run many
+// times, so the REST endpoint records the upload for each job the jar is run
+// as, once the Dispatcher has accepted the job, with the upload's own time
+// (EmitAt), which puts it before m2. Await waits, without polling, until a
 // job's events satisfy a condition. A Recorder keeps everything until
 // Forget drops a job's events, which a long-running cluster does for jobs
 // it no longer needs to show. A nil *Recorder records nothing: components

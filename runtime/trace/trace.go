@@ -43,9 +43,12 @@ func (e Event) String() string {
 	return fmt.Sprintf("%-3s %s → %s: %s", e.Step, e.From, e.To, e.Message)
 }
 
-// Recorder keeps the events of every job in the order they were emitted,
-// until Forget drops a job's. It is safe for concurrent use; a nil *Recorder
-// records nothing, so components may run without one.
+// Recorder keeps the events of every job in time order, until Forget drops
+// a job's. Events emitted now (Emit) are appended; an event emitted later
+// about an earlier moment (EmitAt) is placed among them by its time. Events
+// with equal times keep the order they were emitted in. It is safe for
+// concurrent use; a nil *Recorder records nothing, so components may run
+// without one.
 type Recorder struct {
 	mu      sync.Mutex
 	events  []Event
@@ -62,15 +65,38 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 	if r == nil {
 		return
 	}
-	e := Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: time.Now()}
+	r.EmitAt(time.Now(), step, from, to, job, format, args...)
+}
+
+// EmitAt records that step happened at t, which may be in the past: the
+// REST endpoint, for example, records a job's upload (step m1) only once
+// the Dispatcher has accepted the job the jar was run as, with the time the
+// jar arrived. The event takes its place among the events before and after
+// t, so a job's trace reads in the order things happened.
+func (r *Recorder) EmitAt(t time.Time, step Step, from, to string, job api.JobID, format string, args ...any) {
+	if r == nil {
+		return
+	}
+	e := Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: t}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
+	r.events = insertByTime(r.events, e)
 	if r.byJob == nil {
 		r.byJob = make(map[api.JobID][]Event)
 	}
-	r.byJob[job] = append(r.byJob[job], e)
+	r.byJob[job] = insertByTime(r.byJob[job], e)
 	r.notifyLocked()
+}
+
+// insertByTime inserts e after the last event that is not later than e.
+// It searches from the end, so appending an event that happens now costs
+// nothing.
+func insertByTime(events []Event, e Event) []Event {
+	i := len(events)
+	for i > 0 && e.Time.Before(events[i-1].Time) {
+		i--
+	}
+	return slices.Insert(events, i, e)
 }
 
 // notifyLocked wakes every Await so that it looks at the events again. r.mu
@@ -143,7 +169,7 @@ func Count(events []Event, step Step) int {
 	return n
 }
 
-// Events returns every event recorded so far, in order.
+// Events returns every event recorded so far, in time order.
 func (r *Recorder) Events() []Event {
 	if r == nil {
 		return nil
@@ -153,7 +179,7 @@ func (r *Recorder) Events() []Event {
 	return slices.Clone(r.events)
 }
 
-// JobEvents returns the events of one job, in order.
+// JobEvents returns the events of one job, in time order.
 func (r *Recorder) JobEvents(job api.JobID) []Event {
 	if r == nil {
 		return nil

@@ -34,6 +34,50 @@ func TestEventsKeepTheOrderTheyWereEmittedIn(t *testing.T) {
 	})
 }
 
+// TestEmitAtPlacesAnEarlierEventBeforeLaterOnes: the REST endpoint records
+// a job's upload (m1) once the job was accepted (after m3), with the time of
+// the upload; the trace still reads m1, m2, m3.
+func TestEmitAtPlacesAnEarlierEventBeforeLaterOnes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := trace.NewRecorder()
+		job, other := api.NewJobID(), api.NewJobID()
+		uploaded := time.Now()
+		time.Sleep(time.Minute) // fake time: the jar is run a minute later
+		runArrived := time.Now()
+		time.Sleep(time.Second)
+		rec.Emit(trace.M3, "Client", "Dispatcher", job, "submitJob")
+		rec.Emit(trace.M3, "Client", "Dispatcher", other, "submitJob")
+		rec.Emit(trace.M4, "Dispatcher", "JobMaster", job, "JobMaster created")
+
+		rec.EmitAt(runArrived, trace.M2, "Client", "REST", job, "run")
+		rec.EmitAt(uploaded, trace.M1, "Client", "REST", job, "upload")
+
+		got := rec.JobEvents(job)
+		assert.Equal(t, []trace.Step{trace.M1, trace.M2, trace.M3, trace.M4}, trace.Steps(got))
+		assert.Equal(t, uploaded, got[0].Time)
+		assert.Equal(t, []trace.Step{trace.M1, trace.M2, trace.M3, trace.M3, trace.M4}, trace.Steps(rec.Events()))
+		assert.Equal(t, []trace.Step{trace.M3}, trace.Steps(rec.JobEvents(other)))
+
+		// Events at the same time keep the order they were emitted in.
+		rec.EmitAt(uploaded, trace.M11, "Task", "JobMaster", job, "same time, emitted last")
+		assert.Equal(t, []trace.Step{trace.M1, trace.M11, trace.M2, trace.M3, trace.M4}, trace.Steps(rec.JobEvents(job)))
+	})
+}
+
+func TestEmitAtWakesAwait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := trace.NewRecorder()
+		job := api.NewJobID()
+		done := make(chan error, 1)
+		go func() {
+			done <- rec.Await(context.Background(), job, func(events []trace.Event) bool { return trace.Count(events, trace.M1) == 1 })
+		}()
+		synctest.Wait()
+		rec.EmitAt(time.Now().Add(-time.Hour), trace.M1, "Client", "REST", job, "upload")
+		require.NoError(t, <-done)
+	})
+}
+
 func TestEventsReturnsACopy(t *testing.T) {
 	rec := trace.NewRecorder()
 	job := api.NewJobID()
@@ -63,6 +107,7 @@ func TestNilRecorderRecordsNothing(t *testing.T) {
 	var rec *trace.Recorder
 	assert.NotPanics(t, func() {
 		rec.Emit(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
+		rec.EmitAt(time.Now(), trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
 	})
 	assert.Nil(t, rec.Events())
 	assert.Empty(t, rec.JobEvents(api.NewJobID()))
