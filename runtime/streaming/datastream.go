@@ -96,8 +96,11 @@ func transform[R any](env *StreamExecutionEnvironment, input *transformation, na
 // edge is HASH: murmur hash of the key's HashCode → key group → subtask
 // (see KeyGroupStreamPartitioner). It mirrors Flink's DataStream.keyBy.
 //
-// K must be a type HashCode accepts (strings, integers, floats, bools,
-// Tuple2 of those, or a HashCoder); other key types are a program error.
+// K must be a type HashCode accepts (strings, integers, bools, Tuple2 of
+// those, or a HashCoder); other key types are a program error. Floats are
+// not keys, nor is anything holding a float: Go's == disagrees with their
+// hash, which would break keyed state (see checkKeyType). Key by a string
+// or integer made from the float instead.
 func KeyBy[T any, K comparable](ds *DataStream[T], key func(T) K) *KeyedStream[T, K] {
 	var selector func(any) any
 	if key != nil {
@@ -114,7 +117,7 @@ func KeyBy[T any, K comparable](ds *DataStream[T], key func(T) K) *KeyedStream[T
 	if key == nil {
 		ds.env.fail(fmt.Errorf("%s: the KeyBy function must not be nil", t.describe()))
 	} else if err := checkKeyType(reflect.TypeFor[K]()); err != nil {
-		ds.env.fail(fmt.Errorf("%s: %w", t.describe(), err))
+		ds.env.fail(fmt.Errorf("%s: KeyBy on the output of %s: %w", t.describe(), ds.t.describe(), err))
 	}
 	return &KeyedStream[T, K]{DataStream: DataStream[T]{env: ds.env, t: t}}
 }

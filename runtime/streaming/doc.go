@@ -190,7 +190,10 @@
 //     PlanProgram) instead of being thrown at the call.
 //   - Keys are hashed as the Java value a Flink user would key by
 //     (HashCode): strings by String.hashCode over UTF-16, Go ints as Java
-//     ints, and so on; other key types need a HashCode method.
+//     ints, and so on; other key types need a HashCode method. Float keys
+//     (and keys holding floats) are rejected, where Flink accepts Double:
+//     keyed state compares keys with Go's ==, under which NaN != NaN and
+//     0.0 == -0.0, against a hash that says the opposite.
 //   - Sum takes a struct field position (Tuple2's F1 is 1), read by
 //     reflection; Flink also accepts field names of POJOs.
 //   - GetStreamGraph does not clear the transformations (Execute does), so

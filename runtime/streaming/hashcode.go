@@ -29,7 +29,8 @@ type HashCoder interface {
 //	HashCoder (e.g. Tuple2)         its HashCode method
 //
 // Any other type panics: KeyBy rejects such key types when the program is
-// built, so reaching here with one is a bug.
+// built, so reaching here with one is a bug. KeyBy rejects float keys too
+// (see checkKeyType); HashCode hashes them as Java does all the same.
 //
 // Differs from Flink: Go's int is 64 bits wide but hashes like a Java int,
 // because Flink programs key by Integer far more often than by Long; keys
@@ -112,9 +113,32 @@ func canonicalFloat64(f float64) float64 {
 
 var hashCoderType = reflect.TypeFor[HashCoder]()
 
-// checkKeyType reports whether HashCode accepts keys of type t. It mirrors
-// Flink's check in KeyedStream ("This type ... cannot be used as key.").
+// checkKeyType reports whether KeyBy accepts keys of type t. It mirrors
+// Flink's check in KeyedStream ("This type ... cannot be used as key."):
+// HashCode must accept the type, and so must keyed state, which finds a
+// key's value in a Go map, by ==.
+//
+// That rules out floating-point keys, and keys that hold a float anywhere
+// (a Tuple2 field, a field of a HashCoder struct). Java compares Double
+// keys with Double.equals, which agrees with Double.hashCode; Go's ==
+// does not agree with HashCode:
+//
+//	NaN         HashCode maps every NaN to one hash, but NaN != NaN: each
+//	            record keyed by NaN would start a new state entry, forever
+//	0.0, -0.0   0.0 == -0.0 share one state entry, but their bits differ,
+//	            so they hash to different key groups, and to different
+//	            subtasks
+//
+// A program keys by a string or integer made from the float instead, one
+// that says which floats are the same key: strconv.FormatFloat(x, 'g', -1,
+// 64), or int64(math.Round(x*100)) for cents.
 func checkKeyType(t reflect.Type) error {
+	if where, float, found := floatIn(t, "it"); found {
+		return fmt.Errorf("This type (%v) cannot be used as key: %s is a floating-point number (%v), "+
+			"and Go's == disagrees with its hash (NaN != NaN; 0.0 == -0.0 but they hash apart), "+
+			"which breaks keyed state. Key by a string or an integer made from it, "+
+			"e.g. strconv.FormatFloat(x, 'g', -1, 64) or int64(math.Round(x*100))", t, where, float)
+	}
 	if t.Implements(hashCoderType) {
 		if tup, ok := reflect.Zero(t).Interface().(tuple); ok {
 			for _, field := range tup.fieldTypes() {
@@ -128,13 +152,49 @@ func checkKeyType(t reflect.Type) error {
 	switch t.Kind() {
 	case reflect.String, reflect.Bool,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		// Only the predeclared types themselves: a named type such as
 		// `type Word string` reaches HashCode as Word, not string.
 		if t.PkgPath() == "" {
 			return nil
 		}
 	}
-	return fmt.Errorf("This type (%v) cannot be used as key: use a string, integer, float or bool key, or a type with a HashCode() int32 method", t)
+	return fmt.Errorf("This type (%v) cannot be used as key: use a string, integer or bool key, or a type with a HashCode() int32 method", t)
+}
+
+// floatIn finds a floating-point (or complex) value inside a key of type
+// t: t itself, or what == compares of it, its struct fields and array
+// elements. where names it, starting from name ("it", then "its field
+// F1.F0"). Pointers, channels and interfaces are not looked into: ==
+// compares a pointer's address, not what it points to.
+func floatIn(t reflect.Type, name string) (where string, float reflect.Type, found bool) {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return name, t, true
+	case reflect.Array:
+		if t.Len() > 0 {
+			return floatIn(t.Elem(), elementName(name, "[0]"))
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if where, float, found := floatIn(t.Field(i).Type, elementName(name, "."+t.Field(i).Name)); found {
+				return where, float, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// elementName names a part of a key: "it" + ".F1" is "its field F1",
+// "its field F1" + ".F0" is "its field F1.F0", "it" + "[0]" is "its
+// element [0]".
+func elementName(name, part string) string {
+	switch {
+	case name != "it":
+		return name + part
+	case part[0] == '.':
+		return "its field " + part[1:]
+	default:
+		return "its element " + part
+	}
 }

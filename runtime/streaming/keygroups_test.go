@@ -3,6 +3,7 @@ package streaming
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -187,25 +188,61 @@ func TestKeyGroupRangesPartitionTheKeyGroups(t *testing.T) {
 	}
 }
 
+// keyWithAFloat brings its own hash but holds a float: keyed state cannot
+// hold it either.
+type keyWithAFloat struct {
+	ID     int
+	Weight [2]float32
+}
+
+func (k keyWithAFloat) HashCode() int32 { return int32(k.ID) }
+
+// keyOfInts brings its own hash over fields that compare as they hash.
+type keyOfInts struct{ X, Y int }
+
+func (k keyOfInts) HashCode() int32 { return int32(31*k.X + k.Y) }
+
 func TestCheckKeyType(t *testing.T) {
 	type word string
 	type point struct{ X, Y int }
 	tests := []struct {
-		name string
-		err  error
-		ok   bool
+		name    string
+		keyType reflect.Type
+		wantErr string // "" for a valid key type
 	}{
-		{"string", checkKeyType(reflect.TypeFor[string]()), true},
-		{"int", checkKeyType(reflect.TypeFor[int]()), true},
-		{"Tuple2[string, int]", checkKeyType(reflect.TypeFor[Tuple2[string, int]]()), true},
-		{"named string type", checkKeyType(reflect.TypeFor[word]()), false},
-		{"struct without HashCode", checkKeyType(reflect.TypeFor[point]()), false},
-		{"Tuple2 with a struct field", checkKeyType(reflect.TypeFor[Tuple2[string, point]]()), false},
-		{"interface", checkKeyType(reflect.TypeFor[any]()), false},
+		{"string", reflect.TypeFor[string](), ""},
+		{"int", reflect.TypeFor[int](), ""},
+		{"Tuple2[string, int]", reflect.TypeFor[Tuple2[string, int]](), ""},
+		{"struct with HashCode", reflect.TypeFor[keyOfInts](), ""},
+		{"named string type", reflect.TypeFor[word](), "This type (streaming.word) cannot be used as key"},
+		{"struct without HashCode", reflect.TypeFor[point](), "cannot be used as key"},
+		{"Tuple2 with a struct field", reflect.TypeFor[Tuple2[string, point]](), "cannot be used as key"},
+		{"interface", reflect.TypeFor[any](), "cannot be used as key"},
+		// Go's == and Java's Double.equals disagree on floats: NaN != NaN
+		// would make a state entry per record, and 0.0 == -0.0 would meet
+		// in one entry from two key groups.
+		{"float64", reflect.TypeFor[float64](), "This type (float64) cannot be used as key: it is a floating-point number"},
+		{"float32", reflect.TypeFor[float32](), "This type (float32) cannot be used as key: it is a floating-point number"},
+		{"Tuple2 with a float field", reflect.TypeFor[Tuple2[string, float64]](),
+			"This type (streaming.Tuple2[string,float64]) cannot be used as key: its field F1 is a floating-point number (float64)"},
+		{"Tuple2 inside a Tuple2", reflect.TypeFor[Tuple2[int, Tuple2[float32, string]]](),
+			"its field F1.F0 is a floating-point number (float32)"},
+		{"struct with HashCode and floats", reflect.TypeFor[keyWithAFloat](),
+			"its field Weight[0] is a floating-point number (float32)"},
+		{"complex", reflect.TypeFor[complex128](), "it is a floating-point number (complex128)"},
 	}
 	for _, tt := range tests {
-		if (tt.err == nil) != tt.ok {
-			t.Errorf("%s: checkKeyType error = %v, want ok = %v", tt.name, tt.err, tt.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkKeyType(tt.keyType)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("checkKeyType(%v) = %v, want nil", tt.keyType, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("checkKeyType(%v) = %v, want an error containing %q", tt.keyType, err, tt.wantErr)
+			}
+		})
 	}
 }

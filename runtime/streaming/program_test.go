@@ -136,6 +136,15 @@ func TestBadPrograms(t *testing.T) {
 			want: "cannot be used as key",
 		},
 		{
+			name: "float key",
+			main: func(env *StreamExecutionEnvironment, _ []string) error {
+				prices := Map(FromElements(env, 1.5, 2.5), func(x float64) float64 { return x })
+				KeyBy(prices, func(x float64) float64 { return x }).Sum(0).Print()
+				return env.Execute("")
+			},
+			want: "Partition (id 3): KeyBy on the output of Map (id 2): This type (float64) cannot be used as key: it is a floating-point number",
+		},
+		{
 			name: "sum of a string field",
 			main: func(env *StreamExecutionEnvironment, _ []string) error {
 				KeyBy(FromElements(env, Tuple2Of("a", 1)), word).Sum(0).Print()

@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -46,11 +47,20 @@ func backpressureMain(env *streaming.StreamExecutionEnvironment, _ []string) err
 // ahead only by what fits in the bounded buffer queue between the two tasks
 // (plus the buffer each side is working on); then it blocks until the sink
 // takes something. Without backpressure it would produce all 200,000
-// records at once.
+// records at once. The test counts both the records generated and the
+// buffers queued in the source's partition, which partitionObserver shows it.
 func TestASlowSinkBlocksAFastSource(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		backpressureGenerated.Store(0)
 		sinkMayProceed = make(chan struct{})
+		var mu sync.Mutex
+		var partitions []*network.ResultPartition
+		partitionObserver = func(p *network.ResultPartition) {
+			mu.Lock()
+			defer mu.Unlock()
+			partitions = append(partitions, p)
+		}
+		t.Cleanup(func() { partitionObserver = nil }) // after the cluster is closed
 		cluster, _ := startCluster(t)
 		jg := planJobGraph(t, backpressureProgram, nil, 1)
 		require.NoError(t, cluster.UploadJar(jg, jarBytes(t, backpressureProgram, nil)))
@@ -71,11 +81,19 @@ func TestASlowSinkBlocksAFastSource(t *testing.T) {
 		ahead := backpressureGenerated.Load()
 		assert.Positive(t, ahead)
 		assert.LessOrEqual(t, ahead, bound, "the source ran %d records ahead of a sink that took one", ahead)
+		// The buffer count itself: the source's queue is full, and no fuller.
+		mu.Lock()
+		require.Len(t, partitions, 1, "the source task writes one partition")
+		source := partitions[0]
+		mu.Unlock()
+		assert.Equal(t, network.DefaultBuffersPerSubpartition, source.MaxBuffersInFlight(), "the full queue blocks the source")
 
 		close(sinkMayProceed)
 		result, err := cluster.RequestJobResult(context.Background(), jobID)
 		require.NoError(t, err)
 		assert.Equal(t, api.JobFinished, result.JobStatus, result.FailureCause)
 		assert.EqualValues(t, backpressureRecords, backpressureGenerated.Load())
+		assert.LessOrEqual(t, source.MaxBuffersInFlight(), network.DefaultBuffersPerSubpartition,
+			"the buffer count never exceeded the configured bound")
 	})
 }

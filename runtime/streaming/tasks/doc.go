@@ -75,9 +75,11 @@
 //	BROADCAST  every consumer
 //
 // A full downstream queue blocks EmitRecord (backpressure), but never past
-// a cancelled ctx. A OneInputStreamTask flushes its partly filled buffers
-// every DefaultBufferTimeout (Flink's execution.buffer-timeout, 100 ms),
-// busy or idle; a rate-limited generator flushes after every tick.
+// a cancelled ctx. Every task that writes to the network flushes its partly
+// filled buffers every DefaultBufferTimeout (Flink's
+// execution.buffer-timeout, 100 ms), busy or idle, so a Filter that keeps
+// one record in a thousand still hands it on within about 100 ms; a
+// rate-limited generator also flushes after every tick.
 //
 // # Keyed state
 //
@@ -86,14 +88,19 @@
 // before them sends every record of a key to the owner of the key's key
 // group, so all the records of a key meet in one map; a key from another
 // key group fails the task with Flink's "Key group … is not in
-// KeyGroupRange{…}" message.
+// KeyGroupRange{…}" message. The maps compare keys with ==, which is why
+// KeyBy rejects float keys: under == NaN is never found again and 0.0
+// finds -0.0, though HashCode sends them to different key groups.
 //
 // # Who calls what
 //
 // Restore and Invoke run on the task's goroutine and own everything in the
-// chain; nothing is locked per record. The only other goroutine is a
-// OneInputStreamTask's outputFlusher, which only cancels a context, and
-// ends before Invoke returns. When ctx is cancelled, Invoke returns
+// chain; nothing is locked per record. The only other goroutine is the
+// outputFlusher of a task that writes to the network: every buffer timeout
+// it sets the chain's flushRequested flag, which the task (or, in a
+// source's loop, flushCheckingOutput) looks at after every record, and
+// cancels the context an idle task waits for input with. It never touches
+// a partition, and ends before Invoke returns. When ctx is cancelled, Invoke returns
 // ctx.Err() promptly: sources look at ctx every 1024 records, and waits
 // for input or for buffer space end with ctx.
 //
@@ -115,8 +122,9 @@
 //   - No mailbox per task. Flink's StreamTask runs a MailboxProcessor whose
 //     default action processes input and whose mails run timers,
 //     checkpoints and the OutputFlusher's flush. Here Invoke is a plain
-//     loop; the one piece of outside work, the buffer-timeout flush, is a
-//     cancelled wait context.
+//     loop; the one piece of outside work, the buffer-timeout flush, is
+//     an atomic flag the loop looks at after every record, plus a
+//     cancelled wait context for a task idle on its input.
 //   - No checkpoint barriers, watermarks, timers or latency markers yet:
 //     the input carries records and EndOfPartition only, and state is not
 //     snapshotted. Restore restores nothing; it only opens the operators.

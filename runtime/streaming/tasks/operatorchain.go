@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"flinklab/runtime/network"
 	"flinklab/runtime/streaming"
@@ -19,7 +20,8 @@ import (
 //
 //	collectionSource ─chainingOutput─► streamFlatMap ─recordWriterOutput(HASH)─► ResultPartition (2 subpartitions)
 //
-// It belongs to the task's goroutine.
+// It belongs to the task's goroutine, except flushRequested, which the
+// task's outputFlusher sets.
 type operatorChain struct {
 	// operators are the chain's operators in the order of the
 	// StreamConfig's ChainedNodeIDs: head first, then depth first along
@@ -33,6 +35,12 @@ type operatorChain struct {
 	// writers are the outputs that leave the chain, in the order of the
 	// StreamConfig's OutEdges, which is the order of the task's partitions.
 	writers []*recordWriterOutput
+	// ctx is the ctx of Invoke (setContext).
+	ctx context.Context
+	// flushRequested says that the buffer timeout has passed since the
+	// outputs were last flushed: the outputFlusher sets it, the task
+	// clears it when it flushes (flushOutputsIfRequested).
+	flushRequested atomic.Bool
 
 	// opened counts the operators opened so far, from the tail; closed
 	// says that closeOperators has run.
@@ -67,7 +75,7 @@ func newOperatorChain(graph *streaming.StreamGraph, config *streaming.StreamConf
 		jar:     jar,
 		inChain: make(map[int]bool),
 		built:   make(map[int]streamOperator),
-		chain:   &operatorChain{},
+		chain:   &operatorChain{ctx: context.Background()},
 	}
 	for _, id := range config.ChainedNodeIDs {
 		node := graph.StreamNode(id)
@@ -140,6 +148,9 @@ func (b *chainBuilder) createOperator(node *streaming.StreamNode) (streamOperato
 	}
 	var op streamOperator
 	if node.Operator.Kind.IsSource() {
+		if len(b.chain.writers) > 0 {
+			out = flushCheckingOutput{out, b.chain}
+		}
 		op, err = newSourceOperator(node, out, b.share, b.jar, b.chain.flushOutputs)
 	} else {
 		op, err = newOneInputOperator(node, out, b.share.subtaskIndex, b.share.parallelism)
@@ -225,8 +236,9 @@ func (c *operatorChain) closeOperators() error {
 	return errors.Join(errs...)
 }
 
-// setContext gives the record writers the ctx of Invoke.
+// setContext gives the chain and its record writers the ctx of Invoke.
 func (c *operatorChain) setContext(ctx context.Context) {
+	c.ctx = ctx
 	for _, w := range c.writers {
 		w.ctx = ctx
 	}
@@ -235,10 +247,39 @@ func (c *operatorChain) setContext(ctx context.Context) {
 // flushOutputs hands every partly filled network buffer to the consumers
 // (Flink: OperatorChain#flushOutputs).
 func (c *operatorChain) flushOutputs(ctx context.Context) error {
+	c.flushRequested.Store(false)
 	for _, w := range c.writers {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// flushOutputsIfRequested flushes the outputs if the outputFlusher asked
+// for it since the last flush. When it did not, it costs one atomic load,
+// so the task may call it after every record.
+func (c *operatorChain) flushOutputsIfRequested() error {
+	if !c.flushRequested.Load() {
+		return nil
+	}
+	return c.flushOutputs(c.ctx)
+}
+
+// flushCheckingOutput is the output of a source whose chain writes to the
+// network. After each record the source emits, and the chain has handed
+// on (or dropped: a Filter may keep few), it lets the chain flush if the
+// buffer timeout has passed. A source runs its own loop and never comes
+// back to the task between records, so this is where a busy source
+// flushes. In Flink the OutputFlusher thread flushes by itself.
+type flushCheckingOutput struct {
+	out   output
+	chain *operatorChain
+}
+
+func (o flushCheckingOutput) collect(record any) error {
+	if err := o.out.collect(record); err != nil {
+		return err
+	}
+	return o.chain.flushOutputsIfRequested()
 }

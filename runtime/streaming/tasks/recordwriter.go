@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"flinklab/runtime/network"
@@ -36,8 +37,17 @@ type recordWriterOutput struct {
 	ctx context.Context
 }
 
+// partitionObserver, when a test sets it, is shown every partition a
+// record writer is made for, so that the test can read the partition's
+// counters (MaxBuffersInFlight) while the job runs. A test sets it before
+// the job starts and clears it after the job ended; tasks only read it.
+var partitionObserver func(*network.ResultPartition)
+
 func newRecordWriterOutput(edge streaming.OutEdge, streamEdge *streaming.StreamEdge, partition *network.ResultPartition,
 	subtaskIndex int) (*recordWriterOutput, error) {
+	if partitionObserver != nil {
+		partitionObserver(partition)
+	}
 	serializer, err := typeutils.CreateSerializer(streamEdge.Source.OutputType)
 	if err != nil {
 		return nil, fmt.Errorf("the records of %v cannot leave the task: %w", streamEdge, err)
@@ -78,30 +88,44 @@ func (w *recordWriterOutput) collect(record any) error {
 func (w *recordWriterOutput) flush(ctx context.Context) error { return w.partition.Flush(ctx) }
 
 // DefaultBufferTimeout is how long a record may wait in a partly filled
-// network buffer of a OneInputStreamTask before the task flushes it:
-// Flink's execution.buffer-timeout (100 ms). Sources flush themselves (a
-// rate-limited generator after every tick, bounded sources at the end).
+// network buffer before its task flushes it: Flink's
+// execution.buffer-timeout (100 ms). Every task that writes to the
+// network runs an outputFlusher with it; besides, a rate-limited generator
+// flushes after every tick, and every task flushes after its last record.
 const DefaultBufferTimeout = 100 * time.Millisecond
 
-// outputFlusher makes a OneInputStreamTask flush its outputs every buffer
-// timeout, busy or idle. It mirrors Flink's OutputFlusher thread, with one
-// difference: a ResultPartition has a single writer, the task's goroutine,
-// so the flusher cannot flush by itself. Instead it cancels the context
-// the task waits for input with (waitContext); the task sees its wait end
-// without a record, flushes, and waits again with a fresh context. That
-// costs one context per timeout, nothing per record.
+// outputFlusher makes a task flush its outputs every buffer timeout, busy
+// or idle. It mirrors Flink's OutputFlusher thread, with one difference: a
+// ResultPartition has a single writer, the task's goroutine, so the
+// flusher cannot flush by itself. It asks the task to, every buffer
+// timeout, in two ways:
+//
+//   - It sets the chain's flushRequested flag. A busy task looks at the
+//     flag after every record, an atomic load
+//     (operatorChain.flushOutputsIfRequested), and flushes between two
+//     records. A source never comes back to its task between records, so
+//     its chain looks after each record the source emits
+//     (flushCheckingOutput), even when a Filter drops it.
+//   - It cancels the context an idle OneInputStreamTask waits for input
+//     with (waitContext): the wait ends without a record, the task
+//     flushes, and waits again with a fresh context.
+//
+// Either way the flush runs on the task's goroutine. That costs an atomic
+// load per record and a context per timeout.
 type outputFlusher struct {
-	parent context.Context
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	parent         context.Context
+	flushRequested *atomic.Bool
+	stop           chan struct{}
+	wg             sync.WaitGroup
 
 	mu         sync.Mutex
 	cancelWait context.CancelFunc
 }
 
-// startOutputFlusher starts the flusher's goroutine. stopAndWait ends it.
-func startOutputFlusher(ctx context.Context, bufferTimeout time.Duration) *outputFlusher {
-	f := &outputFlusher{parent: ctx, stop: make(chan struct{})}
+// startOutputFlusher starts the flusher's goroutine, which sets
+// flushRequested every bufferTimeout. stopAndWait ends it.
+func startOutputFlusher(ctx context.Context, bufferTimeout time.Duration, flushRequested *atomic.Bool) *outputFlusher {
+	f := &outputFlusher{parent: ctx, flushRequested: flushRequested, stop: make(chan struct{})}
 	f.wg.Go(func() {
 		ticker := time.NewTicker(bufferTimeout)
 		defer ticker.Stop()
@@ -109,6 +133,7 @@ func startOutputFlusher(ctx context.Context, bufferTimeout time.Duration) *outpu
 			select {
 			case <-ticker.C:
 				f.mu.Lock()
+				f.flushRequested.Store(true) // before the cancel: the woken task sees it
 				if f.cancelWait != nil {
 					f.cancelWait()
 				}
@@ -124,7 +149,7 @@ func startOutputFlusher(ctx context.Context, bufferTimeout time.Duration) *outpu
 }
 
 // waitContext returns a context for the task's next waits for input: it
-// ends with the task's ctx, or when the flusher asks for a flush.
+// ends with the task's ctx, or at the flusher's next tick.
 func (f *outputFlusher) waitContext() context.Context {
 	f.mu.Lock()
 	defer f.mu.Unlock()

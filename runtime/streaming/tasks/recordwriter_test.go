@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -184,20 +185,24 @@ func TestRecordWriterOutputNeedsASerializableType(t *testing.T) {
 	e.partition.Release()
 }
 
-// The output flusher interrupts the task's wait for input every buffer
-// timeout, so a task that is idle (or busy) still flushes.
-func TestOutputFlusherEndsTheWaitEveryBufferTimeout(t *testing.T) {
+// Every buffer timeout the output flusher raises the flush flag, which a
+// busy task looks at between records, and ends the task's wait for input,
+// which wakes an idle one.
+func TestOutputFlusherAsksForAFlushEveryBufferTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		flusher := startOutputFlusher(ctx, DefaultBufferTimeout)
+		var flushRequested atomic.Bool
+		flusher := startOutputFlusher(ctx, DefaultBufferTimeout, &flushRequested)
 		defer flusher.stopAndWait()
 
 		start := time.Now()
 		for i := 1; i <= 3; i++ {
 			wait := flusher.waitContext()
+			assert.False(t, flushRequested.Load(), "flush %d: too early", i)
 			<-wait.Done()
 			assert.Equal(t, time.Duration(i)*DefaultBufferTimeout, time.Since(start), fmt.Sprintf("flush %d", i))
+			assert.True(t, flushRequested.Swap(false), "flush %d: the flag is up when the wait ends", i)
 		}
 		assert.NoError(t, ctx.Err(), "the task's own ctx is untouched")
 	})

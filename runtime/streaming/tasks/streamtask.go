@@ -34,6 +34,9 @@ type StreamTask struct {
 	logger *slog.Logger
 	config *streaming.StreamConfig
 	chain  *operatorChain
+	// bufferTimeout is how often a task that writes to the network flushes
+	// its outputs (DefaultBufferTimeout).
+	bufferTimeout time.Duration
 }
 
 // SourceStreamTask runs a chain whose head is a source: Invoke runs the
@@ -53,9 +56,6 @@ type OneInputStreamTask struct {
 	StreamTask
 	input           *network.InputGate
 	inputSerializer typeutils.TypeSerializer
-	// bufferTimeout is how often the task flushes its outputs
-	// (DefaultBufferTimeout).
-	bufferTimeout time.Duration
 }
 
 // NewSourceStreamTask creates the invokable of a source chain; it is the
@@ -69,7 +69,7 @@ func NewSourceStreamTask(env *taskmanager.Environment) (taskmanager.Invokable, e
 // input; it is the factory registered under
 // streaming.OneInputStreamTaskClass. Nothing is read until Restore.
 func NewOneInputStreamTask(env *taskmanager.Environment) (taskmanager.Invokable, error) {
-	return &OneInputStreamTask{StreamTask: newStreamTask(env), bufferTimeout: DefaultBufferTimeout}, nil
+	return &OneInputStreamTask{StreamTask: newStreamTask(env)}, nil
 }
 
 func newStreamTask(env *taskmanager.Environment) StreamTask {
@@ -77,7 +77,7 @@ func newStreamTask(env *taskmanager.Environment) StreamTask {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return StreamTask{env: env, logger: logger}
+	return StreamTask{env: env, logger: logger, bufferTimeout: DefaultBufferTimeout}
 }
 
 // Restore builds the source chain and opens its operators (INITIALIZING).
@@ -90,9 +90,15 @@ func (t *SourceStreamTask) Restore(ctx context.Context) error {
 
 // Invoke runs the source until it is exhausted, then ends the input:
 // flushes the outputs and closes the operators, head first (RUNNING).
+// Every bufferTimeout the outputs are flushed, between two records the
+// source emits, so that records do not wait long in partly filled buffers.
 func (t *SourceStreamTask) Invoke(ctx context.Context) error {
 	defer t.closeOperatorsOnPanic()
 	t.chain.setContext(ctx)
+	if len(t.chain.writers) > 0 {
+		flusher := startOutputFlusher(ctx, t.bufferTimeout, &t.chain.flushRequested)
+		defer flusher.stopAndWait()
+	}
 	if err := t.chain.source.run(ctx); err != nil {
 		return t.cleanUpOnFailure(ctx, err)
 	}
@@ -125,15 +131,15 @@ func (t *OneInputStreamTask) Restore(ctx context.Context) error {
 // Invoke reads the input until every producer has finished, handing each
 // record to the chain's head, then ends the input: flushes the outputs and
 // closes the operators, head first (RUNNING). Every bufferTimeout the
-// outputs are flushed, so that records do not wait long in partly filled
-// buffers.
+// outputs are flushed, busy or idle, so that records do not wait long in
+// partly filled buffers (see outputFlusher).
 func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 	defer t.closeOperatorsOnPanic()
 	t.chain.setContext(ctx)
 	waitCtx := ctx
 	var flusher *outputFlusher
 	if len(t.chain.writers) > 0 {
-		flusher = startOutputFlusher(ctx, t.bufferTimeout)
+		flusher = startOutputFlusher(ctx, t.bufferTimeout, &t.chain.flushRequested)
 		defer flusher.stopAndWait()
 		waitCtx = flusher.waitContext()
 	}
@@ -147,8 +153,9 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return t.cleanUpOnFailure(ctx, ctx.Err())
 		case flusher != nil && waitCtx.Err() != nil:
-			// The buffer timeout passed: flush, and wait again.
-			if err := t.chain.flushOutputs(ctx); err != nil {
+			// Idle: the flusher ended the wait. Flush (unless a busy
+			// stretch did already), and wait again.
+			if err := t.chain.flushOutputsIfRequested(); err != nil {
 				return t.cleanUpOnFailure(ctx, err)
 			}
 			waitCtx = flusher.waitContext()
@@ -162,6 +169,11 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 			return t.cleanUpOnFailure(ctx, err)
 		}
 		if err := t.chain.head.processElement(record); err != nil {
+			return t.cleanUpOnFailure(ctx, err)
+		}
+		// Busy: Next returns records without looking at waitCtx, so look
+		// at the flusher's flag instead.
+		if err := t.chain.flushOutputsIfRequested(); err != nil {
 			return t.cleanUpOnFailure(ctx, err)
 		}
 	}
