@@ -109,14 +109,15 @@ func (d *Dispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error 
 	if g == nil {
 		return &JobSubmissionError{Message: "The JobGraph must not be null."}
 	}
+	caller := trace.Caller(ctx, "Client")
 	_, err := rpc.CallAsync(ctx, d.Endpoint, func() (struct{}, error) {
-		return struct{}{}, d.submitJob(g)
+		return struct{}{}, d.submitJob(g, caller)
 	})
 	return err
 }
 
 // submitJob runs on the main thread.
-func (d *Dispatcher) submitJob(g *jobgraph.JobGraph) error {
+func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
 	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, jobID))
 
@@ -133,7 +134,7 @@ func (d *Dispatcher) submitJob(g *jobgraph.JobGraph) error {
 	if isPartialResourceConfigured(g) {
 		return &JobSubmissionError{JobID: jobID, Message: "Currently jobs is not supported if parts of the vertices have resources configured. The limitation will be removed in future versions."}
 	}
-	return d.internalSubmitJob(g)
+	return d.internalSubmitJob(g, caller)
 }
 
 func (d *Dispatcher) isInGloballyTerminalState(jobID api.JobID) bool {
@@ -152,7 +153,7 @@ func isPartialResourceConfigured(g *jobgraph.JobGraph) bool {
 	return configured > 0 && configured < g.NumberOfVertices()
 }
 
-func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
+func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
 	d.log.Info(fmt.Sprintf("Submitting job '%s' (%s).", g.Name, jobID))
 
@@ -163,7 +164,7 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph) error {
 		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
 		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
 	}
-	d.deps.Trace.Emit(trace.M3, "Client", "Dispatcher", jobID,
+	d.deps.Trace.Emit(trace.M3, caller, "Dispatcher", jobID,
 		"submitJob '%s': JobGraph validated and persisted in the JobGraphStore", g.Name)
 	runner, err := d.deps.CreateJobManagerRunner(g)
 	if err == nil {

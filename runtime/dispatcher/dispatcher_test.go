@@ -147,7 +147,13 @@ func TestSubmitJobPersistsAndStartsARunner(t *testing.T) {
 
 	assert.Equal(t, []api.JobID{g.JobID}, h.storedJobs(t), "the JobGraph is persisted")
 	assert.True(t, h.runner(g.JobID).started, "the runner is started")
-	assert.Equal(t, []trace.Step{trace.M3}, trace.Steps(h.trace.JobEvents(g.JobID)))
+	events := h.trace.JobEvents(g.JobID)
+	assert.Equal(t, []trace.Step{trace.M3}, trace.Steps(events))
+	assert.Equal(t, "Client", events[0].From)
+
+	viaREST := validJob()
+	require.NoError(t, h.d.SubmitJob(trace.WithCaller(context.Background(), "REST"), viaREST))
+	assert.Equal(t, "REST", h.trace.JobEvents(viaREST.JobID)[0].From, "the REST endpoint names itself")
 	assert.Contains(t, h.logs.String(), "Received JobGraph submission 'numbers' ("+g.JobID.String()+").")
 	assert.Contains(t, h.logs.String(), "Submitting job 'numbers' ("+g.JobID.String()+").")
 }

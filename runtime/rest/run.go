@@ -98,7 +98,7 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	plan := newJobPlan(jobGraph) // before the Dispatcher owns the graph
 
 	// Step m3 happens in the Dispatcher.
-	if err := s.deps.Dispatcher.SubmitJob(r.Context(), jobGraph); err != nil {
+	if err := s.deps.Dispatcher.SubmitJob(trace.WithCaller(r.Context(), "REST"), jobGraph); err != nil {
 		// Refused, a duplicate JobID included: take back what this
 		// request added, and nothing else.
 		if stored == jarAdded {

@@ -197,3 +197,21 @@ func Steps(events []Event) []Step {
 	}
 	return steps
 }
+
+type callerKey struct{}
+
+// WithCaller marks ctx as coming from the named component, so that the
+// component receiving a call can record who asked: the REST endpoint
+// submits jobs with WithCaller(ctx, "REST"), and the Dispatcher's step m3
+// then reads "REST → Dispatcher".
+func WithCaller(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, callerKey{}, name)
+}
+
+// Caller returns the name WithCaller put into ctx, or fallback.
+func Caller(ctx context.Context, fallback string) string {
+	if name, ok := ctx.Value(callerKey{}).(string); ok {
+		return name
+	}
+	return fallback
+}

@@ -208,3 +208,9 @@ func TestForgetDropsOneJobsEvents(t *testing.T) {
 	var none *trace.Recorder
 	assert.NotPanics(t, func() { none.Forget(wordCount) })
 }
+
+func TestCallerNamesWhoAsked(t *testing.T) {
+	ctx := context.Background()
+	assert.Equal(t, "Client", trace.Caller(ctx, "Client"))
+	assert.Equal(t, "REST", trace.Caller(trace.WithCaller(ctx, "REST"), "Client"))
+}
