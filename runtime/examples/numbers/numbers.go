@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/network"
 	"flinklab/runtime/taskmanager"
 )
 
@@ -184,7 +185,14 @@ type square struct{ env *taskmanager.Environment }
 func (m *square) Restore(context.Context) error { return nil }
 
 func (m *square) Invoke(ctx context.Context) error {
-	in, out := m.env.Inputs[0], m.env.Writers[0]
+	out := m.env.Writers[0]
+	return forEachNumber(ctx, m.env.Inputs[0], func(n int64) error {
+		return out.EmitRecord(ctx, encode(n*n), 0)
+	})
+}
+
+// forEachNumber reads numbers from an input gate until its end.
+func forEachNumber(ctx context.Context, in *network.InputGate, handle func(int64) error) error {
 	for {
 		record, err := in.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -197,7 +205,7 @@ func (m *square) Invoke(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := out.EmitRecord(ctx, encode(n*n), 0); err != nil {
+		if err := handle(n); err != nil {
 			return err
 		}
 	}
@@ -222,19 +230,8 @@ func newCollect(env *taskmanager.Environment) (taskmanager.Invokable, error) {
 func (c *collect) Restore(context.Context) error { return nil }
 
 func (c *collect) Invoke(ctx context.Context) error {
-	in := c.env.Inputs[0]
-	for {
-		record, err := in.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		n, err := decode(record)
-		if err != nil {
-			return err
-		}
+	return forEachNumber(ctx, c.env.Inputs[0], func(n int64) error {
 		c.collector.add(n)
-	}
+		return nil
+	})
 }
