@@ -18,6 +18,7 @@ import (
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
@@ -33,7 +34,7 @@ type cluster struct {
 	rm    *ResourceManager
 	rmID  api.ResourceManagerID
 	trace *trace.Recorder
-	logs  *logBuffer
+	logs  *logbuf.Buffer
 
 	requests slotRequests
 }
@@ -42,7 +43,7 @@ type cluster struct {
 // TaskExecutor would, until leader retrieval names it the leader.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	c := &cluster{
 		t:     t,
 		ctx:   context.Background(),
@@ -248,7 +249,7 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 				requests[0].AllocationID, jm.jobID)},
 		}
 		var got []string
-		for _, r := range c.logs.records() {
+		for _, r := range c.logs.Records() {
 			if r.Level != "DEBUG" {
 				got = append(got, r.Logger+": "+r.Msg)
 			}
@@ -307,7 +308,7 @@ func TestStaleFencingTokenIsRejectedBeforeAnythingHappens(t *testing.T) {
 		advance(time.Minute)
 		assert.Equal(t, ResourceOverview{}, c.overview(), "no TaskExecutor was registered")
 		assert.Empty(t, c.trace.Events(), "no step happened")
-		assert.Empty(t, c.logs.messages("Registering"))
+		assert.Empty(t, c.logs.Messages("Registering"))
 		assert.Empty(t, c.requests.all())
 		assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "no JobMaster was registered")
 	})
@@ -343,7 +344,7 @@ func TestRegisterJobMasterAtAnUnknownAddressFails(t *testing.T) {
 		assert.ErrorIs(t, err, gateway.ErrRegistrationFailure)
 		assert.ErrorContains(t, err, "Could not connect to rpc endpoint under address "+jm.address)
 		assert.Equal(t, []string{fmt.Sprintf("Registration of job manager %s@%s failed.", jm.id, jm.address)},
-			c.logs.messages("Registration of job manager"))
+			c.logs.Messages("Registration of job manager"))
 		assert.Empty(t, c.trace.Events())
 	})
 }
@@ -366,7 +367,7 @@ func TestANewJobMasterReplacesTheOldOne(t *testing.T) {
 		assert.ErrorIs(t, c.declare(old, 2), ErrJobLeaderIDMismatch, "the old leader is fenced off")
 		require.NoError(t, c.declare(next, 2))
 		assert.Equal(t, []string{fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.",
-			old.id, old.address, old.jobID)}, c.logs.messages("Disconnect job manager"))
+			old.id, old.address, old.jobID)}, c.logs.Messages("Disconnect job manager"))
 
 		advance(DefaultRequirementCheckDelay)
 		requests := c.requests.all()
@@ -399,13 +400,13 @@ func TestDisconnectJobManager(t *testing.T) {
 				require.NoError(t, c.declare(jm, 1))
 
 				require.NoError(t, c.rm.DisconnectJobManager(c.ctx, c.rmID, jm.jobID, tt.status, errors.New("job is done")))
-				assert.Len(t, c.logs.messages("Disconnect job manager"), 1)
+				assert.Len(t, c.logs.Messages("Disconnect job manager"), 1)
 				assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "the JobMaster is gone")
 				if tt.wantRequirements {
-					assert.Empty(t, c.logs.messages("Clearing resource requirements"))
+					assert.Empty(t, c.logs.Messages("Clearing resource requirements"))
 				} else {
 					assert.Equal(t, []string{fmt.Sprintf("Clearing resource requirements of job %s", jm.jobID)},
-						c.logs.messages("Clearing resource requirements"))
+						c.logs.Messages("Clearing resource requirements"))
 				}
 
 				advance(DefaultRequirementCheckDelay)
@@ -431,7 +432,7 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 		second := success.RegistrationID
 		assert.NotEqual(t, first, second, "each registration has its own InstanceID")
 		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1}, c.overview(), "the old slots are gone until the new report")
-		assert.Len(t, c.logs.messages("Replacing old registration of TaskExecutor tm-1."), 1)
+		assert.Len(t, c.logs.Messages("Replacing old registration of TaskExecutor tm-1."), 1)
 
 		err = c.rm.SendSlotReport(c.ctx, c.rmID, "tm-1", first, freeSlots("tm-1", 2))
 		assert.ErrorIs(t, err, ErrUnknownTaskManager)
@@ -442,7 +443,7 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 
 		// A later report reconciles instead of registering again.
 		require.NoError(t, c.rm.SendSlotReport(c.ctx, c.rmID, "tm-1", second, freeSlots("tm-1", 2)))
-		assert.Len(t, c.logs.messages("Registering task executor"), 2, "one per registration")
+		assert.Len(t, c.logs.Messages("Registering task executor"), 2, "one per registration")
 
 		_, err = c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
 			ResourceID: "tm-2", TaskExecutorAddress: c.svc.Address("nobody"),
@@ -494,7 +495,7 @@ func TestDisconnectTaskManagerMovesTheJobElsewhere(t *testing.T) {
 
 		require.NoError(t, c.rm.DisconnectTaskManager(c.ctx, c.rmID, "tm-1", errors.New("TaskExecutor is shutting down.")))
 		assert.Equal(t, []string{"Closing TaskExecutor connection tm-1 because: TaskExecutor is shutting down."},
-			c.logs.messages("Closing TaskExecutor connection"))
+			c.logs.Messages("Closing TaskExecutor connection"))
 		assert.Equal(t, ResourceOverview{}, c.overview())
 
 		// The job still declares one slot; a new TaskExecutor serves it.
@@ -523,7 +524,7 @@ func TestLosingLeadershipForgetsEverything(t *testing.T) {
 		assert.ErrorIs(t, err, rpc.ErrFencingTokenMismatch, "a ResourceManager without leadership accepts nothing")
 		assert.ErrorContains(t, err, "Fencing token not set")
 		assert.Equal(t, ResourceOverview{}, c.overview())
-		assert.Len(t, c.logs.messages("Suspending the slot manager."), 1)
+		assert.Len(t, c.logs.Messages("Suspending the slot manager."), 1)
 
 		// Granted leadership again (a new session): a clean slate.
 		session := api.NewLeaderSessionID()
@@ -532,7 +533,7 @@ func TestLosingLeadershipForgetsEverything(t *testing.T) {
 		c.rmID = api.ResourceManagerID(session)
 		assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "JobMasters register again with the new leader")
 		require.NoError(t, c.registerJobMaster(jm))
-		assert.Len(t, c.logs.messages("Starting the slot manager."), 2)
+		assert.Len(t, c.logs.Messages("Starting the slot manager."), 2)
 	})
 }
 
@@ -547,7 +548,7 @@ func TestCloseStopsServing(t *testing.T) {
 		assert.ErrorIs(t, c.declare(jobMaster{}, 1), rpc.ErrRecipientUnreachable)
 		_, err = c.rm.NumberOfRegisteredTaskManagers(c.ctx)
 		assert.ErrorIs(t, err, rpc.ErrRecipientUnreachable)
-		assert.Len(t, c.logs.messages("Closing the slot manager."), 1)
+		assert.Len(t, c.logs.Messages("Closing the slot manager."), 1)
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -21,6 +20,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/trace"
 )
@@ -44,7 +44,7 @@ type harness struct {
 	uploadDir  string
 	jarDir     string
 	blobDir    string
-	logs       *syncBuffer
+	logs       *logbuf.Buffer
 }
 
 func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
@@ -56,7 +56,7 @@ func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
 		trace:      trace.NewRecorder(),
 		uploadDir:  filepath.Join(t.TempDir(), "web"),
 		blobDir:    filepath.Join(t.TempDir(), "blobs"),
-		logs:       &syncBuffer{},
+		logs:       &logbuf.Buffer{},
 	}
 	h.jarDir = filepath.Join(h.uploadDir, "flink-web-upload")
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -229,24 +229,6 @@ func (h *harness) storedFiles() []string {
 		}
 	}
 	return files
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's log goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func mustMkdir(t *testing.T, dir string) {

@@ -1,10 +1,8 @@
 package taskexecutor_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"sync"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -197,22 +195,3 @@ func (c *fakeContender) GrantLeadership(session api.LeaderSessionID) {
 }
 
 func (c *fakeContender) RevokeLeadership() {}
-
-// syncBuffer is a log sink shared by the TaskExecutor's goroutines and the
-// test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

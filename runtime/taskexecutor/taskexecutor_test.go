@@ -16,6 +16,7 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/network"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/taskexecutor"
@@ -40,7 +41,7 @@ type harness struct {
 	rmElection highavailability.LeaderElection
 	blobServer *blob.BlobServer
 	trace      *trace.Recorder
-	logs       *syncBuffer
+	logs       *logbuf.Buffer
 	te         *taskexecutor.TaskExecutor
 }
 
@@ -62,7 +63,7 @@ func newHarnessWithHA(t *testing.T, configure func(rm *fakeResourceManager),
 		ha:    highavailability.NewEmbeddedHaServices(),
 		rm:    newFakeResourceManager(),
 		trace: trace.NewRecorder(),
-		logs:  &syncBuffer{},
+		logs:  &logbuf.Buffer{},
 	}
 	if configure != nil {
 		configure(h.rm)

@@ -19,6 +19,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/network"
 	"flinklab/runtime/taskmanager"
 	"flinklab/runtime/trace"
@@ -55,24 +56,6 @@ func (a *recordingActions) final() gateway.TaskExecutionState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.states[len(a.states)-1]
-}
-
-// syncBuffer is a log sink the task's goroutine and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // fakeInvokable runs the given functions; nil ones succeed at once.
@@ -112,7 +95,7 @@ type fixture struct {
 	shuffle *network.ShuffleEnvironment
 	actions *recordingActions
 	trace   *trace.Recorder
-	logs    *syncBuffer
+	logs    *logbuf.Buffer
 	jobID   api.JobID
 	jar     []byte
 	jarKey  blob.PermanentBlobKey
@@ -131,7 +114,7 @@ func newFixture(t *testing.T) *fixture {
 		shuffle: shuffle,
 		actions: &recordingActions{},
 		trace:   trace.NewRecorder(),
-		logs:    &syncBuffer{},
+		logs:    &logbuf.Buffer{},
 		jobID:   api.NewJobID(),
 		jar:     []byte("PK\x03\x04 wordcount.jar"),
 		source:  server,

@@ -1,10 +1,7 @@
 package slotmanager
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 
 	"flinklab/runtime/api"
@@ -59,51 +56,4 @@ func (r *slotRequests) slotIDs() []api.SlotID {
 		ids = append(ids, req.SlotID)
 	}
 	return ids
-}
-
-// logBuffer collects JSON log lines from any goroutine.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// logRecord is the part of a JSON log line the tests look at.
-type logRecord struct {
-	Level  string `json:"level"`
-	Msg    string `json:"msg"`
-	Logger string `json:"logger"`
-}
-
-func (b *logBuffer) records() []logRecord {
-	b.mu.Lock()
-	data := append([]byte(nil), b.buf.Bytes()...)
-	b.mu.Unlock()
-	var out []logRecord
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		var r logRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// messages returns the messages of the records whose message starts with
-// prefix.
-func (b *logBuffer) messages(prefix string) []string {
-	var out []string
-	for _, r := range b.records() {
-		if len(r.Msg) >= len(prefix) && r.Msg[:len(prefix)] == prefix {
-			out = append(out, r.Msg)
-		}
-	}
-	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
@@ -29,13 +30,13 @@ type harness struct {
 	sm         *FineGrainedSlotManager
 	rmID       api.ResourceManagerID
 	trace      *trace.Recorder
-	logs       *logBuffer
+	logs       *logbuf.Buffer
 	jmAddress  string
 }
 
 func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rec := trace.NewRecorder()
 	sm, err := New(cfg, Deps{Trace: rec})
@@ -162,7 +163,7 @@ func TestRequirementsAreMatchedAfterExactlyTheCheckDelay(t *testing.T) {
 		assert.Equal(t, "TaskExecutor", events[0].To)
 		assert.Contains(t, events[0].Message, "slot tm-1_0 of TaskExecutor tm-1")
 
-		matching := h.logs.messages("Matching resource requirements against available resources.")
+		matching := h.logs.Messages("Matching resource requirements against available resources.")
 		require.Len(t, matching, 1)
 		assert.Equal(t, fmt.Sprintf("Matching resource requirements against available resources.\n"+
 			"Missing resources:\n"+
@@ -173,13 +174,13 @@ func TestRequirementsAreMatchedAfterExactlyTheCheckDelay(t *testing.T) {
 			"\tTaskManager tm-2\n\t\tAvailable: 2 free slot(s)\n\t\tTotal:     2 slot(s)", job), matching[0])
 		assert.Equal(t, []string{fmt.Sprintf("Received resource requirements from job %s: "+
 			"[ResourceRequirement{resourceProfile=ResourceProfile{UNKNOWN}, numberOfRequiredSlots=3}]", job)},
-			h.logs.messages("Received resource requirements"))
-		assert.Len(t, h.logs.messages("Starting allocation of slot "), 3)
+			h.logs.Messages("Received resource requirements"))
+		assert.Len(t, h.logs.Messages("Starting allocation of slot "), 3)
 		assert.Equal(t, []string{
 			fmt.Sprintf("Registering task executor tm-1 under %s at the slot manager.", tm1.InstanceID),
 			fmt.Sprintf("Registering task executor tm-2 under %s at the slot manager.", tm2.InstanceID),
-		}, h.logs.messages("Registering task executor"))
-		assert.Equal(t, []string{"Starting the slot manager."}, h.logs.messages("Starting the slot manager."))
+		}, h.logs.Messages("Registering task executor"))
+		assert.Equal(t, []string{"Starting the slot manager."}, h.logs.Messages("Starting the slot manager."))
 	})
 }
 
@@ -199,7 +200,7 @@ func TestDeclarationsWithinTheDelayCoalesceIntoOneCheck(t *testing.T) {
 		assert.Empty(t, requests.all())
 		advance(time.Nanosecond)
 		assert.Len(t, requests.all(), 2, "one check, for the latest declaration")
-		assert.Len(t, h.logs.messages("Matching resource requirements"), 1)
+		assert.Len(t, h.logs.Messages("Matching resource requirements"), 1)
 
 		advance(10 * delay)
 		assert.Len(t, requests.all(), 2, "nothing more once the job has what it declared")
@@ -228,7 +229,7 @@ func TestFailedSlotRequestFreesTheSlotAndIsRetried(t *testing.T) {
 		assert.Equal(t, SlotFree, h.slots()[slotID("tm-1", 0)].State, "a refused slot is FREE again")
 		first := requests.all()[0].AllocationID
 		assert.Equal(t, []string{fmt.Sprintf("Slot allocation for allocation %s for job %s failed.", first, job)},
-			h.logs.messages("Slot allocation for allocation"))
+			h.logs.Messages("Slot allocation for allocation"))
 
 		advance(delay - time.Nanosecond)
 		assert.Len(t, requests.all(), 1, "the retry waits for the next check")
@@ -265,7 +266,7 @@ func TestSlotRequestTimesOutAfterTheRPCTimeout(t *testing.T) {
 		assert.Equal(t, SlotPending, h.slots()[slotID("tm-1", 0)].State)
 		advance(time.Nanosecond)
 		assert.Equal(t, SlotFree, h.slots()[slotID("tm-1", 0)].State, "timed out: FREE again")
-		assert.Len(t, h.logs.messages("Slot allocation for allocation"), 1)
+		assert.Len(t, h.logs.Messages("Slot allocation for allocation"), 1)
 
 		advance(delay)
 		assert.Len(t, requests.all(), 2, "and asked for again")
@@ -288,7 +289,7 @@ func TestFreedSlotGoesToAWaitingJob(t *testing.T) {
 		for _, r := range requests.all() {
 			assert.Equal(t, jobA, r.JobID, "job A declared first and takes both slots")
 		}
-		assert.Len(t, h.logs.messages(fmt.Sprintf("Job %s waits for resources", jobB)), 1, "job B waits")
+		assert.Len(t, h.logs.Messages(fmt.Sprintf("Job %s waits for resources", jobB)), 1, "job B waits")
 
 		// Job A scales down: it declares 1 slot and frees the other one, as
 		// its JobMaster does (the TaskExecutor then calls notifySlotAvailable).
@@ -336,8 +337,8 @@ func TestMoreRequiredThanRegisteredWaits(t *testing.T) {
 		assert.Equal(t, 0, free)
 		assert.Equal(t, []string{fmt.Sprintf("Job %s waits for resources that no registered TaskManager can offer now: "+
 			"[ResourceRequirement{resourceProfile=ResourceProfile{UNKNOWN}, numberOfRequiredSlots=1}]", job)},
-			h.logs.messages("Job "))
-		assert.Empty(t, h.logs.messages("Could not fulfill"), "a standalone ResourceManager waits quietly during start-up")
+			h.logs.Messages("Job "))
+		assert.Empty(t, h.logs.Messages("Could not fulfill"), "a standalone ResourceManager waits quietly during start-up")
 
 		advance(time.Minute)
 		assert.Len(t, requests.all(), 4, "nothing more is sent while nothing changes")
@@ -358,8 +359,8 @@ func TestFailUnfulfillableRequestsLogsFlinksWarning(t *testing.T) {
 		h.declare(job, 1)
 		advance(delay)
 		assert.Equal(t, []string{fmt.Sprintf("Could not fulfill resource requirements of job %s.", job)},
-			h.logs.messages("Could not fulfill"))
-		assert.Contains(t, h.logs.messages("Matching resource requirements")[0], "Current resources:\n\t(none)")
+			h.logs.Messages("Could not fulfill"))
+		assert.Contains(t, h.logs.Messages("Matching resource requirements")[0], "Current resources:\n\t(none)")
 	})
 }
 
@@ -426,8 +427,8 @@ func TestLateAnswersAreIgnored(t *testing.T) {
 		registered, free := h.counts()
 		assert.Equal(t, 0, registered)
 		assert.Equal(t, 0, free)
-		assert.Len(t, h.logs.messages("Ignoring slot allocation update"), 2)
-		assert.Empty(t, h.logs.messages("Slot allocation for allocation"), "an ignored failure is not a failure")
+		assert.Len(t, h.logs.Messages("Ignoring slot allocation update"), 2)
+		assert.Empty(t, h.logs.Messages("Slot allocation for allocation"), "an ignored failure is not a failure")
 	})
 }
 
@@ -458,7 +459,7 @@ func TestSlotReportsReconcileSlotStates(t *testing.T) {
 		assert.Equal(t, otherJob, slots[slotID("tm-1", 2)].JobID)
 		assert.Equal(t, foreign, slots[slotID("tm-1", 2)].AllocationID)
 		assert.Equal(t, []string{fmt.Sprintf("Freeing slot %s by slot report.", ours.AllocationID)},
-			h.logs.messages("Freeing slot"))
+			h.logs.Messages("Freeing slot"))
 
 		// The report changed what the job holds, so it is served again.
 		advance(delay)
@@ -491,7 +492,7 @@ func TestSlotReportCompletesAPendingAllocation(t *testing.T) {
 		close(release)
 		synctest.Wait()
 		assert.Equal(t, SlotAllocated, h.slots()[req.SlotID].State)
-		assert.Len(t, h.logs.messages("Ignoring slot allocation update"), 1)
+		assert.Len(t, h.logs.Messages("Ignoring slot allocation update"), 1)
 	})
 }
 
@@ -539,7 +540,7 @@ func TestClearingRequirements(t *testing.T) {
 		assert.Equal(t, []string{
 			fmt.Sprintf("Clearing resource requirements of job %s", jobA),
 			fmt.Sprintf("Clearing resource requirements of job %s", jobB),
-		}, h.logs.messages("Clearing"), "jobs without requirements are not cleared again")
+		}, h.logs.Messages("Clearing"), "jobs without requirements are not cleared again")
 	})
 }
 
@@ -556,7 +557,7 @@ func TestSuspendForgetsEverythingAndCancelsTheCheck(t *testing.T) {
 		assert.Empty(t, requests.all(), "the scheduled check was cancelled")
 		registered, _ := h.counts()
 		assert.Equal(t, 0, registered)
-		assert.Equal(t, []string{"Suspending the slot manager."}, h.logs.messages("Suspending"))
+		assert.Equal(t, []string{"Suspending the slot manager."}, h.logs.Messages("Suspending"))
 
 		// A new leadership starts from scratch.
 		newRMID := api.NewResourceManagerID()

@@ -181,22 +181,3 @@ func (t *localTask) run(ctx context.Context) error {
 	}
 	return err
 }
-
-// syncBuffer is a writer that print sinks of several subtasks (and a
-// cluster's logger) may share with a test reading it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

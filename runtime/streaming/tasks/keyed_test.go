@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/network"
 	"flinklab/runtime/streaming"
 )
@@ -89,7 +90,7 @@ func TestPrintSinkPrefixesTheSubtaskIndex(t *testing.T) {
 	words := []string{"to", "be", "or", "not", "to", "be", "that", "is", "the", "question"}
 	for _, parallelism := range []int{1, 3} {
 		t.Run(fmt.Sprintf("parallelism %d", parallelism), func(t *testing.T) {
-			out := &syncBuffer{}
+			out := &logbuf.Buffer{}
 			defer SetStdout(out)()
 			jg := planJobGraph(t, printProgram, words, parallelism)
 			job := deployLocally(t, jg, writeJar(t, printProgram, nil), network.Config{})
