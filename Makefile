@@ -17,7 +17,7 @@ vet:
 
 # bench: the benchmarks, a few runs each (compare runs with benchstat).
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=5 $$(go list ./... | grep -v /runtime/minicluster)
+	$(GO) test -run='^$$' -bench=. -benchmem -count=5 $$($(GO) list ./... | grep -v /runtime/minicluster)
 	$(GO) test -run='^$$' -bench=SubmitToRunning -benchtime=200x -count=5 ./runtime/minicluster/
 
 # lint: formatting and vet.

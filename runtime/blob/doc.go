@@ -30,8 +30,9 @@
 //	                          ▼
 //	                     Task loads the user code
 //
-// Step m1: the client uploads the jar. BlobServer.PutPermanent stores it and
-// returns its PermanentBlobKey; the key goes into the JobGraph, and from
+// After step m2 (the run request), the jar the client uploaded at step m1
+// goes to the BlobServer: PutPermanent stores it and returns its
+// PermanentBlobKey; the key goes into the JobGraph, and from
 // there into every TaskDeploymentDescriptor.
 //
 // Step m10: a task is deployed to a TaskExecutor (m9), and before it can load

@@ -90,7 +90,7 @@ func (s *BlobServer) PutPermanent(jobID api.JobID, r io.Reader) (PermanentBlobKe
 		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, ErrClosed)
 	}
 
-	// Step m1: the client's jar arrives. It is written to a temp file and
+	// The job's jar arrives (after the run request, step m2). It is written to a temp file and
 	// hashed on the way; only a complete file is renamed to its key's name.
 	tmpPath, key, err := writeTemp(context.Background(), s.storageDir, r)
 	if err != nil {

@@ -37,8 +37,10 @@
 // runner: RequestJobStatus, RequestJob, Cancel.
 //
 // All state lives on the JobMaster's main thread, including the scheduler's,
-// the ExecutionGraph's and the slot pool's. Every outgoing call (to the
-// ResourceManager or to TaskExecutors) goes out with rpc.Ask.
+// the ExecutionGraph's and the slot pool's. Outgoing calls from the main
+// thread go out with rpc.Ask, or rpc.AskInOrder where their order matters
+// (declarations, then the final disconnect); only Close, which runs on its
+// caller's goroutine, calls gateways directly.
 //
 // Differs from Flink: no heartbeats yet (they come with failure injection);
 // a lost TaskExecutor's slots are released but its tasks are not failed

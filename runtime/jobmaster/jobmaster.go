@@ -2,6 +2,7 @@ package jobmaster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -154,8 +155,13 @@ func (jm *JobMaster) startJobExecution() {
 	jm.scheduler.StartScheduling()
 }
 
-// Close stops the JobMaster. A job that is not globally terminal is left
-// as it is: its runner reports it SUSPENDED.
+// Close stops the JobMaster. A job that is not globally terminal is
+// suspended (its runner reports it SUSPENDED): the ResourceManager keeps
+// its requirements, since another JobMaster may take the job over, and its
+// slots go back to their TaskExecutors, as Flink's onStop does. The calls
+// are made from the caller's goroutine, each bounded by the RPC timeout;
+// the main thread only hands over what to release. Close returns the first
+// error, after it has tried everything.
 func (jm *JobMaster) Close() error {
 	jm.deps.RPC.Unregister(jm.address)
 	if !jm.started.Load() { // created but never started: nothing to release
@@ -163,18 +169,12 @@ func (jm *JobMaster) Close() error {
 		return nil
 	}
 
-	// A job that is not globally terminal is suspended: the ResourceManager
-	// keeps its requirements (another JobMaster may take the job over) and
-	// its slots go back to their TaskExecutors, as Flink's onStop does.
-	// These calls are made from the caller's goroutine, bounded by the RPC
-	// timeout; the main thread only hands over what to release.
 	type suspension struct {
 		rm    *registeredResourceManager
 		slots []slotpool.PhysicalSlot
 		tms   map[api.ResourceID]registeredTaskManager
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), jm.cfg.RPCTimeout)
-	defer cancel()
 	s, err := rpc.CallAsync(ctx, jm.Endpoint, func() (suspension, error) {
 		jm.stopResourceManagerConnection()
 		if jm.completed {
@@ -185,21 +185,50 @@ func (jm *JobMaster) Close() error {
 		jm.rm = nil
 		return s, nil
 	})
-	if err == nil {
-		cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
-		if s.rm != nil {
-			_ = s.rm.gateway.DisconnectJobManager(ctx, s.rm.id, jm.jobGraph.JobID, api.JobSuspended, cause)
+	cancel()
+	if errors.Is(err, rpc.ErrRecipientUnreachable) { // closed before: nothing left to release
+		jm.Endpoint.Close(nil)
+		return nil
+	}
+	var errs []error
+	if err != nil {
+		jm.log.Warn(fmt.Sprintf("Could not suspend job '%s' (%s) before stopping.", jm.jobGraph.Name, jm.jobGraph.JobID), "cause", err.Error())
+		errs = append(errs, err)
+	}
+	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
+	call := func(what string, fn func(ctx context.Context) error) error {
+		ctx, cancel := context.WithTimeout(context.Background(), jm.cfg.RPCTimeout)
+		defer cancel()
+		err := fn(ctx)
+		if err != nil {
+			jm.log.Warn(fmt.Sprintf("Could not %s while stopping the JobMaster of job %s.", what, jm.jobGraph.JobID), "cause", err.Error())
+			errs = append(errs, err)
 		}
-		for _, slot := range s.slots {
-			if tm, ok := s.tms[slot.TaskManager.ResourceID]; ok {
-				_ = tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
-			}
+		return err
+	}
+	if s.rm != nil {
+		call("disconnect from the ResourceManager", func(ctx context.Context) error {
+			return s.rm.gateway.DisconnectJobManager(ctx, s.rm.id, jm.jobGraph.JobID, api.JobSuspended, cause)
+		})
+	}
+	for _, slot := range s.slots {
+		tm, ok := s.tms[slot.TaskManager.ResourceID]
+		if !ok {
+			continue
+		}
+		err := call("free slot "+slot.AllocationID.String(), func(ctx context.Context) error {
+			return tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
+		})
+		if err != nil { // as at the job's end: disconnecting frees every slot of the job there
+			call("disconnect from TaskManager "+string(tm.location.ResourceID), func(ctx context.Context) error {
+				return tm.gateway.DisconnectJobManager(ctx, jm.jobGraph.JobID, cause)
+			})
 		}
 	}
 	jm.Endpoint.Close(func() {
 		jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
 	})
-	return nil
+	return errors.Join(errs...)
 }
 
 // stopResourceManagerConnection stops looking for and registering at the

@@ -1,8 +1,7 @@
 // Package minicluster runs a whole Flink cluster in one process: one
 // JobManager side (Dispatcher, ResourceManager, BlobServer) and N
 // TaskExecutors with M slots each, connected by the in-process RPC service.
-// It is the embedded default of flinklab: `make run`, the tests and the
-// exercises all use it.
+// It is the embedded default of flinklab: `make run` and the tests use it.
 //
 // It mirrors Flink's MiniCluster (org.apache.flink.runtime.minicluster),
 // which Flink's own tests and IDE runs use. As in Flink, nothing in it is

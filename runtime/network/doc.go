@@ -1,7 +1,6 @@
 // Package network is flinklab's data plane: it carries records from the
 // tasks that produce them to the tasks that consume them. It mirrors
-// Flink's org.apache.flink.runtime.io.network, and module 05 of the course
-// ("The data plane") is read alongside it.
+// Flink's org.apache.flink.runtime.io.network.
 //
 //	ResultPartition         what one producer subtask writes      (Flink: ResultPartition)
 //	pipelinedSubpartition   one bounded queue per consumer         (Flink: PipelinedSubpartition)

@@ -65,8 +65,8 @@
 // # Services and addresses
 //
 // A Service finds an endpoint by its address. LocalService connects
-// endpoints in one process (the MiniCluster); a TCP service joins
-// processes. Addresses look like Flink's Pekko paths, e.g.
+// endpoints in one process (the MiniCluster); a TCP service that joins
+// processes would implement the same interface (not built yet). Addresses look like Flink's Pekko paths, e.g.
 // "pekko://flink/user/rpc/resourcemanager_0".
 //
 // Differs from Flink: there is no actor system. An in-process "RPC" is a

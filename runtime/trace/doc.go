@@ -2,12 +2,12 @@
 // per step m1…m11, emitted at the line marked "// Step mN:" in the
 // component that performs the step.
 //
-// The steps (see DESIGN.md for the whole table):
+// The steps (the README has the whole table):
 //
-//	m1  client → BlobServer          the job's jar is uploaded
+//	m1  client → REST                the job's jar is uploaded (POST /jars/upload)
 //	m2  client → REST                the run request arrives
 //	m3  client → Dispatcher          submitJob: reject duplicates, validate, persist (the client is REST or the MiniCluster)
-//	m4  Dispatcher → JobMaster       leadership granted, JobMaster and ExecutionGraph created
+//	m4  JobManagerRunner → JobMaster leadership granted, JobMaster and ExecutionGraph created
 //	m5  JobMaster → ResourceManager  registerJobMaster
 //	m6  JobMaster → ResourceManager  resource requirements declared
 //	m7  SlotManager → TaskExecutor   a free slot matched, requestSlot
@@ -17,8 +17,7 @@
 //	m11 Task → JobMaster             operators opened, RUNNING reported
 //
 // A job's events read back in time order, which is a readable story of one
-// submission: tests assert on it, the demo prints it and the diagram tool
-// draws it. Most steps are recorded as they happen (Emit). Step m1 is the
+// submission: tests assert on it and the demo prints it. Most steps are recorded as they happen (Emit). Step m1 is the
 // exception: an upload belongs to no job yet, and a jar may be run many
 // times, so the REST endpoint records the upload for each job the jar is run
 // as, once the Dispatcher has accepted the job, with the upload's own time

@@ -1,5 +1,3 @@
-// Package logbuf holds the log sink the runtime's tests share: a buffer the
-// cluster's goroutines write to while the test reads it.
 package logbuf
 
 import (
