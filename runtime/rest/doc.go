@@ -100,9 +100,11 @@
 // rest endpoint." and "Rest endpoint listening at <host>:<port>", Flink's
 // lines); Close shuts the HTTP server down gracefully, for at most
 // Config.ShutdownTimeout (10 seconds by default) even when its ctx has no
-// deadline, then cuts the connections of requests still running, and
-// removes the upload directory if NewServer created it. Requests are served
-// concurrently, one goroutine each, as Flink's handlers run on Netty's
+// deadline, then cuts the connections of requests still running, waits
+// (at most another ShutdownTimeout) for their handlers to return, and
+// only then removes the upload directory if NewServer created it, so no
+// handler writes into a removed directory or outlives Close. Requests are
+// served concurrently, one goroutine each, as Flink's handlers run on Netty's
 // threads; the little state they share (the jar cache, the JobIDs being
 // run, the job plans) sits behind mutexes. Unlike the Dispatcher, the
 // endpoint has no mailbox: it owns nothing a job depends on, and every
@@ -122,7 +124,11 @@
 //     back as 400 "Could not execute application.". Here the handler calls
 //     ProgramRunner, the BlobServer and the Dispatcher itself; the program's
 //     errors answer 400, the Dispatcher's 500 (as POST /jobs does in
-//     Flink). A Dispatcher refusal leaves nothing behind (see above).
+//     Flink). A Dispatcher refusal leaves nothing behind (see above). A
+//     job the Dispatcher accepted but whose jar could not then be stored
+//     is cancelled (CancelJob) and the run answered 500; an error of the
+//     Dispatcher other than "job not found" while the handler checks the
+//     JobID answers 500 too, and stores nothing.
 //   - allowNonRestoredState, savepointPath, restoreMode, claimMode and
 //     flinkConfiguration are accepted and ignored with a warning: there are
 //     no savepoints and no per-job configuration. The parallelism must be

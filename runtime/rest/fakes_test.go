@@ -20,12 +20,14 @@ import (
 // RequestJob answers a RUNNING job with every subtask RUNNING, and an
 // unknown JobID gives dispatcher.ErrJobNotFound.
 type fakeDispatcher struct {
-	SubmitJobFunc  func(ctx context.Context, g *jobgraph.JobGraph) error
-	ListJobsFunc   func(ctx context.Context) ([]api.JobID, error)
-	RequestJobFunc func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
+	SubmitJobFunc        func(ctx context.Context, g *jobgraph.JobGraph) error
+	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
+	RequestJobFunc       func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
+	RequestJobStatusFunc func(ctx context.Context, jobID api.JobID) (api.JobStatus, error)
 
 	mu        sync.Mutex
 	submitted []*jobgraph.JobGraph
+	cancelled []api.JobID
 }
 
 var _ gateway.DispatcherGateway = (*fakeDispatcher)(nil)
@@ -51,9 +53,24 @@ func (f *fakeDispatcher) Submitted() []*jobgraph.JobGraph {
 	return append([]*jobgraph.JobGraph(nil), f.submitted...)
 }
 
-func (f *fakeDispatcher) CancelJob(context.Context, api.JobID) error { return nil }
+// CancelJob records the JobID; Cancelled lists them.
+func (f *fakeDispatcher) CancelJob(_ context.Context, jobID api.JobID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, jobID)
+	return nil
+}
+
+func (f *fakeDispatcher) Cancelled() []api.JobID {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]api.JobID(nil), f.cancelled...)
+}
 
 func (f *fakeDispatcher) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	if f.RequestJobStatusFunc != nil {
+		return f.RequestJobStatusFunc(ctx, jobID)
+	}
 	g, err := f.RequestJob(ctx, jobID)
 	if err != nil {
 		return 0, err

@@ -21,6 +21,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
+	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/trace"
 )
 
@@ -37,6 +38,13 @@ import (
 // request added, no plan and no trace event. Steps m1 and m2 are recorded
 // only once the job exists, with the times they happened, so the job's
 // trace still reads m1, m2, m3.
+//
+// One run is answered 500 after the Dispatcher accepted it: the JobID
+// named a job the Dispatcher knew when the jar was to be stored (so it
+// was not), the Dispatcher accepted the run anyway (that job was gone by
+// then), and storing the jar now fails. The job could not start without
+// its jar, so the handler cancels it through the Dispatcher (CancelJob)
+// and answers with the storage error, in Flink's 500 shape.
 func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, error) {
 	// Step m2: the run request arrives.
 	received := s.now()
@@ -108,9 +116,12 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	}
 	if stored == jarNotStored {
 		// The Dispatcher took a JobID it knew a moment ago; the job needs
-		// its jar after all.
+		// its jar after all. Without it every task would fail at step m10,
+		// so a job whose jar cannot be stored is cancelled and the run
+		// answered 500, not 200.
 		if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
-			s.log.Error(fmt.Sprintf("Could not upload the jar of job %s after it was accepted.", jobID), "cause", err.Error())
+			s.cancelJobWithoutJar(jobID)
+			return nil, fmt.Errorf("Could not upload job files: the jar of job %s, stored after the job was accepted: %w", jobID, err)
 		}
 	}
 	s.plans.store(jobID, plan)
@@ -138,6 +149,8 @@ const (
 	// jarNotStored: the Dispatcher knows the JobID, so it will refuse the
 	// run as a duplicate, and the job's BLOBs are in the JobID's
 	// directory; the jar was not stored, so there is nothing to delete.
+	// Should the Dispatcher accept the run after all, the jar is stored
+	// then, and a failure to store it cancels the job (see handleJarRun).
 	jarNotStored
 )
 
@@ -156,14 +169,36 @@ func (s *Server) putJar(ctx context.Context, jobID api.JobID, key blob.Permanent
 	if existed {
 		return jarExisted, nil
 	}
-	if _, err := s.deps.Dispatcher.RequestJobStatus(ctx, jobID); err == nil {
+	// Only the Dispatcher's "no such job" means the JobID is free; any
+	// other error says nothing about it, and storing (or later deleting)
+	// a BLOB on a guess could touch another job's files.
+	_, err = s.deps.Dispatcher.RequestJobStatus(ctx, jobID)
+	switch {
+	case err == nil:
 		return jarNotStored, nil
+	case !errors.Is(err, dispatcher.ErrJobNotFound):
+		return 0, fmt.Errorf("Could not upload job files: ask the Dispatcher about job %s: %w", jobID, err)
 	}
 	if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
 		return 0, fmt.Errorf("Could not upload job files: %w", err)
 	}
 	return jarAdded, nil
 }
+
+// cancelJobWithoutJar cancels a job the Dispatcher accepted but whose jar
+// could not be stored, so that it does not linger until its tasks fail.
+// It runs after the request: the client is already being told that the
+// run failed, and waits for nothing but the Dispatcher's answer.
+func (s *Server) cancelJobWithoutJar(jobID api.JobID) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelJobTimeout)
+	defer cancel()
+	if err := s.deps.Dispatcher.CancelJob(ctx, jobID); err != nil {
+		s.log.Error(fmt.Sprintf("Could not cancel job %s, whose jar could not be stored.", jobID), "cause", err.Error())
+	}
+}
+
+// cancelJobTimeout bounds the CancelJob call of cancelJobWithoutJar.
+const cancelJobTimeout = 10 * time.Second
 
 // hasBlob reports whether the BlobServer holds the BLOB key of jobID.
 func (s *Server) hasBlob(ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey) (bool, error) {

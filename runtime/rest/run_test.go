@@ -472,3 +472,59 @@ func TestRunReadsTheJarAsUploaded(t *testing.T) {
 		t.Errorf("the BLOB is not the uploaded jar (%v)", err)
 	}
 }
+
+// TestRunWhoseJarCannotBeStoredAfterAcceptanceIsCancelled: the JobID
+// named a job the Dispatcher knew, so the jar was not stored before the
+// submission; the Dispatcher accepted the run anyway (the old job was gone
+// by then), and now the jar cannot be stored. The job could never fetch
+// its jar (step m10), so the client gets 500 and the job is cancelled.
+func TestRunWhoseJarCannotBeStoredAfterAcceptanceIsCancelled(t *testing.T) {
+	h := newHarness(t)
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	jobID := api.NewJobID()
+	h.dispatcher.RequestJobStatusFunc = func(context.Context, api.JobID) (api.JobStatus, error) {
+		return api.JobFinished, nil // a job of that ID ended a moment ago
+	}
+	h.dispatcher.SubmitJobFunc = func(context.Context, *jobgraph.JobGraph) error {
+		_ = h.blobServer.Close() // the BLOB store fails from now on
+		return nil
+	}
+
+	r := h.post("/jars/"+jarID+"/run", "application/json", []byte(`{"jobId": "`+jobID.String()+`"}`))
+
+	if r.status != http.StatusInternalServerError || len(r.errors) != 2 || r.errors[0] != "Internal server error." ||
+		!strings.Contains(r.errors[1], "Could not upload job files") {
+		t.Errorf("got %d %q, want 500 [Internal server error., <…Could not upload job files…>]", r.status, r.errors)
+	}
+	if got, want := h.dispatcher.Cancelled(), []api.JobID{jobID}; !slices.Equal(got, want) {
+		t.Errorf("cancelled jobs = %v, want %v", got, want)
+	}
+	if got := h.trace.Events(); len(got) != 0 {
+		t.Errorf("trace = %v, want no events for a run that failed", got)
+	}
+}
+
+// TestRunWithAnUnreachableDispatcherStoresNothing: only "job not found"
+// from the Dispatcher means the JobID is free. Any other error while the
+// handler asks about it answers 500, before a BLOB is stored or the job
+// submitted.
+func TestRunWithAnUnreachableDispatcherStoresNothing(t *testing.T) {
+	h := newHarness(t)
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+	h.dispatcher.RequestJobStatusFunc = func(context.Context, api.JobID) (api.JobStatus, error) {
+		return 0, errors.New("rpc timeout: the Dispatcher did not answer")
+	}
+	filesBefore := h.storedFiles()
+
+	r := h.post("/jars/"+jarID+"/run", "application/json", nil)
+
+	if r.status != http.StatusInternalServerError || len(r.errors) != 2 || !strings.Contains(r.errors[1], "rpc timeout") {
+		t.Errorf("got %d %q, want 500 with the Dispatcher's error", r.status, r.errors)
+	}
+	if diff := cmp.Diff(filesBefore, h.storedFiles()); diff != "" {
+		t.Errorf("stored files changed (-before +after):\n%s", diff)
+	}
+	if got := h.dispatcher.Submitted(); len(got) != 0 {
+		t.Errorf("submitted %d jobs, want none", len(got))
+	}
+}

@@ -68,7 +68,8 @@ type Config struct {
 	// Logger receives the endpoint's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// ShutdownTimeout bounds the graceful part of Close, whatever its ctx
-	// says; 0 means DefaultShutdownTimeout.
+	// says, and then again the wait for the handlers of the connections
+	// Close cut; 0 means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 	// MaxJobPlans bounds the job plans kept in memory (see
 	// GET /jobs/{jobid}/plan); 0 means DefaultMaxJobPlans. Once full,
@@ -127,6 +128,11 @@ type Server struct {
 	listener net.Listener
 	served   chan struct{} // closed when Serve returns
 	closed   bool
+	// handlers counts the handlers running now (Add under mu, while
+	// draining is false), so that Close can wait for them before it
+	// removes the upload directory they may write to.
+	handlers sync.WaitGroup
+	draining bool                        // set by Close before it waits for handlers
 	jars     map[string]jarInfo          // what we know about each jar file, by jar ID
 	runs     map[api.JobID]chan struct{} // the JobIDs being run now; closed when the run ends
 
@@ -235,6 +241,11 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
 
 func (s *Server) handler(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.startHandler() {
+			writeJSON(w, http.StatusServiceUnavailable, ErrorResponseBody{Errors: []string{"The rest endpoint is shutting down."}})
+			return
+		}
+		defer s.handlers.Done()
 		body, err := h(w, r)
 		if err != nil {
 			status, errBody := errorResponse(err)
@@ -248,6 +259,18 @@ func (s *Server) handler(h handlerFunc) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, body)
 	})
+}
+
+// startHandler counts a handler in, unless Close already waits for the
+// handlers to end: a request that slipped in after that is not served.
+func (s *Server) startHandler() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	s.handlers.Add(1)
+	return true
 }
 
 // writeJSON writes body as JSON. Unlike json.Marshal it leaves <, > and &
@@ -311,6 +334,13 @@ func restBaseURL(address string) string { return "http://" + address }
 // NewServer created it. So Close(context.Background()) returns even if a
 // request is stuck; it then reports that the shutdown was not graceful.
 // Closing twice is allowed.
+//
+// Cutting a connection does not stop its handler: it sees its request's
+// ctx end and returns soon after. Close waits for those handlers (for at
+// most another Config.ShutdownTimeout) before it removes the upload directory, so no
+// handler writes into a removed directory and none outlives Close. If one
+// is still running after that, the directory is left in place and Close
+// says so.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -335,9 +365,47 @@ func (s *Server) Close(ctx context.Context) error {
 		}
 		<-served
 	}
+	if !s.waitForHandlers() {
+		s.log.Warn("Handlers were still running after their connections were closed; leaving the upload directory in place.",
+			"dir", s.cfg.UploadDir)
+		return errors.Join(err, fmt.Errorf("rest: handlers still running %v after their connections were closed; the upload directory %s was not removed",
+			s.cfg.ShutdownTimeout, s.cfg.UploadDir))
+	}
 	s.removeUploadDir()
 	s.log.Info("Shut down complete.")
 	return err
+}
+
+// waitForHandlers stops counting new handlers in and waits for the running
+// ones to return, for at most Config.ShutdownTimeout: a handler whose
+// connection is closed sees its request's ctx end and returns quickly, and
+// the bound only keeps one stuck in code deaf to ctx from holding up Close
+// for ever. It reports whether they
+// all did.
+func (s *Server) waitForHandlers() bool {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() {
+		s.handlers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	default:
+	}
+	s.log.Info("Waiting for the handlers of the closed connections to return.")
+	timer := time.NewTimer(s.cfg.ShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	}
 }
 
 func (s *Server) removeUploadDir() {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,8 +303,8 @@ func TestUnknownRoutesAnswerNotFound(t *testing.T) {
 
 // TestCloseCutsAStuckRequest: a request that never ends cannot hold Close
 // forever, even with context.Background() (as the MiniCluster calls it).
-// After Config.ShutdownTimeout, Close cuts the connection and says the
-// shutdown was not graceful.
+// After Config.ShutdownTimeout, Close cuts the connection, waits another
+// ShutdownTimeout for the handler, and says the shutdown was not graceful.
 func TestCloseCutsAStuckRequest(t *testing.T) {
 	h := newHarness(t, func(cfg *rest.Config) { cfg.ShutdownTimeout = 50 * time.Millisecond })
 	jarID := h.uploadJar("wordcount.jar", "wordcount")
@@ -336,4 +338,76 @@ func TestCloseCutsAStuckRequest(t *testing.T) {
 		t.Error("the stuck request was answered, want its connection cut")
 	}
 	close(release)
+}
+
+// signalingHandler is a slog.Handler that closes seen when a record with
+// the message msg is logged, and passes every record on.
+type signalingHandler struct {
+	slog.Handler
+	msg  string
+	once *sync.Once
+	seen chan struct{}
+}
+
+func (h signalingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.seen) })
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h signalingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return signalingHandler{h.Handler.WithAttrs(attrs), h.msg, h.once, h.seen}
+}
+
+func (h signalingHandler) WithGroup(name string) slog.Handler {
+	return signalingHandler{h.Handler.WithGroup(name), h.msg, h.once, h.seen}
+}
+
+// TestCloseWaitsForTheHandlersOfCutConnections: Close cuts the connection
+// of a request that outlived ShutdownTimeout. Its handler sees its ctx end
+// and still writes into the upload directory on its way out; Close waits
+// for it before it removes that directory (when it owns it), so the write
+// lands and no handler outlives Close.
+func TestCloseWaitsForTheHandlersOfCutConnections(t *testing.T) {
+	waiting := make(chan struct{})
+	h := newHarness(t, func(cfg *rest.Config) {
+		cfg.ShutdownTimeout = 200 * time.Millisecond
+		cfg.Logger = slog.New(signalingHandler{cfg.Logger.Handler(),
+			"Waiting for the handlers of the closed connections to return.", &sync.Once{}, waiting})
+	})
+	jarID := h.uploadJar("wordcount.jar", "wordcount")
+
+	entered, closeReturned := make(chan struct{}), make(chan struct{})
+	lateWrite := make(chan error, 1)
+	h.dispatcher.SubmitJobFunc = func(ctx context.Context, _ *jobgraph.JobGraph) error {
+		close(entered)
+		<-ctx.Done() // Close cut the connection
+		select {
+		case <-waiting: // Close waits for this handler
+		case <-closeReturned:
+			lateWrite <- errors.New("Close returned while a handler was still running")
+			return ctx.Err()
+		}
+		lateWrite <- os.WriteFile(filepath.Join(h.jarDir, "late"), nil, 0o600)
+		return ctx.Err()
+	}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		if resp, err := h.client.Post(h.baseURL+"/jars/"+jarID+"/run", "application/json", nil); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-entered
+
+	err := h.server.Close(context.Background())
+	close(closeReturned)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Close = %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	if err := <-lateWrite; err != nil {
+		t.Errorf("the handler's write into the upload directory: %v", err)
+	}
+	<-answered
 }

@@ -32,7 +32,7 @@
 // The Task (runtime/taskmanager) calls Restore while the task is
 // INITIALIZING and Invoke while it is RUNNING, both on the task's
 // goroutine. Take the second chain of WordCount at parallelism 2, the
-// JobVertex "Keyed Aggregation -> Sink: Print to Std. Out", subtask 1:
+// JobVertex "counter -> Sink: print-sink", subtask 1:
 //
 //	Restore (INITIALIZING)
 //	  1. read the StreamConfig of the vertex: program "wordcount", nodes [4,5], no out edges
@@ -118,7 +118,9 @@
 //     equal the program of the task configuration, which is how "the class
 //     is not in the jar" shows. Resources are read from the jar; a text
 //     file name is looked up as given, then in the program's directory
-//     ("hamlet.txt" of "wordcount" finds "wordcount/hamlet.txt").
+//     ("counting-house.txt" of "wordcount" finds
+//     "wordcount/counting-house.txt", the text runtime/examples/wordcount
+//     bundles).
 //   - No mailbox per task. Flink's StreamTask runs a MailboxProcessor whose
 //     default action processes input and whose mails run timers,
 //     checkpoints and the OutputFlusher's flush. Here Invoke is a plain
@@ -146,5 +148,6 @@
 //   - Print writes with Go's fmt (%v) where Flink calls toString():
 //     Tuple2 prints "(to,2)" as in Flink, floats print as Go prints them.
 //   - A panic in user code fails the task (the Task recovers it) after the
-//     operators are closed, as Flink catches every Throwable.
+//     operators are closed, as Flink catches every Throwable; in Restore
+//     that is the operators opened before the one that panicked.
 package tasks

@@ -15,10 +15,10 @@ import (
 // or a record writer when the edge leaves the chain. It mirrors Flink's
 // OperatorChain (RegularOperatorChain).
 //
-// For the WordCount source chain "Source: Collection Source -> Flat Map"
-// at parallelism 2 it looks like this:
+// For the WordCount source chain "Source: file-input -> tokenizer" (see
+// runtime/examples/wordcount) at parallelism 2 it looks like this:
 //
-//	collectionSource ─chainingOutput─► streamFlatMap ─recordWriterOutput(HASH)─► ResultPartition (2 subpartitions)
+//	textFileSource ─chainingOutput─► streamFlatMap ─recordWriterOutput(HASH)─► ResultPartition (2 subpartitions)
 //
 // It belongs to the task's goroutine, except flushRequested, which the
 // task's outputFlusher sets.

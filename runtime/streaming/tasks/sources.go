@@ -63,8 +63,9 @@ func (s *collectionSource) run(ctx context.Context) error {
 // without the line breaks (Flink: the reader behind readTextFile). The
 // resource is read when the operator opens, so a missing resource fails
 // the task while it is INITIALIZING. The name is looked up as given, then
-// inside the program's directory: ReadTextFile("hamlet.txt") of program
-// "wordcount" finds "hamlet.txt" or "wordcount/hamlet.txt".
+// inside the program's directory: ReadTextFile("counting-house.txt") of
+// program "wordcount" finds "counting-house.txt" or
+// "wordcount/counting-house.txt".
 type textFileSource struct {
 	abstractUdfStreamOperator
 	subtaskShare
@@ -78,7 +79,8 @@ func (s *textFileSource) open() error {
 	text, err := s.jar.Resource(s.resourceName)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Like a class loader's resource lookup relative to the class:
-		// "hamlet.txt" of program "wordcount" may be "wordcount/hamlet.txt".
+		// "counting-house.txt" of program "wordcount" may be
+		// "wordcount/counting-house.txt".
 		text, err = s.jar.Resource(path.Join(s.jar.ProgramClass(), s.resourceName))
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("the job jar holds neither %q nor %q: %w", s.resourceName,

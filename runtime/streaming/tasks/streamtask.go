@@ -82,6 +82,7 @@ func newStreamTask(env *taskmanager.Environment) StreamTask {
 
 // Restore builds the source chain and opens its operators (INITIALIZING).
 func (t *SourceStreamTask) Restore(ctx context.Context) error {
+	defer t.closeOperatorsOnPanic()
 	if _, err := t.buildChain(ctx, true); err != nil {
 		return err
 	}
@@ -108,6 +109,7 @@ func (t *SourceStreamTask) Invoke(ctx context.Context) error {
 // Restore builds the chain, checks its input and opens its operators
 // (INITIALIZING).
 func (t *OneInputStreamTask) Restore(ctx context.Context) error {
+	defer t.closeOperatorsOnPanic()
 	if len(t.env.Inputs) != 1 {
 		return fmt.Errorf("a OneInputStreamTask reads one input gate, this one has %d", len(t.env.Inputs))
 	}
@@ -152,7 +154,7 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 			return t.endOfInput(ctx)
 		case ctx.Err() != nil:
 			return t.cleanUpOnFailure(ctx, ctx.Err())
-		case flusher != nil && waitCtx.Err() != nil:
+		case flusher != nil && flusherEndedWait(ctx, err):
 			// Idle: the flusher ended the wait. Flush (unless a busy
 			// stretch did already), and wait again.
 			if err := t.chain.flushOutputsIfRequested(); err != nil {
@@ -177,6 +179,15 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 			return t.cleanUpOnFailure(ctx, err)
 		}
 	}
+}
+
+// flusherEndedWait reports whether err, returned by a wait for input, is
+// only the outputFlusher's tick: the wait context was cancelled while the
+// task's ctx is still alive. Any other error (a failed producer, a closed
+// gate) is the input's, and fails the task, even when it arrives after the
+// flusher cancelled the wait.
+func flusherEndedWait(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && ctx.Err() == nil
 }
 
 // buildChain is the first half of Flink's StreamTask#restore: it reads the
@@ -264,7 +275,9 @@ func (t *StreamTask) cleanUpOnFailure(ctx context.Context, err error) error {
 }
 
 // closeOperatorsOnPanic closes the operators when user code panics, and
-// panics on: the Task turns the panic into the task's failure.
+// panics on: the Task turns the panic into the task's failure. Restore
+// and Invoke both defer it, so a panic in an operator's open closes the
+// operators opened before it.
 func (t *StreamTask) closeOperatorsOnPanic() {
 	if r := recover(); r != nil {
 		_ = t.cleanUpOnFailure(context.Background(), fmt.Errorf("panic: %v", r))
