@@ -30,7 +30,9 @@ type pipelinedSubpartition struct {
 
 	mu sync.Mutex
 	// buffers is the queue: at most capacity data buffers, then at most one
-	// EndOfPartition event.
+	// EndOfPartition event. It is allocated by the first add, not up front:
+	// an all-to-all edge of parallelism n has n² subpartitions, most of
+	// which may never carry a buffer.
 	buffers []Buffer
 	// buffersInBacklog counts the data buffers in the queue (events do not
 	// count). Flink keeps the same counter to announce the backlog to the
@@ -51,7 +53,6 @@ func newPipelinedSubpartition(parent *ResultPartition, index, capacity int) *pip
 		index:          index,
 		capacity:       capacity,
 		spaceAvailable: make(chan struct{}, 1),
-		buffers:        make([]Buffer, 0, capacity+1),
 	}
 }
 
@@ -80,6 +81,9 @@ func (s *pipelinedSubpartition) add(ctx context.Context, buffer Buffer) error {
 		// The consumer is gone; drop the data, as Flink does, and let the
 		// producer run on until it is cancelled or the partition released.
 		return nil
+	}
+	if s.buffers == nil {
+		s.buffers = make([]Buffer, 0, s.capacity+1)
 	}
 	s.buffers = append(s.buffers, buffer)
 	s.buffersInBacklog++
