@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: run test bench lint vet
+.PHONY: run test bench lint vet diagrams
 
 # run: the embedded demo (a MiniCluster runs a small job and prints its trace).
 run:
@@ -23,3 +23,8 @@ bench:
 # lint: formatting and vet.
 lint: vet
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# diagrams: regenerate diagrams/ (DOT and Mermaid sources, README.md, and the
+# SVGs rendered with go-graphviz); tools/graphs/diagrams tests the sources.
+diagrams:
+	$(GO) run ./tools/graphs -diagrams diagrams

@@ -1,0 +1,332 @@
+// Package diagrams is the part of the tools/graphs command that does not
+// need Graphviz: it plans a program into its StreamGraph and JobGraph, draws
+// them as DOT (package dot), runs a job on a MiniCluster to draw its
+// submission sequence as Mermaid, and produces the committed contents of
+// the repository's diagrams/ directory (Generate). Turning DOT into SVG is
+// left to the command and package svg, so this package and its test never
+// load go-graphviz (see ../shared/notes/tooling.md §1-2).
+//
+// Everything it writes is deterministic: the DOT files name nodes by
+// position, and the sequence is made stable by Canonical, which strips the
+// random IDs and timestamps out of the trace and puts the events in step
+// order.
+package diagrams
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"flinklab/runtime/client"
+	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/minicluster"
+	"flinklab/runtime/streaming"
+	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
+	"flinklab/runtime/trace"
+	"flinklab/tools/graphs/dot"
+
+	_ "flinklab/runtime/examples/ticker" // registers the ticker program
+)
+
+// Plan is a program planned for drawing: its graphs and the jar the
+// MiniCluster runs it from.
+type Plan struct {
+	// Name prefixes the output files: the registered program's name, or
+	// the jar's file name without ".jar".
+	Name        string
+	StreamGraph *streaming.StreamGraph
+	JobGraph    *jobgraph.JobGraph
+	Jar         []byte
+}
+
+// PlanProgram plans program, which is the name of a registered example
+// program or the path of a job jar (whose Program-Class is planned), with
+// args and parallelism (0: the program's own choice), as the client would
+// before submitting it.
+func PlanProgram(program string, args []string, parallelism int) (*Plan, error) {
+	name, class, jar, err := resolve(program)
+	if err != nil {
+		return nil, err
+	}
+	sg, err := streaming.PlanProgram(class, args, parallelism)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", program, err)
+	}
+	jg, err := sg.JobGraph()
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", program, err)
+	}
+	return &Plan{Name: name, StreamGraph: sg, JobGraph: jg, Jar: jar}, nil
+}
+
+// resolve turns the PROGRAM|JAR argument into an output name, a program
+// class and the bytes of a jar that names it.
+func resolve(program string) (name, class string, jar []byte, err error) {
+	if strings.HasSuffix(program, ".jar") {
+		pp, err := client.OpenPackagedProgram(program)
+		if err != nil {
+			return "", "", nil, err
+		}
+		jar, err := os.ReadFile(program)
+		if err != nil {
+			return "", "", nil, err
+		}
+		return strings.TrimSuffix(filepath.Base(program), ".jar"), pp.ProgramClass(), jar, nil
+	}
+	if program == wordcount.ProgramClass {
+		jar, err := wordcount.Jar()
+		return program, program, jar, err
+	}
+	// Other registered programs need no resources: a jar with just the
+	// manifest naming them.
+	var b bytes.Buffer
+	if err := client.WriteJar(&b, program, nil); err != nil {
+		return "", "", nil, err
+	}
+	return program, program, b.Bytes(), nil
+}
+
+// DOT returns the StreamGraph and the JobGraph as DOT, keyed by file name:
+// <name>-streamgraph.dot and <name>-jobgraph.dot.
+func (p *Plan) DOT() map[string][]byte {
+	return map[string][]byte{
+		p.Name + "-streamgraph.dot": dot.StreamGraph(p.StreamGraph),
+		p.Name + "-jobgraph.dot":    dot.JobGraph(p.JobGraph),
+	}
+}
+
+// SequenceFile is the name of the Mermaid file Sequence's output goes in.
+func (p *Plan) SequenceFile() string { return p.Name + "-sequence.mmd" }
+
+// Sequence runs the planned job on a fresh MiniCluster with one
+// TaskManager and as many slots as the job's highest parallelism, waits
+// until every subtask is RUNNING (step m11), and returns the submission
+// sequence m1–m11 as a Mermaid sequenceDiagram, made stable by Canonical.
+// The job is then left to finish; one still running after a few seconds
+// (an unbounded source such as ticker's) is cancelled.
+//
+// The MiniCluster is driven directly, not over REST, so the diagram begins
+// at m3 (Dispatcher.submitJob); the jar goes to the BlobServer with
+// MiniCluster.UploadJar, the BlobServer half of m1, which is not traced.
+func (p *Plan) Sequence(ctx context.Context) ([]byte, error) {
+	slots, subtasks := 1, 0
+	for _, v := range p.JobGraph.Vertices() {
+		slots = max(slots, v.Parallelism)
+		subtasks += v.Parallelism
+	}
+	cluster, err := minicluster.New(minicluster.Config{
+		NumTaskManagers:        1,
+		NumSlotsPerTaskManager: slots,
+		Logger:                 slog.New(slog.DiscardHandler), // the trace is what we draw
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := cluster.Start(); err != nil {
+		return nil, err
+	}
+	defer cluster.Close()
+
+	if err := cluster.UploadJar(p.JobGraph, p.Jar); err != nil {
+		return nil, err
+	}
+	jobID, err := cluster.SubmitJob(ctx, p.JobGraph)
+	if err != nil {
+		return nil, err
+	}
+	allRunning := func(events []trace.Event) bool { return trace.Count(events, trace.M11) >= subtasks }
+	if err := cluster.Trace().Await(ctx, jobID, allRunning); err != nil {
+		return nil, fmt.Errorf("job %s: waiting for its %d subtasks to run: %w", jobID, subtasks, err)
+	}
+	events := cluster.Trace().JobEvents(jobID)
+
+	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := cluster.RequestJobResult(waitCtx, jobID); err != nil {
+		if err := cluster.CancelJob(ctx, jobID); err != nil {
+			return nil, fmt.Errorf("cancel job %s: %w", jobID, err)
+		}
+		if _, err := cluster.RequestJobResult(ctx, jobID); err != nil {
+			return nil, err
+		}
+	}
+	return dot.SequenceDiagram(Canonical(events)), nil
+}
+
+// The parts of trace messages that change from run to run.
+var (
+	clockTime = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}(\.\d+)?\b`)
+	uuid      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// An ExecutionAttemptID (graph_vertex_subtask_attempt) or any other
+	// run of 16 or more hex digits: JobIDs, AllocationIDs, leader IDs,
+	// BLOB keys.
+	attemptID = regexp.MustCompile(`[0-9a-f]{32}_[0-9a-f]{32}_\d+_\d+`)
+	hexID     = regexp.MustCompile(`[0-9a-f]{16,}`)
+)
+
+// Canonical returns events in a form that is the same from run to run:
+// each message with its IDs and clock times replaced by <id> and <time>,
+// and the events ordered by step (m1 … m11) and, within a step, by
+// message, with the m8 slot offers of each TaskExecutor folded into one
+// (mergeSlotOffers). The order inside a step is the one thing that varies with
+// scheduling (two subtasks fetching the jar or reporting RUNNING in either
+// order); the order of the steps is the submission's own, with one
+// exception made visible by this sort: m10 and m11 of different subtasks
+// interleave in a real run, and the diagram shows all m10 before all m11.
+func Canonical(events []trace.Event) []trace.Event {
+	out := make([]trace.Event, len(events))
+	for i, e := range events {
+		e.Message = Sanitize(e.Message)
+		e.Time = time.Time{}
+		out[i] = e
+	}
+	slices.SortStableFunc(out, func(a, b trace.Event) int {
+		if c := stepNumber(a.Step) - stepNumber(b.Step); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	return mergeSlotOffers(out)
+}
+
+// offerSlots is the message of step m8 (JobMaster.OfferSlots).
+var offerSlots = regexp.MustCompile(`^offerSlots from (\S+): (\d+) offered, (\d+) accepted$`)
+
+// mergeSlotOffers folds the m8 offers of each TaskExecutor into one event
+// without counts: "offerSlots from taskexecutor-0". Whether a TaskExecutor
+// offers its slots in one call or one by one, and whether it offers an
+// accepted slot again, depends on when its slot requests (m7) arrive
+// relative to its connection to the JobMaster, so neither the number of
+// calls nor the counts in them are the same every run (the number of slots
+// is on the m7 arrow).
+func mergeSlotOffers(events []trace.Event) []trace.Event {
+	seen := make(map[string]bool)
+	out := events[:0]
+	for _, e := range events {
+		m := offerSlots.FindStringSubmatch(e.Message)
+		if e.Step != trace.M8 || m == nil {
+			out = append(out, e)
+			continue
+		}
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			e.Message = "offerSlots from " + m[1]
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Sanitize replaces the run-dependent parts of a trace message: clock
+// times, UUIDs (uploaded jar names), ExecutionAttemptIDs and other hex IDs.
+func Sanitize(message string) string {
+	message = clockTime.ReplaceAllString(message, "<time>")
+	message = uuid.ReplaceAllString(message, "<id>")
+	message = attemptID.ReplaceAllString(message, "<attempt>")
+	return hexID.ReplaceAllString(message, "<id>")
+}
+
+// stepNumber is 3 for "m3"; a step of another form sorts last.
+func stepNumber(s trace.Step) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(string(s), "m"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
+}
+
+// The committed diagrams: WordCount at parallelism 2.
+const (
+	Program     = wordcount.ProgramClass
+	Parallelism = 2
+	// FixCommand regenerates the diagrams/ directory.
+	FixCommand = "make diagrams"
+)
+
+// sequenceArgs make the sequence run collect its results rather than print
+// every running count; the graphs are drawn with the program's defaults.
+var sequenceArgs = []string{"--output", wordcount.OutputCollect}
+
+// Generate returns the committed sources of diagrams/, keyed by file name:
+// WordCount's StreamGraph and JobGraph as DOT, its submission sequence as
+// Mermaid, and README.md, which embeds the sequence in a mermaid block.
+// The SVGs rendered from the DOT files are not part of it: they need
+// go-graphviz, which only the command loads.
+func Generate(ctx context.Context) (map[string][]byte, error) {
+	plan, err := PlanProgram(Program, nil, Parallelism)
+	if err != nil {
+		return nil, err
+	}
+	files := plan.DOT()
+
+	run, err := PlanProgram(Program, sequenceArgs, Parallelism)
+	if err != nil {
+		return nil, err
+	}
+	wordcount.Results.Clear()
+	sequence, err := run.Sequence(ctx)
+	wordcount.Results.Clear()
+	if err != nil {
+		return nil, err
+	}
+	files[plan.SequenceFile()] = sequence
+
+	var readme bytes.Buffer
+	err = readmeTemplate.Execute(&readme, map[string]any{
+		"Name": plan.Name, "Parallelism": Parallelism, "Fix": FixCommand,
+		"Sequence": strings.TrimRight(string(sequence), "\n"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	files["README.md"] = readme.Bytes()
+	return files, nil
+}
+
+var readmeTemplate = template.Must(template.New("README.md").Parse(`# Diagrams
+
+<!-- Generated by ` + "`{{.Fix}}`" + ` (tools/graphs); do not edit. -->
+
+WordCount (runtime/examples/wordcount) at parallelism {{.Parallelism}}, drawn by
+` + "`go run ./tools/graphs`" + `. The DOT sources are the truth; the SVGs are rendered
+from them with go-graphviz. A test (tools/graphs/diagrams) fails when a source
+here is out of date; ` + "`{{.Fix}}`" + ` regenerates them.
+
+## StreamGraph
+
+The program as written: one node per operator, the partitioner on each edge.
+
+![StreamGraph]({{.Name}}-streamgraph.svg) ([DOT]({{.Name}}-streamgraph.dot))
+
+## JobGraph
+
+What the client submits (step m3): chained vertices, slot sharing groups,
+ship strategy and distribution pattern on each edge.
+
+![JobGraph]({{.Name}}-jobgraph.svg) ([DOT]({{.Name}}-jobgraph.dot))
+
+## Submission sequence
+
+A real run on a MiniCluster (1 TaskManager × {{.Parallelism}} slots), from its
+trace. The job is submitted to the Dispatcher directly, so the sequence
+starts at m3, not at the REST upload (m1, m2). To keep the diagram the same
+from run to run, IDs and times are replaced by ` + "`<id>`, `<attempt>` and `<time>`" + `,
+and events are ordered by step: in the real run the m10 and m11 of different
+subtasks interleave, and a TaskExecutor's slot offers (m8) are drawn as one
+arrow without counts.
+Source: [{{.Name}}-sequence.mmd]({{.Name}}-sequence.mmd).
+
+` + "```mermaid" + `
+{{.Sequence}}
+` + "```" + `
+`))
