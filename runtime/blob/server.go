@@ -161,6 +161,25 @@ func (s *BlobServer) CleanupJob(jobID api.JobID) error {
 	return nil
 }
 
+// DeletePermanent removes one BLOB of a job (Flink's
+// PermanentBlobService has no such call; a REST run the Dispatcher refuses
+// uses it to take back exactly the jar it stored). Deleting a BLOB that is
+// not there is not an error; the job's other BLOBs stay.
+func (s *BlobServer) DeletePermanent(jobID api.JobID, key PermanentBlobKey) error {
+	if jobID.IsZero() || key.IsZero() {
+		return fmt.Errorf("delete BLOB: %w: the JobID or key is zero", ErrInvalidID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("delete BLOB %s/%s: %w", jobID, key, ErrClosed)
+	}
+	if err := os.Remove(storageLocation(s.storageDir, jobID, key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete BLOB %s/%s: %w", jobID, key, err)
+	}
+	return nil
+}
+
 // Close stops the server; every later call fails with ErrClosed. The stored
 // BLOBs stay on disk. Closing twice is allowed.
 func (s *BlobServer) Close() error {

@@ -261,3 +261,22 @@ func TestBlobServer_StoragePathsAreBuiltFromParsedIDs(t *testing.T) {
 	_, err := api.ParseJobID("../../../../../../../../etc/pass")
 	assert.Error(t, err)
 }
+
+func TestBlobServer_DeletePermanentRemovesOneBlob(t *testing.T) {
+	server := newServer(t)
+	jobID := api.NewJobID()
+	keep, err := server.PutPermanentBytes(jobID, []byte("the job's own jar"))
+	require.NoError(t, err)
+	added, err := server.PutPermanentBytes(jobID, []byte("a jar added by a refused run"))
+	require.NoError(t, err)
+
+	require.NoError(t, server.DeletePermanent(jobID, added))
+	_, err = server.Open(context.Background(), jobID, added)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	f, err := server.Open(context.Background(), jobID, keep)
+	require.NoError(t, err, "the job's other BLOB stays")
+	_ = f.Close()
+
+	assert.NoError(t, server.DeletePermanent(jobID, added), "deleting a missing BLOB is not an error")
+	assert.ErrorIs(t, server.DeletePermanent(api.JobID{}, keep), blob.ErrInvalidID)
+}

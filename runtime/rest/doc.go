@@ -41,11 +41,10 @@
 // A run the Dispatcher refuses leaves nothing behind: no trace event, no
 // plan, and no BLOB this request added. The handler notes whether the
 // BlobServer held the jar under the JobID before (the same jar run again
-// under a jobId that exists); if it did, the BLOB is not its to delete. The
-// BlobServer deletes only a whole job's BLOBs (CleanupJob), so the handler
-// stores nothing under a JobID the Dispatcher already knows (its job's
-// BLOBs are there, and the Dispatcher will refuse the duplicate), and runs
-// of one JobID through this endpoint take turns.
+// under a jobId that exists); if it did, the BLOB is not its to delete,
+// otherwise it deletes exactly that one BLOB (BlobServer.DeletePermanent),
+// never another BLOB of the job. Runs of one JobID through this endpoint
+// take turns, so no run deletes a jar another one relies on.
 //
 // The run handler resolves each setting as Flink's JarHandlerContext does:
 // the JSON body's field if set, else the query parameter (entry-class,

@@ -21,7 +21,6 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/trace"
 )
 
@@ -96,9 +95,14 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	// Upload the jar to the BlobServer under the JobID (Flink:
 	// ClientUtils.extractAndUploadJobGraphFiles) and name it in the JobGraph.
 	key := blob.KeyOf(data)
-	stored, err := s.putJar(r.Context(), jobID, key, data)
+	existed, err := s.hasBlob(r.Context(), jobID, key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Could not upload job files: %w", err)
+	}
+	if !existed {
+		if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
+			return nil, fmt.Errorf("Could not upload job files: %w", err)
+		}
 	}
 	if !slices.Contains(jobGraph.UserJarBlobKeys, key) {
 		jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, key)
@@ -107,22 +111,13 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 
 	// Step m3 happens in the Dispatcher.
 	if err := s.deps.Dispatcher.SubmitJob(trace.WithCaller(r.Context(), "REST"), jobGraph); err != nil {
-		// Refused, a duplicate JobID included: take back what this
-		// request added, and nothing else.
-		if stored == jarAdded {
-			s.removeAddedJar(jobID)
+		// Refused, a duplicate JobID included: take back the jar this
+		// request stored, and nothing else (a job of that ID keeps its
+		// own BLOBs, the same jar included).
+		if !existed {
+			s.removeAddedJar(jobID, key)
 		}
 		return nil, fmt.Errorf("submit job %s: %w", jobID, err)
-	}
-	if stored == jarNotStored {
-		// The Dispatcher took a JobID it knew a moment ago; the job needs
-		// its jar after all. Without it every task would fail at step m10,
-		// so a job whose jar cannot be stored is cancelled and the run
-		// answered 500, not 200.
-		if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
-			s.cancelJobWithoutJar(jobID)
-			return nil, fmt.Errorf("Could not upload job files: the jar of job %s, stored after the job was accepted: %w", jobID, err)
-		}
 	}
 	s.plans.store(jobID, plan)
 
@@ -135,70 +130,6 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	s.log.Info(fmt.Sprintf("Jar %s runs as job '%s' (%s).", jarID, jobGraph.Name, jobID))
 	return JarRunResponseBody{JobID: jobID}, nil
 }
-
-// jarStored says what putJar did with a jar.
-type jarStored int
-
-const (
-	// jarExisted: the BlobServer already held the jar under the JobID (a
-	// job of that ID runs the same jar, or ran it). It is not ours to
-	// delete.
-	jarExisted jarStored = iota
-	// jarAdded: this request stored the jar; a refused run deletes it.
-	jarAdded
-	// jarNotStored: the Dispatcher knows the JobID, so it will refuse the
-	// run as a duplicate, and the job's BLOBs are in the JobID's
-	// directory; the jar was not stored, so there is nothing to delete.
-	// Should the Dispatcher accept the run after all, the jar is stored
-	// then, and a failure to store it cancels the job (see handleJarRun).
-	jarNotStored
-)
-
-// putJar stores a jar as a BLOB of jobID, unless the BlobServer holds it
-// already or the JobID names a job the Dispatcher knows, and says which.
-//
-// Why ask the Dispatcher: the BlobServer deletes BLOBs only a whole job at a
-// time (CleanupJob), so this request may delete what it added only if the
-// JobID's directory holds nothing else, which is so when no job of that ID
-// exists. A job the Dispatcher knows has its own BLOBs there.
-func (s *Server) putJar(ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey, data []byte) (jarStored, error) {
-	existed, err := s.hasBlob(ctx, jobID, key)
-	if err != nil {
-		return 0, fmt.Errorf("Could not upload job files: %w", err)
-	}
-	if existed {
-		return jarExisted, nil
-	}
-	// Only the Dispatcher's "no such job" means the JobID is free; any
-	// other error says nothing about it, and storing (or later deleting)
-	// a BLOB on a guess could touch another job's files.
-	_, err = s.deps.Dispatcher.RequestJobStatus(ctx, jobID)
-	switch {
-	case err == nil:
-		return jarNotStored, nil
-	case !errors.Is(err, dispatcher.ErrJobNotFound):
-		return 0, fmt.Errorf("Could not upload job files: ask the Dispatcher about job %s: %w", jobID, err)
-	}
-	if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
-		return 0, fmt.Errorf("Could not upload job files: %w", err)
-	}
-	return jarAdded, nil
-}
-
-// cancelJobWithoutJar cancels a job the Dispatcher accepted but whose jar
-// could not be stored, so that it does not linger until its tasks fail.
-// It runs after the request: the client is already being told that the
-// run failed, and waits for nothing but the Dispatcher's answer.
-func (s *Server) cancelJobWithoutJar(jobID api.JobID) {
-	ctx, cancel := context.WithTimeout(context.Background(), cancelJobTimeout)
-	defer cancel()
-	if err := s.deps.Dispatcher.CancelJob(ctx, jobID); err != nil {
-		s.log.Error(fmt.Sprintf("Could not cancel job %s, whose jar could not be stored.", jobID), "cause", err.Error())
-	}
-}
-
-// cancelJobTimeout bounds the CancelJob call of cancelJobWithoutJar.
-const cancelJobTimeout = 10 * time.Second
 
 // hasBlob reports whether the BlobServer holds the BLOB key of jobID.
 func (s *Server) hasBlob(ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey) (bool, error) {
@@ -213,12 +144,12 @@ func (s *Server) hasBlob(ctx context.Context, jobID api.JobID, key blob.Permanen
 	return true, nil
 }
 
-// removeAddedJar deletes the jar putJar added for a run the Dispatcher
-// refused. No job of that ID existed when it was stored, and runs of one
-// JobID take turns (claimRun), so the JobID's BLOBs are this request's.
-func (s *Server) removeAddedJar(jobID api.JobID) {
-	if err := s.deps.BlobServer.CleanupJob(jobID); err != nil {
-		s.log.Warn(fmt.Sprintf("Could not delete the BLOBs of the rejected job %s.", jobID), "cause", err.Error())
+// removeAddedJar deletes the jar this request stored for a run the
+// Dispatcher refused. Runs of one JobID take turns (claimRun), so no other
+// run of this endpoint relies on that BLOB meanwhile.
+func (s *Server) removeAddedJar(jobID api.JobID, key blob.PermanentBlobKey) {
+	if err := s.deps.BlobServer.DeletePermanent(jobID, key); err != nil {
+		s.log.Warn(fmt.Sprintf("Could not delete the jar of the rejected job %s.", jobID), "cause", err.Error())
 	}
 }
 
