@@ -4,9 +4,10 @@ GO ?= go
 
 .PHONY: run test bench lint vet diagrams
 
-# run: the embedded demo (a MiniCluster runs a small job and prints its trace).
+# run: the embedded demo (a MiniCluster runs WordCount and prints its trace).
+# INJECT=mN breaks step mN once (e.g. make run INJECT=m9, or INJECT=m10:jar-corrupted).
 run:
-	$(GO) run ./tools/demo
+	$(GO) run ./tools/demo $(if $(INJECT),-inject $(INJECT))
 
 # test: vet plus every test under the race detector.
 test: vet

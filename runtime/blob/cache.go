@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"sync"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/trace"
 )
 
 // DefaultFetchRetries is Flink's default for blob.fetch.retries: how many
@@ -32,6 +36,9 @@ type CacheConfig struct {
 	// ServerAddress names the BlobServer in log lines and errors. Empty
 	// means "in-process".
 	ServerAddress string
+	// Faults may break step m10: a download whose fault fires fails on
+	// every attempt, so the task fails to deploy. Nil injects nothing.
+	Faults *fault.Injector
 }
 
 // PermanentBlobCache keeps a TaskExecutor's local copies of the permanent
@@ -47,6 +54,7 @@ type PermanentBlobCache struct {
 	fetchRetries  int
 	serverAddress string
 	log           *slog.Logger
+	faults        *fault.Injector
 
 	// mu guards inFlight and closed, and orders moving a finished download
 	// into a job directory against ReleaseJob removing it.
@@ -84,6 +92,7 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 		fetchRetries:  cfg.FetchRetries,
 		serverAddress: cfg.ServerAddress,
 		log:           cfg.Logger,
+		faults:        cfg.Faults,
 		inFlight:      make(map[blobID]*download),
 	}
 	switch {
@@ -182,8 +191,9 @@ func (c *PermanentBlobCache) downloadFromBlobServer(ctx context.Context, jobID a
 	// Step m10: the TaskExecutor fetches the job's jar before the task can
 	// load its user code.
 	c.log.Debug(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
+	injected, _ := c.faults.Fire(trace.M10, jobID)
 	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
-		err := c.fetchOnce(ctx, jobID, key)
+		err := c.fetchOnce(ctx, jobID, key, injected)
 		if err == nil {
 			return path, nil
 		}
@@ -202,11 +212,20 @@ func (c *PermanentBlobCache) downloadFromBlobServer(ctx context.Context, jobID a
 
 // fetchOnce is one download attempt: read from the source into a temp file
 // while hashing, check the hash against the key, move the file into place.
-// A failed attempt leaves nothing behind.
-func (c *PermanentBlobCache) fetchOnce(ctx context.Context, jobID api.JobID, key PermanentBlobKey) error {
+// A failed attempt leaves nothing behind. An injected fault (step m10)
+// makes the BLOB unavailable, or corrupts its bytes on the way so that the
+// real checksum check catches it.
+func (c *PermanentBlobCache) fetchOnce(ctx context.Context, jobID api.JobID, key PermanentBlobKey, injected fault.Kind) error {
+	if injected == fault.BlobUnavailable {
+		return fmt.Errorf("GET operation failed: Local file for BLOB %s/%s does not exist and failed to copy from blob store: %w: %w",
+			jobID, key, fs.ErrNotExist, fault.Injected(trace.M10, injected))
+	}
 	content, err := c.source.Open(ctx, jobID, key)
 	if err != nil {
 		return err
+	}
+	if injected == fault.JarCorrupted {
+		content = corrupted{content}
 	}
 	tmpPath, actual, err := writeTemp(ctx, c.storageDir, content)
 	_ = content.Close() // what was read is verified below; a close error changes nothing
@@ -271,3 +290,15 @@ type fetchError struct {
 
 func (e *fetchError) Error() string { return e.msg }
 func (e *fetchError) Unwrap() error { return e.cause }
+
+// corrupted flips the bits of the first byte it reads: a jar damaged on
+// the way, for the m10 fault "jar-corrupted".
+type corrupted struct{ io.ReadCloser }
+
+func (c corrupted) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	if n > 0 {
+		p[0] ^= 0xff
+	}
+	return n, err
+}

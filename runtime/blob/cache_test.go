@@ -21,6 +21,8 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/trace"
 )
 
 const serverAddress = "localhost:6124"
@@ -73,6 +75,11 @@ type fixture struct {
 // newFixture starts a BlobServer holding one jar and a cache that downloads
 // from it through a fakeSource.
 func newFixture(t testing.TB, fetchRetries int) *fixture {
+	return newFixtureWithFaults(t, fetchRetries, nil)
+}
+
+// newFixtureWithFaults is newFixture with a fault injector in the cache.
+func newFixtureWithFaults(t testing.TB, fetchRetries int, faults *fault.Injector) *fixture {
 	t.Helper()
 	f := &fixture{server: newServer(t), cacheDir: t.TempDir(), jobID: api.NewJobID(), jar: []byte("PK\x03\x04 wordcount.jar")}
 	var err error
@@ -88,6 +95,7 @@ func newFixture(t testing.TB, fetchRetries int) *fixture {
 		FetchRetries:  fetchRetries,
 		Logger:        logger,
 		ServerAddress: serverAddress,
+		Faults:        faults,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.cache.Close() })
@@ -401,5 +409,36 @@ func BenchmarkGetFileCached(b *testing.B) {
 		if _, err := f.cache.GetFile(ctx, f.jobID, f.key); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestAFaultAtStepM10FailsEveryAttemptOfOneDownload(t *testing.T) {
+	tests := []struct {
+		kind      fault.Kind
+		wantCause error
+		wantText  string
+	}{
+		{fault.BlobUnavailable, fs.ErrNotExist, "does not exist and failed to copy from blob store"},
+		{fault.JarCorrupted, blob.ErrChecksumMismatch, "(SHA-256): expected"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			faults := fault.NewInjector(nil)
+			f := newFixtureWithFaults(t, 2, faults)
+			require.NoError(t, faults.Inject(fault.Fault{Step: trace.M10, Kind: tt.kind, JobID: f.jobID}))
+
+			_, err := f.cache.GetFile(context.Background(), f.jobID, f.key)
+			failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", f.jobID, f.key, serverAddress, f.cachedPath())
+			assert.EqualError(t, err, failed+" No retries left.")
+			assert.ErrorIs(t, err, tt.wantCause)
+			assert.ErrorContains(t, errors.Unwrap(err), tt.wantText)
+			assert.Equal(t, 2, strings.Count(f.logs.String(), failed+" Retrying..."), "every retry of the download fails")
+			assert.Empty(t, listFiles(t, f.cacheDir))
+
+			// The fault fired for that download only: the next one succeeds.
+			path, err := f.cache.GetFile(context.Background(), f.jobID, f.key)
+			require.NoError(t, err)
+			assert.Equal(t, f.cachedPath(), path)
+		})
 	}
 }

@@ -98,6 +98,20 @@ func (c *RestClusterClient) JobStatus(ctx context.Context, jobID api.JobID) (api
 	return answer.Status, err
 }
 
+// SendRequest sends a request without a body to any endpoint and decodes
+// the JSON answer into answer, as Flink's RestClusterClient#sendRequest
+// does for its message headers: a tool can read an endpoint this client
+// has no method for, with the same error handling as the others. path is
+// the endpoint's path, starting with "/", with its parameters filled in
+// and escaped (url.PathEscape), e.g. "/jobs/<jobid>/vertices/<vertexid>".
+// An error status comes back as a *RestError.
+func (c *RestClusterClient) SendRequest(ctx context.Context, method, path string, answer any) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("%s %s: the path must start with \"/\"", method, path)
+	}
+	return c.do(ctx, method, path, "", nil, answer)
+}
+
 func (c *RestClusterClient) do(ctx context.Context, method, path, contentType string, body io.Reader, answer any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {

@@ -93,3 +93,44 @@ func TestRestClusterClientEscapesPathSegments(t *testing.T) {
 	}
 	assert.Equal(t, []string{"../x.jar", "a b?c=d#e.jar", "100%_x.jar"}, gotPaths)
 }
+
+// TestRestClusterClientSendRequest: SendRequest reads any endpoint, with
+// the errors of the other methods.
+func TestRestClusterClientSendRequest(t *testing.T) {
+	jobID := api.NewJobID()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jobs/{jobid}/trace", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("jobid") != jobID.String() {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"errors": ["Job `+r.PathValue("jobid")+` not found"]}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"events": [{"step": "m3", "from": "REST", "to": "Dispatcher"}]}`)
+	})
+	mux.HandleFunc("GET /broken", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `<html>`)
+	})
+	server := httptest.NewServer(mux)
+	defer server.Close()
+	c := NewRestClusterClient(strings.TrimPrefix(server.URL, "http://"))
+	ctx := context.Background()
+
+	var answer struct {
+		Events []struct{ Step, From, To string } `json:"events"`
+	}
+	require.NoError(t, c.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String()+"/trace", &answer))
+	assert.Equal(t, []struct{ Step, From, To string }{{"m3", "REST", "Dispatcher"}}, answer.Events)
+
+	unknown := api.NewJobID()
+	err := c.SendRequest(ctx, http.MethodGet, "/jobs/"+unknown.String()+"/trace", &answer)
+	var restErr *RestError
+	require.ErrorAs(t, err, &restErr)
+	assert.Equal(t, http.StatusNotFound, restErr.Status)
+	assert.Equal(t, []string{"Job " + unknown.String() + " not found"}, restErr.Errors)
+
+	err = c.SendRequest(ctx, http.MethodGet, "/broken", &answer)
+	assert.ErrorContains(t, err, "GET /broken: unexpected answer")
+
+	err = c.SendRequest(ctx, http.MethodGet, "jobs/overview", &answer)
+	assert.ErrorContains(t, err, `the path must start with "/"`)
+}

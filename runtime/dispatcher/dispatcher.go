@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -31,6 +32,8 @@ type Deps struct {
 	// JobManagerRunnerFactory).
 	CreateJobManagerRunner func(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error)
 	Trace                  *trace.Recorder
+	// Faults may break step m3; nil injects nothing.
+	Faults *fault.Injector
 }
 
 // Dispatcher accepts jobs and routes requests to their runners. Its fields
@@ -116,8 +119,19 @@ func (d *Dispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error 
 	return err
 }
 
-// submitJob runs on the main thread.
+// submitJob runs on the main thread. A rejected submission ends at step
+// m3, and the trace shows it there.
 func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
+	err := d.checkAndSubmitJob(g, caller)
+	if err != nil {
+		d.deps.Trace.EmitFailure(trace.M3, caller, "Dispatcher", g.JobID, "submitJob '%s' rejected: %v", g.Name, err)
+	}
+	return err
+}
+
+// checkAndSubmitJob makes the Dispatcher's checks in Flink's order, then
+// submits the job.
+func (d *Dispatcher) checkAndSubmitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
 	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, jobID))
 
@@ -125,11 +139,18 @@ func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
 		d.log.Warn(fmt.Sprintf("Ignoring JobGraph submission '%s' (%s) because the job already reached a globally-terminal state (i.e. FAILED, CANCELED, FINISHED) in a previous execution.", g.Name, jobID))
 		return &DuplicateJobSubmissionError{JobID: jobID, GloballyTerminated: true}
 	}
-	if _, running := d.runners[jobID]; running {
+	// Step m3 (fault): the job is refused as if its JobID were taken or its
+	// JobGraph broken, by the check that would refuse it; nothing is
+	// persisted.
+	injected, fired := d.deps.Faults.Fire(trace.M3, jobID)
+	if _, running := d.runners[jobID]; running || (fired && injected == fault.DuplicateJobID) {
 		return &DuplicateJobSubmissionError{JobID: jobID}
 	}
 	if err := g.Validate(); err != nil {
 		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: err}
+	}
+	if fired && injected == fault.InvalidJobGraph {
+		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: fault.Injected(trace.M3, injected)}
 	}
 	if isPartialResourceConfigured(g) {
 		return &JobSubmissionError{JobID: jobID, Message: "Currently jobs is not supported if parts of the vertices have resources configured. The limitation will be removed in future versions."}

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -81,6 +82,7 @@ type harness struct {
 	store   *jobmanager.InMemoryJobGraphStore
 	results *highavailability.EmbeddedJobResultStore
 	trace   *trace.Recorder
+	faults  *fault.Injector
 	logs    *bytes.Buffer
 	mu      sync.Mutex
 	runners map[api.JobID]*fakeRunner
@@ -93,6 +95,7 @@ func newHarness(t *testing.T) *harness {
 		store:   jobmanager.NewInMemoryJobGraphStore(),
 		results: highavailability.NewEmbeddedJobResultStore(),
 		trace:   trace.NewRecorder(),
+		faults:  fault.NewInjector(nil),
 		logs:    &bytes.Buffer{},
 		runners: map[api.JobID]*fakeRunner{},
 	}
@@ -101,6 +104,7 @@ func newHarness(t *testing.T) *harness {
 		JobGraphStore:  h.store,
 		JobResultStore: h.results,
 		Trace:          h.trace,
+		Faults:         h.faults,
 		CreateJobManagerRunner: func(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -215,7 +219,11 @@ func TestInvalidJobGraphsAreRejectedBeforeAnythingIsPersisted(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Empty(t, h.storedJobs(t), "nothing persisted")
 			assert.Equal(t, 0, h.created, "no runner")
-			assert.Empty(t, h.trace.Events(), "step m3 did not happen")
+			events := h.trace.Events()
+			require.Len(t, events, 1, "step m3 broke, and nothing else happened")
+			assert.True(t, events[0].Failed)
+			assert.Equal(t, trace.M3, events[0].Step)
+			assert.Contains(t, events[0].Message, tt.want)
 		})
 	}
 }
@@ -308,3 +316,35 @@ func TestFailingStoreRejectsTheSubmission(t *testing.T) {
 type failingStore struct{ jobmanager.JobGraphStore }
 
 func (failingStore) PutJobGraph(*jobgraph.JobGraph) error { return errors.New("disk full") }
+
+func TestAFaultAtStepM3RefusesTheSubmissionLikeTheRealCheck(t *testing.T) {
+	tests := []struct {
+		kind    fault.Kind
+		wantErr string
+	}{
+		{fault.InvalidJobGraph, "JobSubmissionException: The JobGraph is invalid.: fault injected at step m3 (invalid-jobgraph)"},
+		{fault.DuplicateJobID, "DuplicateJobSubmissionException: Job has already been submitted."},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			h := newHarness(t)
+			require.NoError(t, h.faults.Inject(fault.Fault{Step: trace.M3, Kind: tt.kind}))
+			g := validJob()
+			err := h.d.SubmitJob(context.Background(), g)
+
+			assert.EqualError(t, err, tt.wantErr)
+			assert.Empty(t, h.storedJobs(t), "nothing persisted")
+			assert.Equal(t, 0, h.created, "no runner")
+			failures := trace.Failures(h.trace.JobEvents(g.JobID))
+			require.Len(t, failures, 1)
+			assert.Equal(t, trace.M3, failures[0].Step)
+			d, ok := fault.Diagnose(h.trace.JobEvents(g.JobID))
+			require.True(t, ok)
+			assert.Equal(t, "Dispatcher", d.Component)
+
+			// The fault fired once: the same job is accepted now.
+			require.NoError(t, h.d.SubmitJob(context.Background(), g))
+			assert.Equal(t, 1, h.created)
+		})
+	}
+}

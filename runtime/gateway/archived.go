@@ -16,6 +16,24 @@ type ArchivedExecutionGraph struct {
 	StatusTimestamps map[api.JobStatus]time.Time  `json:"statusTimestamps"`
 	FailureCause     string                       `json:"failureCause,omitempty"`
 	Vertices         []ArchivedExecutionJobVertex `json:"vertices"`
+	// ExceptionHistory holds the failures the job went through, newest
+	// first: each failure that made it restart or fail (Flink:
+	// ExecutionGraphInfo's exception history, RootExceptionHistoryEntry).
+	ExceptionHistory []ExceptionHistoryEntry `json:"exceptionHistory,omitempty"`
+}
+
+// ExceptionHistoryEntry is one failure of a job: what failed, when and
+// where. A global failure names no task.
+type ExceptionHistoryEntry struct {
+	// Exception is the failure as text, its exception name first
+	// ("JobException: Recovery is suppressed by …").
+	Exception     string         `json:"exception"`
+	Timestamp     time.Time      `json:"timestamp"`
+	TaskName      string         `json:"taskName,omitempty"` // "Map (2/4)#1"; "" for a global failure
+	TaskManagerID api.ResourceID `json:"taskManagerId,omitempty"`
+	// ConcurrentExceptions are failures that happened while this one was
+	// being handled (tasks failing during the same restart).
+	ConcurrentExceptions []ExceptionHistoryEntry `json:"concurrentExceptions,omitempty"`
 }
 
 // ArchivedExecutionJobVertex is the snapshot of one JobVertex and its subtasks.
@@ -38,4 +56,9 @@ type ArchivedExecution struct {
 	TaskManager   api.ResourceID         `json:"taskmanagerId,omitempty"`
 	AllocationID  api.AllocationID       `json:"allocationId"`
 	FailureCause  string                 `json:"failureCause,omitempty"`
+
+	// StateTimestamps holds when the attempt entered each state it has
+	// been in (Flink: ArchivedExecution.stateTimestamps); a state it never
+	// entered is missing.
+	StateTimestamps map[api.ExecutionState]time.Time `json:"stateTimestamps,omitempty"`
 }

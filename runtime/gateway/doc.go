@@ -43,4 +43,34 @@
 // (TaskExecutorGateway.FreeSlot), the TaskExecutor tells the ResourceManager
 // (NotifySlotAvailable), and the JobMaster disconnects from the
 // ResourceManager (DisconnectJobManager).
+//
+// # Heartbeats
+//
+// Three pairs of components watch each other (package heartbeat). In each
+// pair one side asks for a heartbeat every heartbeat.interval, the other
+// answers, and each side times the other out after heartbeat.timeout:
+//
+//	JobMaster       ─HeartbeatFromJobManager─►      TaskExecutor ─HeartbeatFromTaskManager─► JobMaster
+//	ResourceManager ─HeartbeatFromResourceManager─► TaskExecutor ─HeartbeatFromTaskManager─► ResourceManager
+//	ResourceManager ─HeartbeatFromResourceManager─► JobMaster    ─HeartbeatFromJobManager─►  ResourceManager
+//
+// A lost peer is disconnected as if it had said goodbye (the code behind
+// DisconnectTaskManager and DisconnectJobManager), with a TimeoutException
+// as the cause when its heartbeat timed out. A TaskExecutor that shuts down does say goodbye, to the
+// ResourceManager and to each of its JobMasters, so that nobody has to
+// wait for the timeout.
+//
+// # Differs from Flink
+//
+//   - The heartbeat payloads (AllocatedSlotReport,
+//     TaskExecutorToJobManagerHeartbeatPayload, TaskExecutorHeartbeatPayload)
+//     are empty; their doc comment says why. The other three heartbeat
+//     messages carry nothing in Flink either (Void), so they have no
+//     payload argument here.
+//   - The JobMaster's heartbeat methods are an interface of their own,
+//     JobMasterHeartbeatGateway, next to JobMasterGateway.
+//   - The heartbeat methods of the fenced gateways take no fencing token:
+//     a heartbeat from a peer the receiver does not monitor is ignored
+//     anyway. Flink sends them through the fenced gateway like every other
+//     message.
 package gateway

@@ -23,6 +23,12 @@ type JobMasterGateway interface {
 	// DisconnectTaskManager tells the JobMaster that a TaskExecutor is gone;
 	// its slots and the tasks in them are lost.
 	DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error
+	// NotifyNotEnoughResourcesAvailable tells the JobMaster that the
+	// ResourceManager cannot meet the job's requirements (after a
+	// standalone ResourceManager's start-up period): its waiting slot
+	// requests fail with "Could not acquire the minimum required
+	// resources." acquired counts the slots the job holds.
+	NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error
 
 	// RequestJobStatus returns the job's status.
 	RequestJobStatus(ctx context.Context) (api.JobStatus, error)

@@ -41,6 +41,16 @@ type ResourceManagerGateway interface {
 	// is shutting down; its slots are gone.
 	DisconnectTaskManager(ctx context.Context, rmID api.ResourceManagerID, taskManager api.ResourceID,
 		cause error) error
+
+	// HeartbeatFromTaskManager is a TaskExecutor's answer to the
+	// ResourceManager's heartbeat request; it restarts the TaskExecutor's
+	// heartbeat timeout at the ResourceManager. Not fenced: a heartbeat
+	// from a TaskExecutor the current leader does not monitor is ignored.
+	HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID, payload TaskExecutorHeartbeatPayload) error
+	// HeartbeatFromJobManager is a JobMaster's answer to the
+	// ResourceManager's heartbeat request. Not fenced, like
+	// HeartbeatFromTaskManager.
+	HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID) error
 }
 
 // JobMasterRegistrationSuccess answers a successful RegisterJobMaster.

@@ -27,6 +27,16 @@ type TaskExecutorGateway interface {
 	// DisconnectJobManager tells the TaskExecutor that the job's JobMaster
 	// is gone.
 	DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error
+
+	// HeartbeatFromJobManager is a JobMaster's heartbeat request: it
+	// restarts the JobMaster's heartbeat timeout at the TaskExecutor, which
+	// answers with JobMasterHeartbeatGateway.HeartbeatFromTaskManager.
+	// resourceID is the JobMaster's.
+	HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID, payload AllocatedSlotReport) error
+	// HeartbeatFromResourceManager is the ResourceManager's heartbeat
+	// request; the TaskExecutor answers with
+	// ResourceManagerGateway.HeartbeatFromTaskManager.
+	HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error
 }
 
 // TaskDeploymentDescriptor is everything a TaskExecutor needs to run one

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -76,6 +77,8 @@ type RunnerConfig struct {
 	JobMasterFactory JobMasterServiceFactory
 	Logger           *slog.Logger
 	Trace            *trace.Recorder
+	// Faults may break step m4; nil injects nothing.
+	Faults *fault.Injector
 }
 
 // JobMasterServiceLeadershipRunner is the JobManagerRunner: it starts a
@@ -181,6 +184,13 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	}
 	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
 		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, jobName)
+	if kind, ok := r.cfg.Faults.Fire(trace.M4, jobID); ok {
+		// Step m4 (fault): the JobMaster does not start; the job fails
+		// during initialization.
+		_ = jobMaster.Close()
+		r.failInitialization(fault.Injected(trace.M4, kind))
+		return
+	}
 	if err := jobMaster.Start(); err != nil {
 		_ = jobMaster.Close()
 		r.failInitialization(err)
@@ -212,6 +222,7 @@ func (r *JobMasterServiceLeadershipRunner) isStale(session api.LeaderSessionID) 
 func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {
 	err := fmt.Errorf("%w: Could not start the JobMaster.: %w", ErrJobInitialization, cause)
 	r.log.Error(fmt.Sprintf("Could not start the JobMaster for job '%s' (%s).", r.cfg.JobGraph.Name, r.JobID()), "cause", cause.Error())
+	r.cfg.Trace.EmitFailure(trace.M4, "JobManagerRunner", "JobMaster", r.JobID(), "Could not start the JobMaster.: %v", cause)
 	r.complete(JobManagerRunnerResult{
 		ExecutionGraph:        r.sparseGraph(api.JobFailed, err.Error()),
 		InitializationFailure: err,

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -48,6 +49,10 @@ func (g *fakeJobMasterGateway) UpdateTaskExecutionState(context.Context, api.Job
 }
 
 func (g *fakeJobMasterGateway) DisconnectTaskManager(context.Context, api.JobMasterID, api.ResourceID, error) error {
+	return errNotFaked
+}
+
+func (g *fakeJobMasterGateway) NotifyNotEnoughResourcesAvailable(context.Context, api.JobMasterID, int) error {
 	return errNotFaked
 }
 
@@ -205,6 +210,7 @@ type runnerFixture struct {
 	graph    *jobgraph.JobGraph
 	ha       *highavailability.EmbeddedHaServices
 	trace    *trace.Recorder
+	faults   *fault.Injector
 	gateway  *fakeJobMasterGateway
 	jm       *fakeJobMaster
 	factory  *fakeFactory
@@ -220,6 +226,7 @@ func newRunnerFixture(t *testing.T) *runnerFixture {
 		graph:    newJobGraph("WordCount"),
 		ha:       highavailability.NewEmbeddedHaServices(),
 		trace:    trace.NewRecorder(),
+		faults:   fault.NewInjector(nil),
 		gateway:  &fakeJobMasterGateway{status: api.JobRunning},
 		listener: &fakeListener{},
 	}
@@ -234,6 +241,7 @@ func newRunnerFixture(t *testing.T) *runnerFixture {
 		JobMasterFactory: f.factory.create,
 		Logger:           slog.New(slog.DiscardHandler),
 		Trace:            f.trace,
+		Faults:           f.faults,
 	})
 	require.NoError(t, err)
 	f.runner = runner
@@ -507,4 +515,30 @@ func TestRunnerRefusesAnEmptyJob(t *testing.T) {
 			assert.Nil(t, runner)
 		})
 	}
+}
+
+func TestAFaultAtStepM4FailsTheJobDuringInitialization(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.faults.Inject(fault.Fault{Step: trace.M4}))
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+
+		require.True(t, isDone(f.runner))
+		result := f.runner.Result()
+		assert.Equal(t, api.JobFailed, result.ExecutionGraph.State)
+		assert.Equal(t, "JobInitializationException: Could not start the JobMaster.: fault injected at step m4 (jobmaster-start-failure)",
+			result.ExecutionGraph.FailureCause)
+		starts, closes := f.jm.counts()
+		assert.Equal(t, 0, starts, "the JobMaster never starts")
+		assert.Equal(t, 1, closes, "and is closed")
+
+		events := f.trace.JobEvents(f.graph.JobID)
+		require.Len(t, trace.Failures(events), 1)
+		d, ok := fault.Diagnose(events)
+		require.True(t, ok)
+		assert.Equal(t, trace.M4, d.Step)
+		assert.Equal(t, "JobMaster", d.Component)
+		require.NoError(t, f.runner.Close())
+	})
 }

@@ -42,7 +42,34 @@
 // (declarations, then the final disconnect); only Close, which runs on its
 // caller's goroutine, calls gateways directly.
 //
-// Differs from Flink: no heartbeats yet (they come with failure injection);
-// a lost TaskExecutor's slots are released but its tasks are not failed
-// over; no JobMaster-side partition tracker or shuffle master.
+// # Heartbeats
+//
+// The JobMaster watches its peers with package heartbeat (heartbeats.go),
+// with the managers it creates when it starts:
+//
+//	TaskExecutors    it asks each registered one every heartbeat.interval (sender)
+//	ResourceManager  it answers its requests (receiver)
+//
+// A TaskExecutor that does not answer for heartbeat.timeout is lost:
+//
+//	INFO Heartbeat of TaskManager with id tm-1 timed out.
+//	INFO Disconnect TaskExecutor tm-1 because: Heartbeat of TaskManager with id tm-1 timed out.
+//
+// Its slots are released, the tasks that ran in them fail with that
+// TimeoutException, and the restart strategy decides whether the job
+// restarts (in other slots) or fails; the TaskExecutor is told
+// (DisconnectJobManager), in case it is alive. A TaskExecutor that shuts
+// down says so itself (DisconnectTaskManager) and is handled the same way
+// at once. When the ResourceManager stops asking, the JobMaster logs "The
+// heartbeat of ResourceManager with id rm timed out.", closes the
+// connection ("Close ResourceManager connection rm: ..."), tells the
+// ResourceManager, and registers at the leader again, which keeps the
+// job's requirements meanwhile.
+//
+// # Differs from Flink
+//
+//   - The heartbeats carry no payloads (see gateway.AllocatedSlotReport):
+//     the JobMaster does not reconcile its deployments with the
+//     TaskExecutors' reports.
+//   - No JobMaster-side partition tracker or shuffle master.
 package jobmaster

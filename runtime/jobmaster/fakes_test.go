@@ -127,6 +127,7 @@ type fakeResourceManager struct {
 	registerJobMaster        func(ctx context.Context, reg jobMasterRegistration) (gateway.JobMasterRegistrationSuccess, error)
 	declareRequiredResources func(ctx context.Context, decl requirementsDeclaration) error
 	disconnectJobManager     func(ctx context.Context, disconnect jobManagerDisconnect) error
+	heartbeatFromJobManager  func(from api.ResourceID)
 }
 
 var _ gateway.ResourceManagerGateway = (*fakeResourceManager)(nil)
@@ -178,6 +179,20 @@ func (f *fakeResourceManager) DisconnectTaskManager(context.Context, api.Resourc
 	return fmt.Errorf("fakeResourceManager: DisconnectTaskManager not supported")
 }
 
+func (f *fakeResourceManager) HeartbeatFromTaskManager(context.Context, api.ResourceID, gateway.TaskExecutorHeartbeatPayload) error {
+	return fmt.Errorf("fakeResourceManager: HeartbeatFromTaskManager not supported")
+}
+
+// HeartbeatFromJobManager is the JobMaster's answer to a heartbeat request
+// of the test (harness.heartbeatFromResourceManager). It is not journaled:
+// heartbeats come and go in every test, which checks them on their own.
+func (f *fakeResourceManager) HeartbeatFromJobManager(_ context.Context, resourceID api.ResourceID) error {
+	if f.heartbeatFromJobManager != nil {
+		f.heartbeatFromJobManager(resourceID)
+	}
+	return nil
+}
+
 // taskSubmission is the arguments of one SubmitTask call.
 type taskSubmission struct {
 	TaskManager api.ResourceID
@@ -207,6 +222,9 @@ type fakeTaskExecutor struct {
 	submitTask func(ctx context.Context, s taskSubmission) error
 	cancelTask func(ctx context.Context, c taskCancellation) error
 	freeSlot   func(ctx context.Context, r slotRelease) error
+	// heartbeatFromJobManager handles the JobMaster's heartbeat requests;
+	// nil leaves them unanswered. They are not journaled.
+	heartbeatFromJobManager func(ctx context.Context, from api.ResourceID) error
 }
 
 var _ gateway.TaskExecutorGateway = (*fakeTaskExecutor)(nil)
@@ -242,7 +260,24 @@ func (f *fakeTaskExecutor) FreeSlot(ctx context.Context, allocationID api.Alloca
 	return nil
 }
 
-func (f *fakeTaskExecutor) DisconnectJobManager(context.Context, api.JobID, error) error { return nil }
+// DisconnectJobManager is journaled with its cause, as
+// "TaskExecutor.DisconnectJobManager" (the ResourceManager has a method of
+// the same name).
+func (f *fakeTaskExecutor) DisconnectJobManager(_ context.Context, _ api.JobID, cause error) error {
+	f.journal.add("TaskExecutor.DisconnectJobManager", cause)
+	return nil
+}
+
+func (f *fakeTaskExecutor) HeartbeatFromJobManager(ctx context.Context, from api.ResourceID, _ gateway.AllocatedSlotReport) error {
+	if f.heartbeatFromJobManager != nil {
+		return f.heartbeatFromJobManager(ctx, from)
+	}
+	return nil
+}
+
+func (f *fakeTaskExecutor) HeartbeatFromResourceManager(context.Context, api.ResourceID) error {
+	return fmt.Errorf("fakeTaskExecutor: HeartbeatFromResourceManager not supported")
+}
 
 // gate holds back the calls of a fake until the test lets them through,
 // one per release. A held call gives up when its ctx ends.

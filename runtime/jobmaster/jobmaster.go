@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
@@ -27,7 +31,15 @@ type Config struct {
 	// pekko.ask.timeout, 10 s).
 	RPCTimeout   time.Duration
 	Registration registration.Config
-	Logger       *slog.Logger
+	// RestartStrategy holds the restart-strategy.* options; the zero
+	// Config, with no type set, means Flink's default for a job without
+	// checkpointing: no restarts.
+	RestartStrategy failover.Config
+	// Heartbeat holds the heartbeat.* options with which the JobMaster
+	// watches its TaskExecutors and the ResourceManager. Zero fields take
+	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
+	Heartbeat heartbeat.HeartbeatServices
+	Logger    *slog.Logger
 }
 
 // Deps are the services a JobMaster uses.
@@ -35,6 +47,8 @@ type Deps struct {
 	RPC   rpc.Service
 	HA    highavailability.Services
 	Trace *trace.Recorder
+	// Faults may break steps m5, m6 and m8; nil injects nothing.
+	Faults *fault.Injector
 }
 
 var jobMasterCount atomic.Int64 // names the endpoints jobmanager_0, jobmanager_1, ...
@@ -55,6 +69,7 @@ type JobMaster struct {
 	scheduler scheduler.SchedulerNG
 
 	rmRetriever    highavailability.LeaderRetrievalService
+	rmLeader       *resourceManagerAddress // the leader, as leader retrieval last named it; nil if none
 	rmRegistration *registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.JobMasterRegistrationSuccess]
 	rm             *registeredResourceManager // nil until registered
 	declareBackoff time.Duration
@@ -62,12 +77,26 @@ type JobMaster struct {
 	taskManagers map[api.ResourceID]registeredTaskManager
 	completed    bool
 	started      atomic.Bool // Start was called; read by Close from any goroutine
+
+	// The heartbeat managers: the JobMaster asks each registered
+	// TaskExecutor for heartbeats, and answers the ResourceManager's.
+	// No-ops until the JobMaster starts.
+	taskManagerHeartbeatManager     heartbeat.HeartbeatManager[gateway.TaskExecutorToJobManagerHeartbeatPayload, gateway.AllocatedSlotReport]
+	resourceManagerHeartbeatManager heartbeat.HeartbeatManager[struct{}, struct{}]
+}
+
+// resourceManagerAddress is the ResourceManager leader as leader retrieval
+// announced it.
+type resourceManagerAddress struct {
+	address string
+	id      api.ResourceManagerID
 }
 
 type registeredResourceManager struct {
-	address string
-	id      api.ResourceManagerID
-	gateway gateway.ResourceManagerGateway
+	address    string
+	id         api.ResourceManagerID
+	resourceID api.ResourceID // from the registration answer; its heartbeat target ID
+	gateway    gateway.ResourceManagerGateway
 }
 
 type registeredTaskManager struct {
@@ -75,7 +104,10 @@ type registeredTaskManager struct {
 	gateway  gateway.TaskExecutorGateway
 }
 
-var _ gateway.JobMasterGateway = (*JobMaster)(nil)
+var (
+	_ gateway.JobMasterGateway          = (*JobMaster)(nil)
+	_ gateway.JobMasterHeartbeatGateway = (*JobMaster)(nil)
+)
 
 // New creates the JobMaster of one leadership session and builds the job's
 // ExecutionGraph and scheduler. onComplete is called once, when the job is
@@ -84,6 +116,10 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	onComplete func(*gateway.ArchivedExecutionGraph)) (*JobMaster, error) {
 	if cfg.RPCTimeout <= 0 {
 		cfg.RPCTimeout = 10 * time.Second
+	}
+	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
+	if err := cfg.Heartbeat.Validate(); err != nil {
+		return nil, fmt.Errorf("Could not create the JobMaster of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -100,6 +136,9 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		address:        deps.RPC.Address(name),
 		onComplete:     onComplete,
 		taskManagers:   make(map[api.ResourceID]registeredTaskManager),
+
+		taskManagerHeartbeatManager:     heartbeat.NoOpHeartbeatManager[gateway.TaskExecutorToJobManagerHeartbeatPayload, gateway.AllocatedSlotReport]{},
+		resourceManagerHeartbeatManager: heartbeat.NoOpHeartbeatManager[struct{}, struct{}]{},
 	}
 	jm.log.Info(fmt.Sprintf("Initializing job '%s' (%s).", jobGraph.Name, jobGraph.JobID))
 
@@ -113,17 +152,23 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
 	jm.graph = graph
 	jm.slotPool = slotpool.New(jobGraph.JobID, jm.address, func(fn func()) { jm.RunAsync(fn) }, logger)
-	jm.log.Info(fmt.Sprintf("Using restart back off time strategy NoRestartBackoffTimeStrategy for %s (%s).", jobGraph.Name, jobGraph.JobID))
+	restartStrategy, err := failover.NewRestartBackoffTimeStrategy(cfg.RestartStrategy, false, rand.Float64)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
+	}
+	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
 	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Deps{
-		Graph:        graph,
-		JobGraph:     jobGraph,
-		MainThread:   jm.Endpoint,
-		SlotPool:     jm.slotPool,
-		TaskExecutor: jm.taskExecutor,
-		JobMasterID:  jobMasterID,
-		RPCTimeout:   cfg.RPCTimeout,
-		Logger:       logger,
-		OnTerminal:   jm.jobReachedGloballyTerminalState,
+		Graph:           graph,
+		JobGraph:        jobGraph,
+		MainThread:      jm.Endpoint,
+		SlotPool:        jm.slotPool,
+		TaskExecutor:    jm.taskExecutor,
+		JobMasterID:     jobMasterID,
+		RPCTimeout:      cfg.RPCTimeout,
+		Logger:          logger,
+		RestartStrategy: restartStrategy,
+		Trace:           deps.Trace,
+		OnTerminal:      jm.jobReachedGloballyTerminalState,
 	})
 	return jm, nil
 }
@@ -146,6 +191,7 @@ func (jm *JobMaster) Start() error {
 
 // startJobExecution is Flink's onStart → startJobExecution.
 func (jm *JobMaster) startJobExecution() {
+	jm.startHeartbeatServices()
 	jm.log.Info(fmt.Sprintf("Starting execution of job '%s' (%s) under job master id %s.",
 		jm.jobGraph.Name, jm.jobGraph.JobID, jm.FencingToken()))
 	jm.rmRetriever = jm.deps.HA.ResourceManagerLeaderRetriever()
@@ -182,7 +228,7 @@ func (jm *JobMaster) Close() error {
 		}
 		jm.completed = true
 		s := suspension{rm: jm.rm, slots: jm.slotPool.ReleaseAllSlots(), tms: maps.Clone(jm.taskManagers)}
-		jm.rm = nil
+		jm.forgetResourceManager()
 		return s, nil
 	})
 	cancel()
@@ -227,6 +273,7 @@ func (jm *JobMaster) Close() error {
 	}
 	jm.Endpoint.Close(func() {
 		jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
+		jm.stopHeartbeatServices()
 	})
 	return errors.Join(errs...)
 }
@@ -269,7 +316,7 @@ func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExec
 		jm.freeSlots(slots, final)
 		return
 	}
-	jm.rm = nil // no more declarations
+	jm.forgetResourceManager() // no more declarations, no more heartbeats
 	jobID, state := jm.jobGraph.JobID, final.State
 	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
@@ -331,6 +378,10 @@ func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.Jo
 			return gateway.JMTMRegistrationSuccess{}, err
 		}
 		jm.taskManagers[tm.ResourceID] = registeredTaskManager{location: tm, gateway: tmGateway}
+		// From now on the TaskExecutor is asked for a heartbeat every
+		// heartbeat.interval; one that stops answering is disconnected.
+		jm.taskManagerHeartbeatManager.MonitorTarget(tm.ResourceID,
+			heartbeat.HeartbeatSender[gateway.AllocatedSlotReport](tmGateway.HeartbeatFromJobManager))
 		jm.log.Debug(fmt.Sprintf("Registered TaskManager %s for job %s.", tm, jobID))
 		return gateway.JMTMRegistrationSuccess{JobManagerResourceID: jm.resourceID}, nil
 	})
@@ -339,6 +390,9 @@ func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.Jo
 // OfferSlots takes the slots a TaskExecutor allocated for this job.
 func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
 	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	if kind, ok := jm.deps.Faults.Fire(trace.M8, jm.jobGraph.JobID); ok {
+		return nil, jm.breakSlotOffer(ctx, kind, taskManager, len(offers))
+	}
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
 		tm, ok := jm.taskManagers[taskManager]
 		if !ok {
@@ -353,6 +407,37 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 	})
 }
 
+// breakSlotOffer is step m8 failing (an injected fault), on the caller's
+// goroutine, not the main thread, which must not wait: the JobMaster
+// rejects every offered slot, so the TaskExecutor frees them and the
+// ResourceManager matches the job's requirements again; or it does not
+// answer, so the TaskExecutor's offer times out and it offers again.
+func (jm *JobMaster) breakSlotOffer(ctx context.Context, kind fault.Kind, taskManager api.ResourceID, offered int) error {
+	jobID := jm.jobGraph.JobID
+	if kind == fault.SlotOfferTimeout {
+		jm.deps.Trace.EmitFailure(trace.M8, "TaskExecutor", "JobMaster", jobID,
+			"offerSlots from %s: %d offered, no answer: %v", taskManager, offered, fault.Injected(trace.M8, kind))
+		<-ctx.Done()
+		return fmt.Errorf("%w: %w", rpc.ErrTimeout, ctx.Err())
+	}
+	jm.deps.Trace.EmitFailure(trace.M8, "TaskExecutor", "JobMaster", jobID,
+		"offerSlots from %s: %d offered, 0 accepted: %v", taskManager, offered, fault.Injected(trace.M8, kind))
+	return nil
+}
+
+// NotifyNotEnoughResourcesAvailable fails the job's waiting slot requests:
+// the ResourceManager cannot meet its requirements (Flink: the JobMaster
+// hands it to DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable).
+// The scheduler then fails the tasks that waited, and the restart strategy
+// decides.
+func (jm *JobMaster) NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error {
+	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
+		jm.slotPool.NotifyNotEnoughResourcesAvailable()
+		return struct{}{}, nil
+	})
+	return err
+}
+
 // UpdateTaskExecutionState applies a task's state report.
 func (jm *JobMaster) UpdateTaskExecutionState(ctx context.Context, jobMasterID api.JobMasterID,
 	state gateway.TaskExecutionState) error {
@@ -362,19 +447,39 @@ func (jm *JobMaster) UpdateTaskExecutionState(ctx context.Context, jobMasterID a
 	return err
 }
 
-// DisconnectTaskManager forgets a TaskExecutor and releases its slots.
+// DisconnectTaskManager forgets a TaskExecutor and releases its slots: it
+// is shutting down, or it lost us (Flink: JobMaster#disconnectTaskManager).
 func (jm *JobMaster) DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID,
 	taskManager api.ResourceID, cause error) error {
 	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
 		if _, ok := jm.taskManagers[taskManager]; !ok {
 			return struct{}{}, nil
 		}
-		jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", taskManager, cause))
-		delete(jm.taskManagers, taskManager)
-		jm.slotPool.ReleaseTaskManager(taskManager)
+		jm.disconnectTaskManager(taskManager, cause)
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// disconnectTaskManager forgets a TaskExecutor and releases its slots; the
+// tasks that ran in them fail with cause, and the failover takes over. The
+// TaskExecutor is told too (DisconnectJobManager), as in Flink: if it is
+// alive, it frees the job's slots there.
+func (jm *JobMaster) disconnectTaskManager(taskManager api.ResourceID, cause error) {
+	jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", taskManager, cause))
+	jm.taskManagerHeartbeatManager.UnmonitorTarget(taskManager)
+	tm, ok := jm.taskManagers[taskManager]
+	delete(jm.taskManagers, taskManager) // first: the failover must not ask it to cancel the tasks it lost
+	released := jm.slotPool.ReleaseTaskManager(taskManager)
+	jm.scheduler.ReleaseSlots(released, cause)
+
+	if !ok {
+		return
+	}
+	jobID := jm.jobGraph.JobID
+	rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
+	}, func(struct{}, error) {}) // a TaskExecutor that does not answer is gone anyway
 }
 
 // RequestJobStatus returns the job's status.

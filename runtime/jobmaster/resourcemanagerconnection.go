@@ -6,9 +6,12 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
 )
 
 // resourceManagerLeaderListener hands leader changes to the main thread.
@@ -21,18 +24,27 @@ func (l resourceManagerLeaderListener) NotifyLeaderAddress(address string, sessi
 // notifyOfNewResourceManagerLeader drops the old connection and connects to
 // the new leader (Flink's reconnectToResourceManager).
 func (jm *JobMaster) notifyOfNewResourceManagerLeader(address string, rmID api.ResourceManagerID) {
+	jm.rmLeader = nil
+	if address != "" {
+		jm.rmLeader = &resourceManagerAddress{address: address, id: rmID}
+	}
 	if jm.rmRegistration != nil {
 		jm.rmRegistration.Cancel()
 		jm.rmRegistration = nil
 	}
 	if jm.rm != nil {
-		jm.rm = nil
-		jm.slotPool.DisconnectResourceManager()
+		jm.forgetResourceManager()
 	}
-	if address == "" || jm.completed {
+	jm.tryConnectToResourceManager()
+}
+
+// tryConnectToResourceManager connects to the leader we know, if there is
+// one and the job still needs it.
+func (jm *JobMaster) tryConnectToResourceManager() {
+	if jm.rmLeader == nil || jm.completed {
 		return
 	}
-	jm.connectToResourceManager(address, rmID)
+	jm.connectToResourceManager(jm.rmLeader.address, jm.rmLeader.id)
 }
 
 // connectToResourceManager registers at the ResourceManager (step m5):
@@ -42,6 +54,7 @@ func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceM
 	jm.log.Info(fmt.Sprintf("Connecting to ResourceManager %s", address))
 	jobMasterID, jobID := jm.FencingToken(), jm.jobGraph.JobID
 	resourceID, jmAddress, svc := jm.resourceID, jm.address, jm.deps.RPC
+	faults, tr := jm.deps.Faults, jm.deps.Trace
 
 	jm.rmRegistration = &registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.JobMasterRegistrationSuccess]{
 		Owner:          jm.Endpoint,
@@ -54,11 +67,21 @@ func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceM
 			return rpc.Connect[gateway.ResourceManagerGateway](ctx, svc, address)
 		},
 		Invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.JobMasterRegistrationSuccess, error) {
+			if kind, ok := faults.Fire(trace.M5, jobID); ok {
+				// Step m5 (fault): the ResourceManager does not answer; this
+				// attempt times out and the registration tries again later.
+				tr.EmitFailure(trace.M5, "JobMaster", "ResourceManager", jobID,
+					"registerJobMaster: no answer from the ResourceManager at %s: %v", address, fault.Injected(trace.M5, kind))
+				<-ctx.Done()
+				return gateway.JobMasterRegistrationSuccess{}, fmt.Errorf("%w: %w", rpc.ErrTimeout, ctx.Err())
+			}
 			// Step m5: registerJobMaster (the ResourceManager records the step).
 			return rm.RegisterJobMaster(ctx, rmID, jobMasterID, resourceID, jmAddress, jobID)
 		},
-		OnSuccess: func(rm gateway.ResourceManagerGateway, _ gateway.JobMasterRegistrationSuccess) {
-			jm.establishResourceManagerConnection(registeredResourceManager{address: address, id: rmID, gateway: rm})
+		OnSuccess: func(rm gateway.ResourceManagerGateway, success gateway.JobMasterRegistrationSuccess) {
+			jm.establishResourceManagerConnection(registeredResourceManager{
+				address: address, id: rmID, resourceID: success.ResourceManagerResourceID, gateway: rm,
+			})
 		},
 		OnRejection: func(err error) {
 			jm.log.Error("The ResourceManager should never reject a JobMaster registration.", "cause", err.Error())
@@ -67,12 +90,53 @@ func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceM
 	jm.rmRegistration.Start()
 }
 
+// establishResourceManagerConnection makes a successful registration the
+// connection: the ResourceManager's heartbeat requests are expected from
+// now on, and the slot pool declares its requirements.
 func (jm *JobMaster) establishResourceManagerConnection(rm registeredResourceManager) {
 	jm.rmRegistration = nil
 	jm.rm = &rm
 	jm.declareBackoff = 0
 	jm.log.Info(fmt.Sprintf("JobManager successfully registered at ResourceManager, leader id: %s.", rm.id))
+	jm.resourceManagerHeartbeatManager.MonitorTarget(rm.resourceID,
+		heartbeat.HeartbeatReceiver[struct{}](func(ctx context.Context, from api.ResourceID, _ struct{}) error {
+			return rm.gateway.HeartbeatFromJobManager(ctx, from)
+		}))
 	jm.slotPool.ConnectToResourceManager(jm.declareResourceRequirements)
+}
+
+// forgetResourceManager drops the connection on this side: no more
+// declarations, no more heartbeats. Telling the ResourceManager is the
+// caller's business. Main thread only.
+func (jm *JobMaster) forgetResourceManager() {
+	if jm.rm == nil {
+		return
+	}
+	jm.resourceManagerHeartbeatManager.UnmonitorTarget(jm.rm.resourceID)
+	jm.rm = nil
+	jm.slotPool.DisconnectResourceManager()
+}
+
+// reconnectToResourceManager closes the connection to the ResourceManager
+// and registers at the leader again (Flink: JobMaster#reconnectToResourceManager),
+// when the ResourceManager's heartbeat timed out. The ResourceManager is
+// told first (DisconnectJobManager, with the job's current status, so it
+// keeps the job's requirements), on the lane of our other messages to it.
+// The new registration starts once it has answered, or did not within the
+// RPC timeout: a disconnect that overtook it would make the ResourceManager
+// forget the new registration instead of the old one.
+func (jm *JobMaster) reconnectToResourceManager(cause error) {
+	rm := jm.rm
+	jm.log.Info(fmt.Sprintf("Close ResourceManager connection %s: %v", rm.resourceID, cause))
+	jm.forgetResourceManager()
+	jobID, status := jm.jobGraph.JobID, jm.scheduler.RequestJobStatus()
+	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, status, cause)
+	}, func(struct{}, error) {
+		if jm.rm == nil && jm.rmRegistration == nil { // nobody has connected meanwhile
+			jm.tryConnectToResourceManager()
+		}
+	})
 }
 
 // resourceManagerLane orders the JobMaster's messages to the
@@ -90,9 +154,19 @@ func (jm *JobMaster) declareResourceRequirements(req gateway.ResourceRequirement
 		return
 	}
 	jobMasterID := jm.FencingToken()
+	faults, tr := jm.deps.Faults, jm.deps.Trace
 	// Step m6: declare the job's resource requirements (the ResourceManager
 	// records the step on receipt).
 	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		if kind, ok := faults.Fire(trace.M6, req.JobID); ok {
+			// Step m6 (fault): the declaration is lost on the way; the
+			// JobMaster waits for an answer until its RPC timeout, then
+			// declares again.
+			tr.EmitFailure(trace.M6, "JobMaster", "ResourceManager", req.JobID,
+				"declareRequiredResources: %d slot(s) declared, the message was lost: %v", req.TotalSlots(), fault.Injected(trace.M6, kind))
+			<-ctx.Done()
+			return struct{}{}, fmt.Errorf("%w: %w", rpc.ErrTimeout, ctx.Err())
+		}
 		return struct{}{}, rm.gateway.DeclareRequiredResources(ctx, rm.id, jobMasterID, req)
 	}, func(_ struct{}, err error) {
 		if err == nil {

@@ -20,11 +20,13 @@ import (
 )
 
 // The invokables of BenchmarkDeployAllTasks do nothing costly: the source
-// blocks until its task is cancelled, the sink reads its gate (nothing
-// arrives) until it ends.
+// blocks until its task is cancelled; the reading sink reads its gate
+// (nothing arrives) until it ends, the idle sink blocks like the source and
+// never touches its gate.
 const (
 	idleSourceClass = "flinklab.minicluster.bench.IdleSource"
 	gateSinkClass   = "flinklab.minicluster.bench.GateSink"
+	idleSinkClass   = "flinklab.minicluster.bench.IdleSink"
 )
 
 func init() {
@@ -33,6 +35,9 @@ func init() {
 	})
 	taskmanager.RegisterInvokable(gateSinkClass, func(env *taskmanager.Environment) (taskmanager.Invokable, error) {
 		return gateSink{env: env}, nil
+	})
+	taskmanager.RegisterInvokable(idleSinkClass, func(*taskmanager.Environment) (taskmanager.Invokable, error) {
+		return idleSource{}, nil
 	})
 }
 
@@ -58,11 +63,12 @@ func (s gateSink) Invoke(ctx context.Context) error {
 }
 
 // allToAllJob is two vertices of the given parallelism in one slot sharing
-// group, joined ALL_TO_ALL: parallelism slots, 2·parallelism tasks.
-func allToAllJob(parallelism int) *jobgraph.JobGraph {
+// group, joined ALL_TO_ALL: parallelism slots, 2·parallelism tasks. The
+// sink runs sinkClass.
+func allToAllJob(parallelism int, sinkClass string) *jobgraph.JobGraph {
 	g := jobgraph.New("deploy-all-to-all")
 	source := jobgraph.NewJobVertex("Source: idle", idleSourceClass, parallelism)
-	sink := jobgraph.NewJobVertex("Sink: gate", gateSinkClass, parallelism)
+	sink := jobgraph.NewJobVertex("Sink", sinkClass, parallelism)
 	for _, v := range []*jobgraph.JobVertex{source, sink} {
 		v.SlotSharingGroup = "default"
 		g.AddVertex(v)
@@ -80,17 +86,33 @@ func allToAllJob(parallelism int) *jobgraph.JobGraph {
 // reports median-ms, and with -benchmem the allocations of the whole
 // iteration that ran on the clock (JobMaster, scheduler, deployment, tasks).
 //
+// Each parallelism runs twice, with two sinks:
+//
+//	sink=idle     the sink never reads, like the source: what Flink's own
+//	              deployment benchmark measures, whose tasks never run. No
+//	              subpartition or input channel is ever made: deploying
+//	              costs nothing per producer/consumer pair, only a
+//	              partition or a gate per task, a few hundred bytes
+//	              whatever the parallelism.
+//	sink=reading  the sink reads its gate, which requests every partition:
+//	              each of the parallelism² pairs then costs a subpartition
+//	              (96 B, and 8 B in its partition's table) and an input
+//	              channel (32 B), 136 B in all. Part of that falls after
+//	              the clock stops: a sink may still be requesting when the
+//	              last task reports RUNNING.
+//
 // The SlotManager's requirement check delay is 1 µs: it is a fixed wait
 // (Flink's default 50 ms) before the SlotManager matches the job's
 // requirements to slots, unrelated to the job's size, and would otherwise
 // hide what scales with parallelism.
 //
 // Other parallelisms are opt-in, e.g. FLINKLAB_BENCH_DEPLOY_PARALLELISM=3000,10000
-// (a comma-separated list, replacing 1000). Beware: every producer has one
-// subpartition per consumer and every consumer one channel per producer,
-// about 650 B per pair, so 10,000 needs ~65 GB.
+// (a comma-separated list, replacing 1000). At 10,000 the reading sink makes
+// 10⁸ pairs, about 14 GB: run only the idle one there.
 //
-//	go test ./runtime/minicluster -run '^$' -bench DeployAllTasks -benchmem -benchtime=10x
+//	go test ./runtime/minicluster -run '^$' -bench DeployAllTasks -benchmem -benchtime=5x
+//	FLINKLAB_BENCH_DEPLOY_PARALLELISM=10000 go test ./runtime/minicluster -run '^$' \
+//		-bench 'DeployAllTasks/.*/sink=idle' -benchmem -benchtime=1x -timeout 30m
 func BenchmarkDeployAllTasks(b *testing.B) {
 	sizes := []int{1000}
 	if env := os.Getenv("FLINKLAB_BENCH_DEPLOY_PARALLELISM"); env != "" {
@@ -103,12 +125,20 @@ func BenchmarkDeployAllTasks(b *testing.B) {
 			sizes = append(sizes, p)
 		}
 	}
+	sinks := []struct{ name, class string }{
+		{"reading", gateSinkClass},
+		{"idle", idleSinkClass},
+	}
 	for _, p := range sizes {
-		b.Run("parallelism="+strconv.Itoa(p), func(b *testing.B) { benchmarkDeployAllTasks(b, p) })
+		b.Run("parallelism="+strconv.Itoa(p), func(b *testing.B) {
+			for _, sink := range sinks {
+				b.Run("sink="+sink.name, func(b *testing.B) { benchmarkDeployAllTasks(b, p, sink.class) })
+			}
+		})
 	}
 }
 
-func benchmarkDeployAllTasks(b *testing.B, parallelism int) {
+func benchmarkDeployAllTasks(b *testing.B, parallelism int, sinkClass string) {
 	const taskManagers = 10
 	cluster, err := New(Config{
 		NumTaskManagers:        taskManagers,
@@ -136,7 +166,7 @@ func benchmarkDeployAllTasks(b *testing.B, parallelism int) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		job := allToAllJob(parallelism)
+		job := allToAllJob(parallelism, sinkClass)
 		if err := cluster.UploadJar(job, jar); err != nil {
 			b.Fatal(err)
 		}

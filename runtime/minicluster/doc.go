@@ -25,4 +25,23 @@
 // started has ended.
 //
 // The trace of every job (steps m3…m11) is kept in Trace().
+//
+// # Losing a TaskManager
+//
+// The components watch each other with heartbeats, configured for all of
+// them by Config.Heartbeat (Flink's defaults: a request every 10 s, a peer
+// lost after 50 s of silence). KillTaskManager(i) kills a TaskManager as
+// kill -9 would: it stops answering and tells nobody. Its JobMasters and
+// the ResourceManager notice through their heartbeat timeouts:
+//
+//	INFO Killing TaskManager taskexecutor-1.
+//	INFO Heartbeat of TaskManager with id taskexecutor-1 timed out.                 (JobMaster)
+//	INFO Disconnect TaskExecutor taskexecutor-1 because: Heartbeat of TaskManager with id taskexecutor-1 timed out.
+//	INFO The heartbeat of TaskManager with id taskexecutor-1 timed out.             (ResourceManager)
+//	INFO Closing TaskExecutor connection taskexecutor-1 because: ...
+//
+// and the jobs that ran there fail over, if Config.RestartStrategy lets
+// them: RUNNING → RESTARTING → RUNNING, in slots of the other
+// TaskManagers. A TaskManager that is closed instead says goodbye, and the
+// same happens at once.
 package minicluster

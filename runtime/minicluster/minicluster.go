@@ -13,7 +13,10 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
@@ -42,6 +45,21 @@ type Config struct {
 	// slotmanager.requirement-check.delay, 50 ms).
 	RequirementCheckDelay time.Duration
 	Registration          registration.Config
+	// Heartbeat holds the heartbeat.* options of every component: how
+	// often the JobMasters and the ResourceManager ask for heartbeats, and
+	// after how long a silent peer is declared lost. Zero fields take
+	// Flink's defaults (interval 10 s, timeout 50 s, rpc-failure-threshold
+	// 2); New rejects invalid ones.
+	Heartbeat heartbeat.HeartbeatServices
+	// RestartStrategy holds the restart-strategy.* options every JobMaster
+	// gets; the zero value is Flink's default without checkpointing: no
+	// restarts.
+	RestartStrategy failover.Config
+	// StartUpPeriod is how long the ResourceManager lets TaskManagers
+	// register before it tells jobs their requirements cannot be met
+	// (resourcemanager.standalone.start-up-time; zero: Flink's 5 min;
+	// negative: none).
+	StartUpPeriod time.Duration
 	// REST, when set, starts the cluster's REST endpoint (Flink's
 	// DispatcherRestEndpoint) with this configuration; its Address
 	// defaults to a free loopback port.
@@ -55,6 +73,7 @@ type MiniCluster struct {
 	log        *slog.Logger
 	ownWorkDir bool
 	trace      *trace.Recorder
+	faults     *fault.Injector
 
 	rpc              *rpc.LocalService
 	ha               *highavailability.EmbeddedHaServices
@@ -82,7 +101,16 @@ func New(cfg Config) (*MiniCluster, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &MiniCluster{cfg: cfg, log: cfg.Logger.With("logger", "MiniCluster"), trace: trace.NewRecorder()}, nil
+	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
+	if err := cfg.Heartbeat.Validate(); err != nil {
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	return &MiniCluster{
+		cfg:    cfg,
+		log:    cfg.Logger.With("logger", "MiniCluster"),
+		trace:  trace.NewRecorder(),
+		faults: fault.NewInjector(cfg.Logger),
+	}, nil
 }
 
 // Start brings the cluster up. On an error, what was started is closed.
@@ -119,8 +147,10 @@ func (c *MiniCluster) start() error {
 		ResourceID:            api.NewResourceID("resourcemanager"),
 		RPCTimeout:            c.cfg.RPCTimeout,
 		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
+		Heartbeat:             c.cfg.Heartbeat,
+		StartUpPeriod:         c.cfg.StartUpPeriod,
 		Logger:                c.cfg.Logger,
-	}, resourcemanager.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace})
+	}, resourcemanager.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults})
 	if err != nil {
 		return err
 	}
@@ -140,6 +170,7 @@ func (c *MiniCluster) start() error {
 		JobResultStore:         c.ha.JobResultStore(),
 		CreateJobManagerRunner: c.createJobManagerRunner,
 		Trace:                  c.trace,
+		Faults:                 c.faults,
 	})
 	if err != nil {
 		return err
@@ -159,6 +190,7 @@ func (c *MiniCluster) start() error {
 			BlobServer: c.blobServer,
 			Programs:   client.StreamingProgramRunner{},
 			Trace:      c.trace,
+			Faults:     c.faults,
 		})
 		if err != nil {
 			return err
@@ -184,6 +216,7 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 		Source:        c.blobServer,
 		ServerAddress: c.blobServer.Address(),
 		Logger:        c.cfg.Logger,
+		Faults:        c.faults,
 	})
 	if err != nil {
 		return err
@@ -198,8 +231,9 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 		NumberOfSlots: c.cfg.NumSlotsPerTaskManager,
 		RPCTimeout:    c.cfg.RPCTimeout,
 		Registration:  c.cfg.Registration,
+		Heartbeat:     c.cfg.Heartbeat,
 		Logger:        c.cfg.Logger,
-	}, taskexecutor.Deps{RPC: c.rpc, HA: c.ha, BlobCache: cache, Shuffle: shuffle, Trace: c.trace})
+	}, taskexecutor.Deps{RPC: c.rpc, HA: c.ha, BlobCache: cache, Shuffle: shuffle, Trace: c.trace, Faults: c.faults})
 	if err != nil {
 		return err
 	}
@@ -219,13 +253,16 @@ func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.J
 		JobResultStore: c.ha.JobResultStore(),
 		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
 			return jobmaster.New(jobmaster.Config{
-				RPCTimeout:   c.cfg.RPCTimeout,
-				Registration: c.cfg.Registration,
-				Logger:       c.cfg.Logger,
-			}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace}, g, id, onComplete)
+				RPCTimeout:      c.cfg.RPCTimeout,
+				Registration:    c.cfg.Registration,
+				RestartStrategy: c.cfg.RestartStrategy,
+				Heartbeat:       c.cfg.Heartbeat,
+				Logger:          c.cfg.Logger,
+			}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults}, g, id, onComplete)
 		},
 		Logger: c.cfg.Logger,
 		Trace:  c.trace,
+		Faults: c.faults,
 	})
 }
 
@@ -285,8 +322,25 @@ func (c *MiniCluster) ResourceManager() *resourcemanager.ResourceManager { retur
 // TaskExecutors returns the cluster's TaskExecutors.
 func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor { return c.taskExecutors }
 
+// KillTaskManager simulates kill -9 of the i-th TaskManager (0 ≤ i <
+// NumTaskManagers): its TaskExecutor stops answering at once, its tasks
+// stop without a word, and nobody is told (TaskExecutor.Kill). The
+// JobMasters and the ResourceManager find out through their heartbeat
+// timeouts, and the jobs that ran there fail over, if their restart
+// strategy allows it. The killed TaskExecutor stays in TaskExecutors;
+// Close releases what is left of it.
+func (c *MiniCluster) KillTaskManager(i int) {
+	te := c.taskExecutors[i]
+	c.log.Info(fmt.Sprintf("Killing TaskManager %s.", te.ResourceID()))
+	te.Kill()
+}
+
 // JobGraphStore returns where the Dispatcher persists submitted jobs.
 func (c *MiniCluster) JobGraphStore() jobmanager.JobGraphStore { return c.jobGraphStore }
+
+// Faults returns the cluster's fault injector: faults armed here break the
+// steps of the jobs the cluster runs (see package fault).
+func (c *MiniCluster) Faults() *fault.Injector { return c.faults }
 
 // Trace returns the submission trace of every job.
 func (c *MiniCluster) Trace() *trace.Recorder { return c.trace }

@@ -18,6 +18,7 @@ import (
 	"flinklab/runtime/examples/numbers"
 	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/trace"
 )
 
@@ -27,13 +28,17 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // closes it when the test ends.
 func startCluster(t *testing.T, taskManagers, slots int) (*MiniCluster, *logbuf.Buffer) {
 	t.Helper()
+	return startClusterWith(t, Config{NumTaskManagers: taskManagers, NumSlotsPerTaskManager: slots})
+}
+
+// startClusterWith is startCluster with more of the Config; it sets the
+// working directory and the logger.
+func startClusterWith(t *testing.T, cfg Config) (*MiniCluster, *logbuf.Buffer) {
+	t.Helper()
 	logs := &logbuf.Buffer{}
-	cluster, err := New(Config{
-		NumTaskManagers:        taskManagers,
-		NumSlotsPerTaskManager: slots,
-		WorkingDir:             t.TempDir(),
-		Logger:                 slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	})
+	cfg.WorkingDir = t.TempDir()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cluster, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, cluster.Start())
 	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
@@ -191,14 +196,19 @@ func TestParallelismUpToTheSlotCountRuns(t *testing.T) {
 	})
 }
 
-func TestParallelismAboveTheSlotCountWaitsForResources(t *testing.T) {
+// A job that needs more slots than the cluster has waits for TaskManagers
+// during the ResourceManager's start-up period (Flink's default, 5 min);
+// once the period is over the ResourceManager reports that the
+// requirements cannot be met, and the job (without restarts) fails with
+// Flink's NoResourceAvailableException.
+func TestParallelismAboveTheSlotCountWaitsForResourcesThenFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cluster, _ := startCluster(t, 2, 2)
+		cluster, logs := startCluster(t, 2, 2)
 		collector := numbers.NewCollector()
 		jobID, err := cluster.SubmitJob(context.Background(), numbersJob(t, cluster, numbers.Config{Count: 40, Parallelism: 5, Collector: collector}))
 		require.NoError(t, err)
 
-		time.Sleep(10 * time.Minute) // fake time: long past every delay
+		time.Sleep(resourcemanager.DefaultStartUpPeriod - time.Second) // fake time
 		synctest.Wait()
 		status, err := cluster.RequestJobStatus(context.Background(), jobID)
 		require.NoError(t, err)
@@ -215,12 +225,15 @@ func TestParallelismAboveTheSlotCountWaitsForResources(t *testing.T) {
 		}
 		assert.Empty(t, collector.Values())
 
-		require.NoError(t, cluster.CancelJob(context.Background(), jobID))
+		time.Sleep(time.Second) // the start-up period ends
 		result, err := cluster.RequestJobResult(context.Background(), jobID)
 		require.NoError(t, err)
-		assert.Equal(t, api.JobCanceled, result.JobStatus)
-		synctest.Wait()
-		assert.Equal(t, 4, freeSlots(t, cluster), "the four slots it held are free again")
+		assert.Equal(t, api.JobFailed, result.JobStatus)
+		assert.Contains(t, result.FailureCause, "NoResourceAvailableException: Could not acquire the minimum required resources.")
+		assertInOrder(t, logs.String(),
+			"Could not fulfill resource requirements of job "+jobID.String()+".",
+			"Could not acquire the minimum required resources, failing slot requests.",
+			"switched from state RUNNING to FAILING.")
 	})
 }
 

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"flinklab/runtime/api"
 )
 
 // A producer that outruns its consumer is held back by the bounded queue:
@@ -24,7 +22,7 @@ func TestBackpressureBlocksProducerAtTheBound(t *testing.T) {
 		id := newPartitionID(0)
 		p, err := env.CreateResultPartition(id, 1)
 		require.NoError(t, err)
-		gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+		gate := env.CreateInputGate(gateDescriptor(0, id))
 		defer gate.Close()
 
 		// The producer emits 10,000 records (about 90 buffers of 1 KiB).

@@ -52,6 +52,28 @@
 // OutputFlusher thread every execution.buffer-timeout (100 ms by default),
 // and at once when a record or event must not wait.
 //
+// # What a producer/consumer pair costs
+//
+// An all-to-all edge of parallelism n has n² pairs of a producer subtask
+// and a consumer subtask: at parallelism 10,000, 10⁸ subpartitions and as
+// many input channels. Even 100 bytes a pair would be 10 GB, so nothing is
+// made for a pair until the pair is used:
+//
+//	CreateResultPartition  the partition alone, whatever its number of subpartitions
+//	CreateInputGate        the gate alone: it keeps the deployment descriptor's
+//	                       list of partitions, shared by all their consumers
+//	first EmitRecord       a buffer builder per subpartition (24 B each)
+//	first use of a         the subpartition (96 B, its reader's view inside it,
+//	subpartition           and 8 B in the partition's table); its queue comes
+//	                       with its first buffer (96 B)
+//	RequestPartitions      the gate's input channels, in one slice (32 B each)
+//
+// A subpartition's first use is its first buffer, Finish, or its
+// consumer's request, whichever comes first. A job whose tasks are
+// deployed and never exchange a record costs nothing per pair. A pair
+// whose consumer has asked for its subpartition costs about 140 bytes; one
+// that has carried a buffer about 260, plus the buffers in flight.
+//
 // # Backpressure
 //
 // Each subpartition queue holds at most BuffersPerSubpartition buffers (2
@@ -107,7 +129,16 @@
 // without locks. An InputGate has one reader, the consuming task's
 // goroutine, which calls Next and RequestPartitions. Fail, Release, Close and
 // the counters may be called from any goroutine. The only meeting point is
-// the subpartition queue, guarded by a mutex taken once per buffer.
+// the subpartition queue, guarded by a mutex taken once per buffer (and the
+// partition's mutex, taken once per buffer to find the subpartition, or
+// make it on first use).
+//
+// Four kinds of mutex, one lock order: a subpartition's mutex may be held
+// while taking its ResultPartition's or its reader's InputGate's, never the
+// other way round; the ResultPartitionManager's is taken with none held.
+// So a partition or gate that must reach its subpartitions (release, Close,
+// the counters) first collects them under its own mutex, lets go, and then
+// locks them one by one.
 //
 // # Differs from Flink
 //
@@ -118,7 +149,15 @@
 //     queue per subpartition gives the same backpressure for local channels.
 //     In Flink, a producer blocks because its LocalBufferPool is empty
 //     (taskmanager.network.memory.max-buffers-per-channel limits one
-//     subpartition's share); here it blocks on its queue.
+//     subpartition's share); here it blocks on its queue. Either way it
+//     waits on one thing per partition: here the partition's
+//     spaceAvailable, shared by its subpartitions.
+//   - Subpartitions and input channels are made on first use (see "What a
+//     producer/consumer pair costs" above). Flink's ResultPartitionFactory
+//     creates every subpartition with its partition, and its
+//     SingleInputGateFactory every input channel with its gate, from the
+//     deployment descriptor; here the gate keeps the descriptor and makes
+//     its channels in RequestPartitions.
 //   - No network stack for local exchange, as in Flink, but also none yet
 //     for remote exchange: every TaskExecutor of the embedded cluster shares
 //     one ResultPartitionManager, and every channel is a local one. A TCP

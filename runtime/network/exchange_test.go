@@ -20,7 +20,7 @@ func TestRecordsRoundTripOneToOne(t *testing.T) {
 	id := newPartitionID(0)
 	p, err := env.CreateResultPartition(id, 1)
 	require.NoError(t, err)
-	gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	gate := env.CreateInputGate(gateDescriptor(0, id))
 	defer gate.Close()
 
 	const n = 1000
@@ -70,7 +70,7 @@ func TestAllToAllTwoProducersThreeConsumers(t *testing.T) {
 	got := make([][][]byte, consumers)
 	readErrs := make([]error, consumers)
 	for c := range consumers {
-		gate := envs[c%2].CreateInputGate(c, ids)
+		gate := envs[c%2].CreateInputGate(gateDescriptor(c, ids...))
 		require.Equal(t, producers, gate.NumberOfInputChannels())
 		wg.Go(func() {
 			defer gate.Close()
@@ -108,7 +108,7 @@ func TestConsumerRequestsBeforeProducerRegisters(t *testing.T) {
 		id := newPartitionID(0)
 
 		// The consumer is deployed first and starts reading.
-		gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+		gate := env.CreateInputGate(gateDescriptor(0, id))
 		defer gate.Close()
 		type result struct {
 			records [][]byte
@@ -137,7 +137,7 @@ func TestConsumerRequestsBeforeProducerRegisters(t *testing.T) {
 func TestRequestForUnregisteredPartitionEndsWithCtx(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		env := newEnvironment(t, Config{})
-		gate := env.CreateInputGate(0, []api.ResultPartitionID{newPartitionID(0)})
+		gate := env.CreateInputGate(gateDescriptor(0, newPartitionID(0)))
 		defer gate.Close()
 
 		ctx, cancel := context.WithCancel(t.Context())
@@ -164,7 +164,7 @@ func TestEndOfInputOnlyAfterEveryChannelEnded(t *testing.T) {
 		require.NoError(t, err)
 		second, err := env.CreateResultPartition(ids[1], 1)
 		require.NoError(t, err)
-		gate := env.CreateInputGate(0, ids)
+		gate := env.CreateInputGate(gateDescriptor(0, ids...))
 		defer gate.Close()
 
 		var mu sync.Mutex
@@ -206,7 +206,7 @@ func TestChannelsAreReadFairly(t *testing.T) {
 	const bufferSize = 90 // ten 8-byte records (9 bytes with the prefix) per buffer
 	env := newEnvironment(t, Config{BufferSize: bufferSize, BuffersPerSubpartition: 2})
 	ids := []api.ResultPartitionID{newPartitionID(0), newPartitionID(1)}
-	gate := env.CreateInputGate(0, ids)
+	gate := env.CreateInputGate(gateDescriptor(0, ids...))
 	defer gate.Close()
 
 	// Both producers fill their queues (two buffers each) before the
@@ -246,7 +246,7 @@ func TestBigRecordsGetBuffersOfTheirOwn(t *testing.T) {
 	id := newPartitionID(0)
 	p, err := env.CreateResultPartition(id, 1)
 	require.NoError(t, err)
-	gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	gate := env.CreateInputGate(gateDescriptor(0, id))
 	defer gate.Close()
 
 	records := [][]byte{
@@ -285,7 +285,7 @@ func TestEmittedRecordIsCopied(t *testing.T) {
 	id := newPartitionID(0)
 	p, err := env.CreateResultPartition(id, 1)
 	require.NoError(t, err)
-	gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	gate := env.CreateInputGate(gateDescriptor(0, id))
 	defer gate.Close()
 
 	scratch := []byte("first")
@@ -311,7 +311,7 @@ func TestBroadcastReachesEverySubpartition(t *testing.T) {
 	require.NoError(t, p.Finish(ctx))
 
 	for c := range 3 {
-		gate := env.CreateInputGate(c, []api.ResultPartitionID{id})
+		gate := env.CreateInputGate(gateDescriptor(c, id))
 		got, err := readAll(ctx, gate)
 		gate.Close()
 		require.ErrorIs(t, err, io.EOF)
@@ -326,7 +326,7 @@ func TestBroadcastReachesEverySubpartition(t *testing.T) {
 
 func TestGateWithoutChannelsEndsAtOnce(t *testing.T) {
 	env := newEnvironment(t, Config{})
-	gate := env.CreateInputGate(0, nil)
+	gate := env.CreateInputGate(gateDescriptor(0))
 	defer gate.Close()
 	_, err := gate.Next(t.Context())
 	assert.ErrorIs(t, err, io.EOF)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
 )
 
 // InputGate is a consumer task's input from one upstream data set: one
@@ -22,10 +22,25 @@ import (
 // in inputChannelsWithData, and after one of its buffers has been read it
 // goes to the back of that queue if it has more. A fast producer cannot
 // starve a slow one.
+//
+// Creating a gate costs the same whatever its number of channels: it keeps
+// the deployment descriptor's list of partitions, shared with every other
+// consumer of the same partitions, and makes its channels when it first
+// requests the partitions.
 type InputGate struct {
 	consumedSubpartitionIndex int
-	partitionManager          *ResultPartitionManager
-	channels                  []*localInputChannel
+	// shuffleDescriptors names the consumed partitions, one per channel, in
+	// channel order. It is the deployment descriptor's slice, which the
+	// scheduler shares between all consumers of one ConsumedPartitionGroup:
+	// it is only read, never copied or changed.
+	shuffleDescriptors []gateway.ShuffleDescriptor
+	partitionManager   *ResultPartitionManager
+
+	// channels is nil until RequestPartitions makes all of them at once,
+	// one per shuffle descriptor, in one allocation. It is set under mu so
+	// that Close sees it; only the reading goroutine sets it, so that
+	// goroutine may read it without mu.
+	channels []localInputChannel
 
 	// Owned by the reading goroutine.
 	requestedPartitions      bool
@@ -41,30 +56,25 @@ type InputGate struct {
 	closeCancel context.CancelFunc
 
 	mu                    sync.Mutex
-	inputChannelsWithData []*localInputChannel // FIFO; each channel at most once
+	inputChannelsWithData []*localInputChannel // FIFO; each channel at most once; grows as channels get data
 	isClosed              bool
 }
 
-func newInputGate(m *ResultPartitionManager, consumedSubpartitionIndex int, partitions []api.ResultPartitionID) *InputGate {
+func newInputGate(m *ResultPartitionManager, gdd gateway.InputGateDeploymentDescriptor) *InputGate {
 	closed, closeCancel := context.WithCancel(context.Background())
-	g := &InputGate{
-		consumedSubpartitionIndex: consumedSubpartitionIndex,
+	return &InputGate{
+		consumedSubpartitionIndex: gdd.ConsumedSubpartitionIndex,
+		shuffleDescriptors:        gdd.ShuffleDescriptors,
 		partitionManager:          m,
-		channels:                  make([]*localInputChannel, len(partitions)),
 		dataAvailable:             make(chan struct{}, 1),
 		closed:                    closed,
 		closeCancel:               closeCancel,
-		inputChannelsWithData:     make([]*localInputChannel, 0, len(partitions)),
 	}
-	for i, id := range partitions {
-		g.channels[i] = &localInputChannel{inputGate: g, channelIndex: i, partitionID: id}
-	}
-	return g
 }
 
 // NumberOfInputChannels returns how many channels (producer partitions)
 // the gate reads.
-func (g *InputGate) NumberOfInputChannels() int { return len(g.channels) }
+func (g *InputGate) NumberOfInputChannels() int { return len(g.shuffleDescriptors) }
 
 // Next returns the next record, blocking until one arrives. It returns
 // io.EOF once every channel has delivered its EndOfPartition event, ctx.Err()
@@ -92,11 +102,12 @@ func (g *InputGate) Next(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// RequestPartitions attaches every channel to its producer's subpartition,
-// waiting for producers that have not registered yet, until ctx ends or the
-// gate is closed. Next calls it on first use; a task may call it earlier.
-// A call interrupted by ctx may be repeated and continues where it stopped.
-// Flink: SingleInputGate.requestPartitions.
+// RequestPartitions makes the gate's input channels and attaches each to
+// its producer's subpartition, waiting for producers that have not
+// registered yet, until ctx ends or the gate is closed. Next calls it on
+// first use; a task may call it earlier. A call interrupted by ctx may be
+// repeated and continues where it stopped. Flink:
+// SingleInputGate.requestPartitions.
 func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	if g.requestedPartitions {
 		return nil
@@ -107,7 +118,11 @@ func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	stop := context.AfterFunc(g.closed, cancel)
 	defer stop()
 
-	for _, channel := range g.channels {
+	if g.channels == nil {
+		g.createInputChannels()
+	}
+	for i := range g.channels {
+		channel := &g.channels[i]
 		if channel.view != nil {
 			continue // requested by an earlier call
 		}
@@ -120,6 +135,20 @@ func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	}
 	g.requestedPartitions = true
 	return nil
+}
+
+// createInputChannels makes one channel per consumed partition, all in one
+// slice. Differs from Flink: Flink's SingleInputGateFactory creates the
+// channels with the gate; here a task that never reads its input never
+// pays for them.
+func (g *InputGate) createInputChannels() {
+	channels := make([]localInputChannel, len(g.shuffleDescriptors))
+	for i := range channels {
+		channels[i] = localInputChannel{inputGate: g, channelIndex: i}
+	}
+	g.mu.Lock()
+	g.channels = channels
+	g.mu.Unlock()
 }
 
 // getNextBufferOrEvent waits for the next data buffer and hands it to the
@@ -142,7 +171,7 @@ func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
 		}
 		next, ok, err := channel.getNextBuffer()
 		if err != nil {
-			g.err = fmt.Errorf("input channel %d (partition %s): %w", channel.channelIndex, channel.partitionID, err)
+			g.err = fmt.Errorf("input channel %d (partition %s): %w", channel.channelIndex, channel.partitionID(), err)
 			return g.err
 		}
 		if !ok {
@@ -218,18 +247,19 @@ func (g *InputGate) Close() {
 		return
 	}
 	g.isClosed = true
-	var views []*pipelinedSubpartitionView
-	for _, channel := range g.channels {
-		if channel.view != nil {
-			views = append(views, channel.view)
-		}
-	}
+	channels := g.channels
 	clear(g.inputChannelsWithData)
 	g.inputChannelsWithData = g.inputChannelsWithData[:0]
 	g.mu.Unlock()
 
 	g.closeCancel()
-	for _, view := range views {
-		view.releaseAllResources()
+	// No view is set after isClosed (requestSubpartition checks it under
+	// mu), so the channels' views are final and may be read without mu.
+	// The views are released outside mu: releasing takes the subpartition's
+	// lock, which comes before the gate's in the lock order.
+	for i := range channels {
+		if view := channels[i].view; view != nil {
+			view.releaseAllResources()
+		}
 	}
 }

@@ -13,12 +13,12 @@ import (
 // receives buffers over Netty, and a credit for each buffer it can take;
 // flinklab has only the local kind so far.)
 //
-// The InputGate's reading goroutine requests and polls the channel; the
-// producer's goroutine calls notifyDataAvailable.
+// The InputGate makes its channels in RequestPartitions. Its reading
+// goroutine requests and polls the channel; the producer's goroutine calls
+// notifyDataAvailable.
 type localInputChannel struct {
 	inputGate    *InputGate
-	channelIndex int
-	partitionID  api.ResultPartitionID
+	channelIndex int // also the index of its partition's shuffle descriptor
 
 	// view is set once by requestSubpartition, under inputGate.mu so that
 	// Close sees it.
@@ -29,12 +29,18 @@ type localInputChannel struct {
 	isQueued bool
 }
 
+// partitionID returns the ID of the partition the channel reads, from the
+// gate's shared shuffle descriptors rather than a copy of its own.
+func (c *localInputChannel) partitionID() api.ResultPartitionID {
+	return c.inputGate.shuffleDescriptors[c.channelIndex].ResultPartitionID
+}
+
 // requestSubpartition asks the ResultPartitionManager for the gate's
 // subpartition of the channel's partition, waiting until the producer has
 // registered it. Flink: LocalInputChannel.requestSubpartition.
 func (c *localInputChannel) requestSubpartition(ctx context.Context) error {
 	g := c.inputGate
-	view, err := g.partitionManager.createSubpartitionView(ctx, c.partitionID, g.consumedSubpartitionIndex, c)
+	view, err := g.partitionManager.createSubpartitionView(ctx, c.partitionID(), g.consumedSubpartitionIndex, c)
 	if err != nil {
 		return fmt.Errorf("input channel %d: request subpartition %d: %w", c.channelIndex, g.consumedSubpartitionIndex, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -26,6 +27,16 @@ func newPartitionID(n int) api.ResultPartitionID {
 			ExecutionVertexID: api.ExecutionVertexID{JobVertexID: api.NewJobVertexID(), SubtaskIndex: n},
 		},
 	}
+}
+
+// gateDescriptor describes a gate that reads the given subpartition of
+// each partition, as the scheduler's deployment descriptor would.
+func gateDescriptor(subpartition int, ids ...api.ResultPartitionID) gateway.InputGateDeploymentDescriptor {
+	gdd := gateway.InputGateDeploymentDescriptor{ConsumedSubpartitionIndex: subpartition}
+	for _, id := range ids {
+		gdd.ShuffleDescriptors = append(gdd.ShuffleDescriptors, gateway.ShuffleDescriptor{ResultPartitionID: id})
+	}
+	return gdd
 }
 
 // newEnvironment returns a ShuffleEnvironment or fails the test.

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"flinklab/runtime/api"
 )
 
 func TestFailPropagatesToTheConsumer(t *testing.T) {
@@ -20,7 +18,7 @@ func TestFailPropagatesToTheConsumer(t *testing.T) {
 		id := newPartitionID(0)
 		p, err := env.CreateResultPartition(id, 1)
 		require.NoError(t, err)
-		gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+		gate := env.CreateInputGate(gateDescriptor(0, id))
 		defer gate.Close()
 
 		// The consumer reads what was flushed, then waits for more.
@@ -59,7 +57,7 @@ func TestReleaseUnregistersAndWakesEveryWaiter(t *testing.T) {
 		require.NoError(t, err)
 
 		// A consumer of subpartition 0 waits for data that never comes...
-		gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+		gate := env.CreateInputGate(gateDescriptor(0, id))
 		defer gate.Close()
 		read := make(chan error, 1)
 		go func() {
@@ -96,8 +94,8 @@ func TestClosingTheGateUnblocksTheProducer(t *testing.T) {
 		p, err := env.CreateResultPartition(id, 2)
 		require.NoError(t, err)
 		gates := []*InputGate{
-			env.CreateInputGate(0, []api.ResultPartitionID{id}),
-			env.CreateInputGate(1, []api.ResultPartitionID{id}),
+			env.CreateInputGate(gateDescriptor(0, id)),
+			env.CreateInputGate(gateDescriptor(1, id)),
 		}
 		for _, gate := range gates {
 			require.NoError(t, gate.RequestPartitions(ctx))
@@ -134,8 +132,8 @@ func TestCloseWakesABlockedNext(t *testing.T) {
 			name string
 			gate *InputGate
 		}{
-			{"waiting for data", env.CreateInputGate(0, []api.ResultPartitionID{registered.ID()})},
-			{"waiting for the producer to register", env.CreateInputGate(0, []api.ResultPartitionID{newPartitionID(1)})},
+			{"waiting for data", env.CreateInputGate(gateDescriptor(0, registered.ID()))},
+			{"waiting for the producer to register", env.CreateInputGate(gateDescriptor(0, newPartitionID(1)))},
 		}
 		for _, tt := range tests {
 			read := make(chan error, 1)
@@ -198,15 +196,15 @@ func TestGateMisuseIsRejected(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Release()
 
-	outOfRange := env.CreateInputGate(1, []api.ResultPartitionID{id})
+	outOfRange := env.CreateInputGate(gateDescriptor(1, id))
 	defer outOfRange.Close()
 	_, err = outOfRange.Next(ctx)
 	assert.ErrorContains(t, err, "has no subpartition 1")
 
-	first := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	first := env.CreateInputGate(gateDescriptor(0, id))
 	defer first.Close()
 	require.NoError(t, first.RequestPartitions(ctx))
-	second := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	second := env.CreateInputGate(gateDescriptor(0, id))
 	defer second.Close()
 	assert.ErrorContains(t, second.RequestPartitions(ctx), "can only be consumed once")
 }
@@ -248,7 +246,7 @@ func TestEmptyPartitionEndsInputForGood(t *testing.T) {
 	p, err := env.CreateResultPartition(id, 1)
 	require.NoError(t, err)
 	require.NoError(t, p.Finish(ctx))
-	gate := env.CreateInputGate(0, []api.ResultPartitionID{id})
+	gate := env.CreateInputGate(gateDescriptor(0, id))
 	defer gate.Close()
 	for range 3 {
 		_, err := gate.Next(ctx)

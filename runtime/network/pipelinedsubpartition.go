@@ -11,28 +11,29 @@ import (
 // PipelinedSubpartition: buffers are handed over as soon as they are built,
 // and the consumer reads them while the producer is still writing.
 //
+// A subpartition is made on first use (see ResultPartition.subpartition):
+// by the producer's first buffer for it, by Finish, or by its consumer's
+// request. An all-to-all edge of parallelism n has n² subpartitions, and a
+// job whose tasks never exchange data should not pay for them.
+//
 // Two goroutines meet here: the producer calls add and finish, the consumer
 // reads through its pipelinedSubpartitionView. Release may come from any
 // goroutine. All fields below mu are guarded by it.
 //
 // Lock order: a subpartition's mu may be held while taking its
 // ResultPartition's mu or its reader's InputGate mu, never the other way
-// round.
+// round. (ResultPartition.subpartition makes a subpartition under the
+// partition's mu, but never locks it there.)
 type pipelinedSubpartition struct {
-	parent   *ResultPartition
-	index    int
-	capacity int // data buffers the queue may hold; a full queue blocks add
-
-	// spaceAvailable holds a token after the consumer took a buffer from a
-	// full queue, or left; the producer blocked in add waits for it. One
-	// slot is enough, because only one goroutine produces.
-	spaceAvailable chan struct{}
+	parent *ResultPartition
+	index  int
 
 	mu sync.Mutex
-	// buffers is the queue: at most capacity data buffers, then at most one
-	// EndOfPartition event. It is allocated by the first add, not up front:
-	// an all-to-all edge of parallelism n has n² subpartitions, most of
-	// which may never carry a buffer.
+	// buffers is the queue: at most capacity (the partition's
+	// buffersPerSubpartition) data buffers, then at most one
+	// EndOfPartition event. It is allocated by the first add or finish, not
+	// with the subpartition: a consumer's request makes the subpartition,
+	// which may then never carry a buffer.
 	buffers []Buffer
 	// buffersInBacklog counts the data buffers in the queue (events do not
 	// count). Flink keeps the same counter to announce the backlog to the
@@ -42,30 +43,36 @@ type pipelinedSubpartition struct {
 	maxBuffersInBacklog int
 	isFinished          bool // the EndOfPartition event was added
 	isReleased          bool // the partition was released: queue dropped, no more data
-	readView            *pipelinedSubpartitionView
+	hasReadView         bool // a consumer attached; readView is its handle
 	isReadViewReleased  bool // the consumer left (its InputGate was closed)
 	isConsumed          bool // the consumer read the event or left; counted once by the parent
+	// readView is the consumer's handle, valid once hasReadView is set. It
+	// lives inside the subpartition, which saves an allocation per pair:
+	// a pipelined subpartition has at most one reader, ever.
+	readView pipelinedSubpartitionView
 }
 
-func newPipelinedSubpartition(parent *ResultPartition, index, capacity int) *pipelinedSubpartition {
-	return &pipelinedSubpartition{
-		parent:         parent,
-		index:          index,
-		capacity:       capacity,
-		spaceAvailable: make(chan struct{}, 1),
-	}
+func newPipelinedSubpartition(parent *ResultPartition, index int) *pipelinedSubpartition {
+	return &pipelinedSubpartition{parent: parent, index: index}
 }
 
-// add hands a data buffer to the consumer. While the queue holds capacity
-// buffers the producer waits here: this wait is backpressure. It returns
-// ctx.Err() if ctx ends first, and the release error if the partition is
-// released; in both cases the buffer was not added.
+// add hands a data buffer to the consumer. While the queue holds
+// Config.BuffersPerSubpartition buffers the producer waits here: this wait
+// is backpressure. It returns ctx.Err() if ctx ends first, and the release
+// error if the partition is released; in both cases the buffer was not
+// added.
+//
+// The producer waits on its partition's spaceAvailable, which any of the
+// partition's consumers may have filled, so waking up proves nothing: it
+// checks its own queue again after every token. See
+// ResultPartition.spaceAvailable.
 func (s *pipelinedSubpartition) add(ctx context.Context, buffer Buffer) error {
+	capacity := s.parent.buffersPerSubpartition
 	s.mu.Lock()
-	for s.buffersInBacklog >= s.capacity && !s.isReleased && !s.isReadViewReleased {
+	for s.buffersInBacklog >= capacity && !s.isReleased && !s.isReadViewReleased {
 		s.mu.Unlock()
 		select {
-		case <-s.spaceAvailable:
+		case <-s.parent.spaceAvailable:
 		case <-s.parent.released:
 		case <-ctx.Done():
 			return ctx.Err()
@@ -83,7 +90,7 @@ func (s *pipelinedSubpartition) add(ctx context.Context, buffer Buffer) error {
 		return nil
 	}
 	if s.buffers == nil {
-		s.buffers = make([]Buffer, 0, s.capacity+1)
+		s.buffers = make([]Buffer, 0, capacity+1)
 	}
 	s.buffers = append(s.buffers, buffer)
 	s.buffersInBacklog++
@@ -113,7 +120,7 @@ func (s *pipelinedSubpartition) finish() error {
 // queue went from empty to non-empty. While the queue stays non-empty the
 // reader learns of more data from getNextBuffer's moreAvailable.
 func (s *pipelinedSubpartition) notifyDataAvailableLocked() {
-	if len(s.buffers) == 1 && s.readView != nil && !s.isReadViewReleased {
+	if len(s.buffers) == 1 && s.hasReadView && !s.isReadViewReleased {
 		s.readView.availabilityListener.notifyDataAvailable()
 	}
 }
@@ -126,15 +133,16 @@ func (s *pipelinedSubpartition) createReadView(listener bufferAvailabilityListen
 	switch {
 	case s.isReleased:
 		return nil, s.parent.releaseError()
-	case s.readView != nil:
+	case s.hasReadView:
 		return nil, fmt.Errorf("subpartition %d of partition %s is being (or already has been) consumed, "+
 			"but pipelined subpartitions can only be consumed once", s.index, s.parent.id)
 	}
-	s.readView = &pipelinedSubpartitionView{parent: s, availabilityListener: listener}
+	s.hasReadView = true
+	s.readView = pipelinedSubpartitionView{parent: s, availabilityListener: listener}
 	if len(s.buffers) > 0 {
 		listener.notifyDataAvailable()
 	}
-	return s.readView, nil
+	return &s.readView, nil
 }
 
 // pollBuffer takes the next buffer for the reader. ok is false when the
@@ -152,14 +160,14 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 		s.mu.Unlock()
 		return bufferAndAvailability{}, false, nil
 	}
-	wasFull := s.buffersInBacklog >= s.capacity
+	wasFull := s.buffersInBacklog >= s.parent.buffersPerSubpartition
 	buffer := s.popLocked()
 	next = bufferAndAvailability{buffer: buffer, moreAvailable: len(s.buffers) > 0}
 	consumed := !buffer.IsBuffer() && s.markConsumedLocked()
 	s.mu.Unlock()
 
 	if wasFull {
-		s.wakeProducer()
+		s.parent.notifySpaceAvailable()
 	}
 	if consumed {
 		s.parent.onConsumedSubpartition()
@@ -197,14 +205,6 @@ func (s *pipelinedSubpartition) markConsumedLocked() bool {
 	return true
 }
 
-// wakeProducer leaves a token for a producer waiting in add.
-func (s *pipelinedSubpartition) wakeProducer() {
-	select {
-	case s.spaceAvailable <- struct{}{}:
-	default: // a token is already waiting
-	}
-}
-
 // releaseReadView is the consumer leaving before the end. Its queued
 // buffers are dropped, a blocked producer is woken, and the subpartition
 // counts as consumed.
@@ -215,7 +215,7 @@ func (s *pipelinedSubpartition) releaseReadView() {
 	consumed := s.markConsumedLocked()
 	s.mu.Unlock()
 
-	s.wakeProducer()
+	s.parent.notifySpaceAvailable()
 	if consumed {
 		s.parent.onConsumedSubpartition()
 	}
@@ -231,7 +231,7 @@ func (s *pipelinedSubpartition) release() {
 	}
 	s.isReleased = true
 	s.dropBuffersLocked()
-	if s.readView != nil && !s.isReadViewReleased && !s.isConsumed {
+	if s.hasReadView && !s.isReadViewReleased && !s.isConsumed {
 		s.readView.availabilityListener.notifyDataAvailable()
 	}
 }
@@ -261,7 +261,8 @@ type bufferAvailabilityListener interface {
 
 // pipelinedSubpartitionView is the consumer's handle on one subpartition
 // (Flink: PipelinedSubpartitionView). The ResultPartitionManager hands it
-// out; the reader polls it and releases it when done.
+// out; the reader polls it and releases it when done. It is a field of its
+// subpartition, not allocated on its own.
 type pipelinedSubpartitionView struct {
 	parent               *pipelinedSubpartition
 	availabilityListener bufferAvailabilityListener

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -28,14 +29,19 @@ import (
 //
 // A released partition is unregistered from its ResultPartitionManager, its
 // queues are dropped and everyone waiting on it wakes up.
+//
+// Creating a partition costs the same whatever its number of
+// subpartitions: each subpartition is made on first use (see subpartition),
+// and the buffer builders with the first record.
 type ResultPartition struct {
-	id               api.ResultPartitionID
-	partitionManager *ResultPartitionManager
-	bufferSize       int
-	subpartitions    []*pipelinedSubpartition
+	id                     api.ResultPartitionID
+	partitionManager       *ResultPartitionManager
+	numberOfSubpartitions  int
+	bufferSize             int
+	buffersPerSubpartition int // the bound of every subpartition queue
 
 	// Owned by the producing goroutine.
-	bufferBuilders []bufferBuilder // one per subpartition: the buffer being filled
+	bufferBuilders []bufferBuilder // one per subpartition: the buffer being filled; nil until the first record
 	isFinished     bool
 
 	// released is closed when the partition is released; producers blocked
@@ -44,25 +50,39 @@ type ResultPartition struct {
 	released   chan struct{}
 	isReleased atomic.Bool
 
-	mu                              sync.Mutex
+	// spaceAvailable holds a token after a consumer took a buffer from a
+	// full queue, or left; the producer blocked in pipelinedSubpartition.add
+	// waits for it. One channel serves every subpartition, because only one
+	// goroutine produces, and it waits on one queue at a time. A token may
+	// thus come from another subpartition's consumer than the one the
+	// producer waits for; that is harmless, because the producer checks its
+	// own queue again after every token and waits again if it is still full.
+	// No wake-up is lost either: a consumer that finds the slot taken leaves
+	// it to the token already there, which wakes the producer just the same.
+	// (Flink's producer likewise waits on one thing per partition: its
+	// LocalBufferPool becoming available.)
+	spaceAvailable chan struct{}
+
+	mu sync.Mutex
+	// subpartitions holds the subpartitions made so far, by index; the
+	// slice itself is made with the first. Once the partition is released
+	// no more are made, so release may read it without mu.
+	subpartitions                   []*pipelinedSubpartition
 	releaseCause                    error // nil after Release, the cause after Fail
 	numberOfUnconsumedSubpartitions int
 }
 
 func newResultPartition(id api.ResultPartitionID, numberOfSubpartitions int, cfg Config) *ResultPartition {
-	p := &ResultPartition{
+	return &ResultPartition{
 		id:                              id,
 		partitionManager:                cfg.PartitionManager,
+		numberOfSubpartitions:           numberOfSubpartitions,
 		bufferSize:                      cfg.BufferSize,
-		subpartitions:                   make([]*pipelinedSubpartition, numberOfSubpartitions),
-		bufferBuilders:                  make([]bufferBuilder, numberOfSubpartitions),
+		buffersPerSubpartition:          cfg.BuffersPerSubpartition,
 		released:                        make(chan struct{}),
+		spaceAvailable:                  make(chan struct{}, 1),
 		numberOfUnconsumedSubpartitions: numberOfSubpartitions,
 	}
-	for i := range p.subpartitions {
-		p.subpartitions[i] = newPipelinedSubpartition(p, i, cfg.BuffersPerSubpartition)
-	}
-	return p
 }
 
 // ID returns the partition's ResultPartitionID.
@@ -70,7 +90,40 @@ func (p *ResultPartition) ID() api.ResultPartitionID { return p.id }
 
 // NumberOfSubpartitions returns how many subpartitions (consumer channels)
 // the partition has.
-func (p *ResultPartition) NumberOfSubpartitions() int { return len(p.subpartitions) }
+func (p *ResultPartition) NumberOfSubpartitions() int { return p.numberOfSubpartitions }
+
+// subpartition returns the subpartition of the given index, making it on
+// first use: the producer's first buffer for it, Finish, or its consumer's
+// request, whichever comes first. A released partition makes no more and
+// returns its release error. The index must be in range.
+//
+// Differs from Flink: Flink's ResultPartitionFactory creates every
+// subpartition with the partition.
+func (p *ResultPartition) subpartition(index int) (*pipelinedSubpartition, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.isReleased.Load() {
+		return nil, p.releaseErrorLocked()
+	}
+	if p.subpartitions == nil {
+		p.subpartitions = make([]*pipelinedSubpartition, p.numberOfSubpartitions)
+	}
+	s := p.subpartitions[index]
+	if s == nil {
+		s = newPipelinedSubpartition(p, index)
+		p.subpartitions[index] = s
+	}
+	return s, nil
+}
+
+// createdSubpartitions returns a copy of the subpartitions made so far
+// (nil where none was made yet), so that the caller can take their locks
+// without holding p.mu, as the lock order demands.
+func (p *ResultPartition) createdSubpartitions() []*pipelinedSubpartition {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.subpartitions)
+}
 
 // EmitRecord appends one serialized record to the given subpartition's
 // current buffer. When the record does not fit, the full buffer is handed
@@ -83,9 +136,13 @@ func (p *ResultPartition) EmitRecord(ctx context.Context, record []byte, subpart
 	if err := p.checkInProduceState(); err != nil {
 		return err
 	}
-	if subpartition < 0 || subpartition >= len(p.subpartitions) {
-		return fmt.Errorf("emit record to partition %s: subpartition %d out of range [0, %d)",
-			p.id, subpartition, len(p.subpartitions))
+	// Before the first record there are no buffer builders, so this one
+	// comparison per record catches both the first record and a
+	// subpartition out of range.
+	if subpartition < 0 || subpartition >= len(p.bufferBuilders) {
+		if err := p.checkSubpartition(subpartition); err != nil {
+			return err
+		}
 	}
 	return p.appendRecord(ctx, record, subpartition)
 }
@@ -96,7 +153,8 @@ func (p *ResultPartition) BroadcastRecord(ctx context.Context, record []byte) er
 	if err := p.checkInProduceState(); err != nil {
 		return err
 	}
-	for subpartition := range p.subpartitions {
+	p.createBufferBuilders()
+	for subpartition := range p.numberOfSubpartitions {
 		if err := p.appendRecord(ctx, record, subpartition); err != nil {
 			return err
 		}
@@ -104,8 +162,29 @@ func (p *ResultPartition) BroadcastRecord(ctx context.Context, record []byte) er
 	return nil
 }
 
+// checkSubpartition fails if the subpartition is out of range, and
+// otherwise makes the buffer builders if this is the first record.
+func (p *ResultPartition) checkSubpartition(subpartition int) error {
+	if subpartition < 0 || subpartition >= p.numberOfSubpartitions {
+		return fmt.Errorf("emit record to partition %s: subpartition %d out of range [0, %d)",
+			p.id, subpartition, p.numberOfSubpartitions)
+	}
+	p.createBufferBuilders()
+	return nil
+}
+
+// createBufferBuilders makes the buffer builders, one per subpartition,
+// with the partition's first record: a partition that never carries a
+// record never pays for them.
+func (p *ResultPartition) createBufferBuilders() {
+	if p.bufferBuilders == nil {
+		p.bufferBuilders = make([]bufferBuilder, p.numberOfSubpartitions)
+	}
+}
+
 // appendRecord is the hot path: a few comparisons and a copy per record,
-// and a queue hand-over (with its lock) only once per buffer.
+// and a queue hand-over (with its locks) only once per buffer. The
+// buffer builders exist already.
 func (p *ResultPartition) appendRecord(ctx context.Context, record []byte, subpartition int) error {
 	builder := &p.bufferBuilders[subpartition]
 	size := serializedSize(record)
@@ -121,7 +200,7 @@ func (p *ResultPartition) appendRecord(ctx context.Context, record []byte, subpa
 	}
 	if size > p.bufferSize {
 		// A record larger than a whole buffer travels in a buffer of its own.
-		return p.subpartitions[subpartition].add(ctx, newSingleRecordBuffer(record))
+		return p.addBuffer(ctx, subpartition, newSingleRecordBuffer(record))
 	}
 	builder.append(record, p.bufferSize)
 	return nil
@@ -140,7 +219,7 @@ func (p *ResultPartition) Flush(ctx context.Context) error {
 }
 
 func (p *ResultPartition) flushAll(ctx context.Context) error {
-	for subpartition := range p.subpartitions {
+	for subpartition := range p.bufferBuilders { // none before the first record
 		if err := p.flushSubpartition(ctx, subpartition); err != nil {
 			return err
 		}
@@ -156,17 +235,29 @@ func (p *ResultPartition) flushSubpartition(ctx context.Context, subpartition in
 	if builder.isEmpty() {
 		return nil
 	}
-	if err := p.subpartitions[subpartition].add(ctx, builder.build()); err != nil {
+	if err := p.addBuffer(ctx, subpartition, builder.build()); err != nil {
 		return err
 	}
 	builder.reset()
 	return nil
 }
 
+// addBuffer hands a data buffer to a subpartition's queue, making the
+// subpartition if this is its first buffer.
+func (p *ResultPartition) addBuffer(ctx context.Context, subpartition int, buffer Buffer) error {
+	s, err := p.subpartition(subpartition)
+	if err != nil {
+		return err
+	}
+	return s.add(ctx, buffer)
+}
+
 // Finish flushes every subpartition and ends each with the EndOfPartition
-// event: the producer is done. The partition stays registered until its
-// consumers have read everything, so a producing task must not Release it
-// after a successful Finish. Flink: ResultPartition.finish.
+// event: the producer is done. A subpartition that never carried a buffer
+// and has no consumer yet is made now, to hold the event its consumer will
+// end with. The partition stays registered until its consumers have read
+// everything, so a producing task must not Release it after a successful
+// Finish. Flink: ResultPartition.finish.
 func (p *ResultPartition) Finish(ctx context.Context) error {
 	if err := p.checkInProduceState(); err != nil {
 		return err
@@ -174,7 +265,11 @@ func (p *ResultPartition) Finish(ctx context.Context) error {
 	if err := p.flushAll(ctx); err != nil {
 		return err
 	}
-	for _, s := range p.subpartitions {
+	for index := range p.numberOfSubpartitions {
+		s, err := p.subpartition(index)
+		if err != nil {
+			return err
+		}
 		if err := s.finish(); err != nil {
 			return err
 		}
@@ -221,10 +316,13 @@ func (p *ResultPartition) release(cause error) {
 	p.releaseCause = cause
 	p.isReleased.Store(true)
 	close(p.released)
+	subpartitions := p.subpartitions // final: no subpartition is made after release
 	p.mu.Unlock()
 
-	for _, s := range p.subpartitions {
-		s.release()
+	for _, s := range subpartitions {
+		if s != nil {
+			s.release()
+		}
 	}
 	p.partitionManager.unregisterResultPartition(p)
 }
@@ -234,6 +332,10 @@ func (p *ResultPartition) release(cause error) {
 func (p *ResultPartition) releaseError() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.releaseErrorLocked()
+}
+
+func (p *ResultPartition) releaseErrorLocked() error {
 	if p.releaseCause != nil {
 		return fmt.Errorf("partition %s: %w: %w", p.id, ErrProducerFailed, p.releaseCause)
 	}
@@ -254,12 +356,26 @@ func (p *ResultPartition) onConsumedSubpartition() {
 	}
 }
 
-// createSubpartitionView attaches a reader to one subpartition.
-func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
-	if index < 0 || index >= len(p.subpartitions) {
-		return nil, fmt.Errorf("partition %s has no subpartition %d (it has %d)", p.id, index, len(p.subpartitions))
+// notifySpaceAvailable leaves a token for the producer, which may be
+// waiting in pipelinedSubpartition.add for room in a queue.
+func (p *ResultPartition) notifySpaceAvailable() {
+	select {
+	case p.spaceAvailable <- struct{}{}:
+	default: // a token is already waiting
 	}
-	return p.subpartitions[index].createReadView(listener)
+}
+
+// createSubpartitionView attaches a reader to one subpartition, making the
+// subpartition if the producer has not used it yet.
+func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+	if index < 0 || index >= p.numberOfSubpartitions {
+		return nil, fmt.Errorf("partition %s has no subpartition %d (it has %d)", p.id, index, p.numberOfSubpartitions)
+	}
+	s, err := p.subpartition(index)
+	if err != nil {
+		return nil, err
+	}
+	return s.createReadView(listener)
 }
 
 // BuffersInFlight returns the number of data buffers handed to the
@@ -268,9 +384,11 @@ func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvail
 // consumer are not in flight.
 func (p *ResultPartition) BuffersInFlight() int {
 	total := 0
-	for _, s := range p.subpartitions {
-		now, _ := s.backlog()
-		total += now
+	for _, s := range p.createdSubpartitions() {
+		if s != nil {
+			now, _ := s.backlog()
+			total += now
+		}
 	}
 	return total
 }
@@ -280,9 +398,11 @@ func (p *ResultPartition) BuffersInFlight() int {
 // Config.BuffersPerSubpartition: that bound is what makes backpressure.
 func (p *ResultPartition) MaxBuffersInFlight() int {
 	highest := 0
-	for _, s := range p.subpartitions {
-		_, highWaterMark := s.backlog()
-		highest = max(highest, highWaterMark)
+	for _, s := range p.createdSubpartitions() {
+		if s != nil {
+			_, highWaterMark := s.backlog()
+			highest = max(highest, highWaterMark)
+		}
 	}
 	return highest
 }

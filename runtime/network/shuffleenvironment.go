@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
 )
 
 // Defaults of Config.
@@ -83,13 +84,15 @@ func (e *ShuffleEnvironment) CreateResultPartition(id api.ResultPartitionID, num
 	return partition, nil
 }
 
-// CreateInputGate creates a gate that reads subpartition
-// consumedSubpartitionIndex of each of the given partitions, one input
-// channel per partition, in that order. Nothing is requested until the
-// gate's first Next (or RequestPartitions). Flink:
-// NettyShuffleEnvironment.createInputGates.
-func (e *ShuffleEnvironment) CreateInputGate(consumedSubpartitionIndex int, partitions []api.ResultPartitionID) *InputGate {
-	return newInputGate(e.cfg.PartitionManager, consumedSubpartitionIndex, partitions)
+// CreateInputGate creates the gate a deployment descriptor describes: it
+// reads subpartition gdd.ConsumedSubpartitionIndex of each partition in
+// gdd.ShuffleDescriptors, one input channel per partition, in that order.
+// The gate keeps gdd.ShuffleDescriptors, which the caller must not change.
+// Nothing is requested, and no channel made, until the gate's first Next
+// (or RequestPartitions). Flink: NettyShuffleEnvironment.createInputGates
+// → SingleInputGateFactory.create.
+func (e *ShuffleEnvironment) CreateInputGate(gdd gateway.InputGateDeploymentDescriptor) *InputGate {
+	return newInputGate(e.cfg.PartitionManager, gdd)
 }
 
 // ReleasePartitionsLocally releases the given partitions if they are

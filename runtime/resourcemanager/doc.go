@@ -39,9 +39,9 @@
 //
 // # The messages it handles
 //
-// Every gateway method is fenced: it runs only if the caller's
-// ResourceManagerID is the current one (rpc.ErrFencingTokenMismatch
-// otherwise, before anything else happens).
+// Every gateway method but the heartbeat answers is fenced: it runs only
+// if the caller's ResourceManagerID is the current one
+// (rpc.ErrFencingTokenMismatch otherwise, before anything else happens).
 //
 //	from a JobMaster
 //	  RegisterJobMaster          m5  remember the job's JobMaster (a new JobMasterID replaces the old one)
@@ -53,6 +53,9 @@
 //	                                 later ones reconcile them
 //	  NotifySlotAvailable            a slot was freed → SlotManager.FreeSlot
 //	  DisconnectTaskManager          forget the TaskExecutor and its slots
+//	from both (not fenced)
+//	  HeartbeatFromTaskManager,      answers to the ResourceManager's heartbeat requests
+//	  HeartbeatFromJobManager
 //	to a TaskExecutor (through the SlotManager)
 //	  RequestSlot                m7  give this slot to this job
 //
@@ -66,6 +69,23 @@
 //
 //	Registering TaskManager with ResourceID tm-1 (pekko://flink/user/rpc/taskmanager_0) at ResourceManager
 //	Registering task executor tm-1 under 5b9f... at the slot manager.
+//
+// # Heartbeats
+//
+// While it leads, the ResourceManager asks every registered TaskExecutor
+// and JobMaster for a heartbeat every heartbeat.interval (package
+// heartbeat; heartbeats.go). One that does not answer for
+// heartbeat.timeout is lost, and handled as if it had said goodbye:
+//
+//	INFO The heartbeat of TaskManager with id tm-1 timed out.
+//	INFO Closing TaskExecutor connection tm-1 because: The heartbeat of TaskManager with id tm-1 timed out.
+//	     its slots leave the SlotManager; jobs that held them get slots elsewhere
+//
+//	INFO The heartbeat of JobManager with id jm-1 timed out.
+//	INFO Disconnect job manager <jobMasterId>@<address> for job <jobId> from the resource manager.
+//	     the job's requirements stay, for the JobMaster to find when it registers again
+//
+// The heartbeat managers start and stop with the leadership, as in Flink.
 //
 // # Which goroutine calls what
 //
@@ -108,12 +128,14 @@
 //   - One ResourceManager object handles every leadership. Flink's
 //     ResourceManagerServiceImpl creates a new ResourceManager per
 //     leadership; the effect (a clean state per leadership) is the same.
-//   - No heartbeats yet: a TaskExecutor or JobMaster that dies silently is
-//     not noticed, and later slot reports arrive through SendSlotReport
-//     instead of heartbeat payloads.
+//   - The heartbeats carry no payloads (see
+//     gateway.TaskExecutorHeartbeatPayload): later slot reports would
+//     arrive through SendSlotReport, not with the TaskExecutors'
+//     heartbeats.
 //   - No JobLeaderIdService: Flink checks a registering JobMaster's
 //     JobMasterID against the job's leader election; we trust it, and a
 //     newer JobMasterID replaces the older one.
 //   - The JobMaster and TaskExecutor are not told when the ResourceManager
 //     disconnects them (their gateways have no disconnectResourceManager).
+//     They notice when its heartbeat requests stop, and register again.
 package resourcemanager

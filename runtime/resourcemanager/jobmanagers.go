@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
@@ -15,9 +16,16 @@ import (
 type jobManagerRegistration struct {
 	jobID       api.JobID
 	jobMasterID api.JobMasterID
-	resourceID  api.ResourceID
+	resourceID  api.ResourceID // the JobMaster's; its heartbeat target ID
 	address     string
-	gateway     gateway.JobMasterGateway
+	gateway     jobMasterGateway
+}
+
+// jobMasterGateway is a JobMaster as the ResourceManager sees it: its
+// gateway and its heartbeat RPCs.
+type jobMasterGateway interface {
+	gateway.JobMasterGateway
+	gateway.JobMasterHeartbeatGateway
 }
 
 // RegisterJobMaster connects a job's JobMaster to the ResourceManager
@@ -33,7 +41,7 @@ func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.Resou
 		// asynchronously and continues on the main thread when the
 		// connection is there; a transport whose Connect dials would do
 		// the same with rpc.Ask.
-		jobMaster, err := rpc.Connect[gateway.JobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
+		jobMaster, err := rpc.Connect[jobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
 		if err != nil {
 			rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", err)
 			return gateway.JobMasterRegistrationSuccess{}, gateway.RegistrationFailure(
@@ -70,6 +78,12 @@ func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration
 	}
 	rm.jobManagerRegistrations[reg.jobID] = reg
 	rm.log.Info(fmt.Sprintf("Registered job manager %s@%s for job %s.", reg.jobMasterID, reg.address, reg.jobID))
+	// From now on the JobMaster is asked for a heartbeat every
+	// heartbeat.interval; one that stops answering is disconnected.
+	rm.jobManagerHeartbeatManager.MonitorTarget(reg.resourceID,
+		heartbeat.HeartbeatSender[struct{}](func(ctx context.Context, from api.ResourceID, _ struct{}) error {
+			return reg.gateway.HeartbeatFromResourceManager(ctx, from)
+		}))
 }
 
 // DeclareRequiredResources replaces a job's resource requirements (step
@@ -114,12 +128,15 @@ func (rm *ResourceManager) DisconnectJobManager(ctx context.Context, rmID api.Re
 	return err
 }
 
-// closeJobManagerConnection forgets a job's JobMaster and, when
-// clearRequirements is set, the job's requirements.
+// closeJobManagerConnection forgets a job's JobMaster, stops watching its
+// heartbeat and, when clearRequirements is set, forgets the job's
+// requirements.
 //
 // Differs from Flink: Flink also tells the JobMaster
-// (JobMasterGateway#disconnectResourceManager) and stops monitoring its
-// heartbeat; our gateway has no such method yet and we have no heartbeats.
+// (JobMasterGateway#disconnectResourceManager); our gateway has no such
+// method. A JobMaster that is still alive notices all the same: no more
+// heartbeat requests come, it times the ResourceManager out and registers
+// again.
 func (rm *ResourceManager) closeJobManagerConnection(jobID api.JobID, clearRequirements bool, cause error) {
 	reg, ok := rm.jobManagerRegistrations[jobID]
 	if !ok {
@@ -127,6 +144,7 @@ func (rm *ResourceManager) closeJobManagerConnection(jobID api.JobID, clearRequi
 		return
 	}
 	delete(rm.jobManagerRegistrations, jobID)
+	rm.jobManagerHeartbeatManager.UnmonitorTarget(reg.resourceID)
 	rm.log.Info(fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.", reg.jobMasterID, reg.address, jobID),
 		"cause", causeMessage(cause))
 	if clearRequirements {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/resourcemanager/slotmanager"
 	"flinklab/runtime/rpc"
@@ -24,6 +26,9 @@ const (
 	DefaultRPCTimeout = 10 * time.Second
 	// DefaultRequirementCheckDelay is slotmanager.requirement-check.delay.
 	DefaultRequirementCheckDelay = slotmanager.DefaultRequirementCheckDelay
+	// DefaultStartUpPeriod is Flink's default for
+	// resourcemanager.standalone.start-up-time: slot.request.timeout, 5 min.
+	DefaultStartUpPeriod = 5 * time.Minute
 )
 
 // EndpointName is the name the ResourceManager registers under in its
@@ -39,6 +44,17 @@ type Config struct {
 	RPCTimeout time.Duration
 	// RequirementCheckDelay is passed to the SlotManager.
 	RequirementCheckDelay time.Duration
+	// Heartbeat holds the heartbeat.* options with which the
+	// ResourceManager watches the TaskExecutors and JobMasters registered
+	// at it. Zero fields take Flink's defaults (10 s, 50 s, 2); New rejects
+	// invalid ones.
+	Heartbeat heartbeat.HeartbeatServices
+	// StartUpPeriod is how long a new leader waits for TaskManagers to
+	// register before it tells jobs that their requirements cannot be met
+	// (Flink: resourcemanager.standalone.start-up-time, which defaults to
+	// slot.request.timeout, 5 min). Zero means DefaultStartUpPeriod; a
+	// negative value means none: jobs are told at once.
+	StartUpPeriod time.Duration
 	// Logger is the base logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -48,6 +64,9 @@ type Deps struct {
 	// RPC is where the ResourceManager serves its gateway and where it
 	// finds JobMasters and TaskExecutors.
 	RPC rpc.Service
+	// Faults may break step m7 (through the SlotManager); nil injects
+	// nothing.
+	Faults *fault.Injector
 	// HA runs the ResourceManager's leader election.
 	HA highavailability.Services
 	// Trace records steps m5, m6 and (through the SlotManager) m7; nil
@@ -82,6 +101,12 @@ type ResourceManager struct {
 	jobManagerRegistrations map[api.JobID]*jobManagerRegistration
 	// taskExecutors holds the registered TaskExecutors by ResourceID.
 	taskExecutors map[api.ResourceID]*workerRegistration
+	// The heartbeat managers: the ResourceManager asks every registered
+	// TaskExecutor and JobMaster for heartbeats. They exist while it leads
+	// (no-ops otherwise), as in Flink, which starts them with the
+	// leadership.
+	taskManagerHeartbeatManager heartbeat.HeartbeatManager[gateway.TaskExecutorHeartbeatPayload, struct{}]
+	jobManagerHeartbeatManager  heartbeat.HeartbeatManager[struct{}, struct{}]
 }
 
 var (
@@ -106,29 +131,40 @@ func New(cfg Config, deps Deps) (*ResourceManager, error) {
 	if cfg.RequirementCheckDelay == 0 {
 		cfg.RequirementCheckDelay = DefaultRequirementCheckDelay
 	}
+	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
+	if err := cfg.Heartbeat.Validate(); err != nil {
+		return nil, fmt.Errorf("resource manager: %w", err)
+	}
 	base := cfg.Logger
 	if base == nil {
 		base = slog.Default()
 	}
-	sm, err := slotmanager.New(slotmanager.Config{
-		RequirementCheckDelay:     cfg.RequirementCheckDelay,
-		TaskManagerRequestTimeout: cfg.RPCTimeout,
-		Logger:                    base,
-	}, slotmanager.Deps{Trace: deps.Trace})
-	if err != nil {
-		return nil, fmt.Errorf("resource manager: %w", err)
+	if cfg.StartUpPeriod == 0 {
+		cfg.StartUpPeriod = DefaultStartUpPeriod
 	}
-	return &ResourceManager{
+	rm := &ResourceManager{
 		FencedEndpoint:          rpc.NewFencedEndpoint("StandaloneResourceManager", api.ResourceManagerID{}),
 		cfg:                     cfg,
 		deps:                    deps,
 		log:                     base.With("logger", "StandaloneResourceManager"),
 		address:                 deps.RPC.Address(EndpointName),
 		election:                deps.HA.ResourceManagerLeaderElection(),
-		slotManager:             sm,
 		jobManagerRegistrations: make(map[api.JobID]*jobManagerRegistration),
 		taskExecutors:           make(map[api.ResourceID]*workerRegistration),
-	}, nil
+
+		taskManagerHeartbeatManager: heartbeat.NoOpHeartbeatManager[gateway.TaskExecutorHeartbeatPayload, struct{}]{},
+		jobManagerHeartbeatManager:  heartbeat.NoOpHeartbeatManager[struct{}, struct{}]{},
+	}
+	sm, err := slotmanager.New(slotmanager.Config{
+		RequirementCheckDelay:     cfg.RequirementCheckDelay,
+		TaskManagerRequestTimeout: cfg.RPCTimeout,
+		Logger:                    base,
+	}, slotmanager.Deps{Trace: deps.Trace, Faults: deps.Faults, NotEnoughResources: rm.notEnoughResourceAvailable})
+	if err != nil {
+		return nil, fmt.Errorf("resource manager: %w", err)
+	}
+	rm.slotManager = sm
+	return rm, nil
 }
 
 // Address returns the RPC address the ResourceManager serves at, e.g.
@@ -168,6 +204,7 @@ func (rm *ResourceManager) Close() {
 		}
 		rm.Endpoint.Close(func() {
 			rm.log.Info("Stopping the resource manager.")
+			rm.stopHeartbeatServices()
 			rm.slotManager.Close()
 		})
 	})
@@ -196,7 +233,9 @@ func (rm *ResourceManager) startNewLeadership(sessionID api.LeaderSessionID) {
 	rm.SetFencingToken(rmID)
 
 	rm.log.Info("Starting the resource manager.")
+	rm.startHeartbeatServices()
 	rm.slotManager.Start(rmID, rm.Endpoint)
+	rm.startStartupPeriod(rmID)
 
 	// Publish the leadership only now, so that nobody learns the new
 	// ResourceManagerID before the ResourceManager accepts it. Flink
@@ -210,6 +249,40 @@ func (rm *ResourceManager) startNewLeadership(sessionID api.LeaderSessionID) {
 		func(struct{}, error) {})
 }
 
+// startStartupPeriod gives TaskManagers the start-up period to register:
+// until it ends, a job whose requirements cannot be met just waits; after
+// it, the job is told (Flink: StandaloneResourceManager#startStartupPeriod).
+func (rm *ResourceManager) startStartupPeriod(rmID api.ResourceManagerID) {
+	rm.slotManager.SetFailUnfulfillableRequest(false)
+	if rm.cfg.StartUpPeriod < 0 {
+		rm.slotManager.SetFailUnfulfillableRequest(true)
+		return
+	}
+	rm.ScheduleRunAsync(func() {
+		if rm.FencingToken() == rmID { // still the same leadership
+			rm.slotManager.SetFailUnfulfillableRequest(true)
+		}
+	}, rm.cfg.StartUpPeriod)
+}
+
+// notEnoughResourceAvailable tells a job's JobMaster that its requirements
+// cannot be met (Flink: ResourceManager's ResourceEventListener
+// #notEnoughResourceAvailable); the JobMaster's waiting slot requests fail.
+func (rm *ResourceManager) notEnoughResourceAvailable(jobID api.JobID, acquired int) {
+	registration, ok := rm.jobManagerRegistrations[jobID]
+	if !ok {
+		return
+	}
+	jm, jobMasterID := registration.gateway, registration.jobMasterID
+	rpc.Ask(rm.Endpoint, rm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, jm.NotifyNotEnoughResourcesAvailable(ctx, jobMasterID, acquired)
+	}, func(_ struct{}, err error) {
+		if err != nil {
+			rm.log.Debug(fmt.Sprintf("Could not notify the JobMaster of job %s that resources are missing.", jobID), "cause", err.Error())
+		}
+	})
+}
+
 // stopLeadership runs on the main thread when leadership is revoked: it
 // forgets every registration, since JobMasters and TaskExecutors register
 // anew with the next leader.
@@ -218,6 +291,7 @@ func (rm *ResourceManager) stopLeadership() {
 		return
 	}
 	rm.log.Info(fmt.Sprintf("ResourceManager %s was revoked leadership. Clearing fencing token.", rm.address))
+	rm.stopHeartbeatServices()
 	rm.slotManager.Suspend()
 	clear(rm.jobManagerRegistrations)
 	clear(rm.taskExecutors)

@@ -17,6 +17,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/rpc"
@@ -43,6 +44,13 @@ type cluster struct {
 // TaskExecutor would, until leader retrieval names it the leader.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
+	return startClusterWith(t, Config{})
+}
+
+// startClusterWith is startCluster with more of the ResourceManager's
+// Config; it sets the ResourceID and the logger.
+func startClusterWith(t *testing.T, cfg Config) *cluster {
+	t.Helper()
 	logs := &logbuf.Buffer{}
 	c := &cluster{
 		t:     t,
@@ -52,10 +60,9 @@ func startCluster(t *testing.T) *cluster {
 		trace: trace.NewRecorder(),
 		logs:  logs,
 	}
-	rm, err := New(Config{
-		ResourceID: "resourcemanager-test",
-		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, Deps{RPC: c.svc, HA: c.ha, Trace: c.trace})
+	cfg.ResourceID = "resourcemanager-test"
+	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rm, err := New(cfg, Deps{RPC: c.svc, HA: c.ha, Trace: c.trace})
 	require.NoError(t, err)
 	c.rm = rm
 
@@ -91,11 +98,19 @@ func (l leaderListener) NotifyLeaderAddress(address string, sessionID api.Leader
 }
 
 // addTaskExecutor registers a fake TaskExecutor with n free slots and sends
-// its first slot report. It returns the registration's InstanceID.
+// its first slot report. It returns the registration's InstanceID. The
+// fake does not answer heartbeat requests; see addLiveTaskExecutor.
 func (c *cluster) addTaskExecutor(name string, n int) api.InstanceID {
 	c.t.Helper()
+	return c.registerTaskExecutor(name, n, c.requests.gateway())
+}
+
+// registerTaskExecutor makes te reachable under name, registers it with n
+// free slots and sends its first slot report.
+func (c *cluster) registerTaskExecutor(name string, n int, te gateway.TaskExecutorGateway) api.InstanceID {
+	c.t.Helper()
 	address := c.svc.Address("taskmanager_" + name)
-	require.NoError(c.t, c.svc.Register(address, c.requests.gateway()))
+	require.NoError(c.t, c.svc.Register(address, te))
 	success, err := c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
 		ResourceID: api.ResourceID(name), TaskExecutorAddress: address, NumberOfSlots: n,
 	})
@@ -563,6 +578,9 @@ func TestNewValidatesItsInputs(t *testing.T) {
 	assert.Error(t, err)
 	_, err = New(Config{RPCTimeout: -time.Second}, Deps{RPC: rpc.NewLocalService(), HA: highavailability.NewEmbeddedHaServices()})
 	assert.Error(t, err)
+	_, err = New(Config{Heartbeat: heartbeat.HeartbeatServices{Interval: time.Minute, Timeout: time.Second}},
+		Deps{RPC: rpc.NewLocalService(), HA: highavailability.NewEmbeddedHaServices()})
+	assert.EqualError(t, err, "resource manager: The heartbeat timeout should be larger or equal than the heartbeat interval.")
 
 	rm, err := New(Config{}, Deps{RPC: rpc.NewLocalService(), HA: highavailability.NewEmbeddedHaServices()})
 	require.NoError(t, err)
@@ -570,6 +588,7 @@ func TestNewValidatesItsInputs(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(rm.ResourceID()), "resourcemanager-"))
 	assert.Equal(t, DefaultRPCTimeout, rm.cfg.RPCTimeout)
 	assert.Equal(t, 50*time.Millisecond, rm.cfg.RequirementCheckDelay)
+	assert.Equal(t, heartbeat.DefaultHeartbeatServices(), rm.cfg.Heartbeat, "Flink's heartbeat defaults")
 }
 
 func TestStartFailsWhenTheAddressIsTaken(t *testing.T) {

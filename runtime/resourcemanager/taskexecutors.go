@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/resourcemanager/slotmanager"
 	"flinklab/runtime/rpc"
 )
@@ -56,6 +57,7 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 	if old, ok := rm.taskExecutors[resourceID]; ok {
 		rm.log.Debug(fmt.Sprintf("Replacing old registration of TaskExecutor %s.", resourceID))
 		delete(rm.taskExecutors, resourceID)
+		rm.taskManagerHeartbeatManager.UnmonitorTarget(resourceID)
 		if old.atSlotManager {
 			rm.slotManager.UnregisterTaskManager(old.instanceID)
 		}
@@ -72,6 +74,12 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 	}
 	rm.log.Info(fmt.Sprintf("Registering TaskManager with ResourceID %s (%s) at ResourceManager", resourceID, reg.address))
 	rm.taskExecutors[resourceID] = reg
+	// From now on the TaskExecutor is asked for a heartbeat every
+	// heartbeat.interval; one that stops answering is disconnected.
+	rm.taskManagerHeartbeatManager.MonitorTarget(resourceID,
+		heartbeat.HeartbeatSender[struct{}](func(ctx context.Context, from api.ResourceID, _ struct{}) error {
+			return taskExecutor.HeartbeatFromResourceManager(ctx, from)
+		}))
 	return reg
 }
 
@@ -87,7 +95,8 @@ func (rm *ResourceManager) SendSlotReport(ctx context.Context, rmID api.Resource
 		}
 		if reg.atSlotManager {
 			// Flink receives later reports with the TaskExecutor's
-			// heartbeats; we have no heartbeats, so they come here.
+			// heartbeats; ours carry none (gateway.TaskExecutorHeartbeatPayload),
+			// so any later report comes here.
 			rm.slotManager.ReportSlotStatus(instanceID, report)
 			return struct{}{}, nil
 		}
@@ -124,7 +133,9 @@ func (rm *ResourceManager) NotifySlotAvailable(ctx context.Context, rmID api.Res
 
 // DisconnectTaskManager tells the ResourceManager that a TaskExecutor is
 // going away: its slots are gone. Jobs that held slots there keep their
-// requirements, so the SlotManager looks for other slots for them.
+// requirements, so the SlotManager looks for other slots for them. It is
+// what a TaskExecutor that shuts down sends, and what the ResourceManager
+// does itself when a TaskExecutor's heartbeat times out.
 func (rm *ResourceManager) DisconnectTaskManager(ctx context.Context, rmID api.ResourceManagerID, taskManager api.ResourceID,
 	cause error) error {
 	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {
@@ -134,12 +145,16 @@ func (rm *ResourceManager) DisconnectTaskManager(ctx context.Context, rmID api.R
 	return err
 }
 
-// closeTaskManagerConnection forgets a TaskExecutor and its slots.
+// closeTaskManagerConnection forgets a TaskExecutor and its slots, and
+// stops watching its heartbeat.
 //
 // Differs from Flink: Flink also tells the TaskExecutor
-// (TaskExecutorGateway#disconnectResourceManager) and stops monitoring its
-// heartbeat; our gateway has no such method yet and we have no heartbeats.
+// (TaskExecutorGateway#disconnectResourceManager); our gateway has no such
+// method. A TaskExecutor that is still alive notices all the same: no more
+// heartbeat requests come, it times the ResourceManager out and registers
+// again.
 func (rm *ResourceManager) closeTaskManagerConnection(resourceID api.ResourceID, cause error) {
+	rm.taskManagerHeartbeatManager.UnmonitorTarget(resourceID)
 	reg, ok := rm.taskExecutors[resourceID]
 	if !ok {
 		rm.log.Debug(fmt.Sprintf("No open TaskExecutor connection %s. Ignoring close TaskExecutor connection. Closing reason was: %s",

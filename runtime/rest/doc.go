@@ -1,24 +1,101 @@
 // Package rest is the cluster's REST endpoint: the HTTP API through which a
 // client uploads a job jar, runs it and watches the job. It mirrors Flink's
 // DispatcherRestEndpoint (org.apache.flink.runtime.dispatcher), a
-// WebMonitorEndpoint and RestServerEndpoint, with its first seven handlers.
+// WebMonitorEndpoint and RestServerEndpoint, with nine of its handlers
+// and two endpoints of flinklab's own.
 // Paths, methods, status codes and JSON field names follow Flink's OpenAPI
 // spec, rest_v1_dispatcher.yml, so Flink's own clients can talk to it.
 //
 // # The endpoints
 //
-//	method path                  answer                   Flink handler
-//	POST   /jars/upload          JarUploadResponseBody    webmonitor.handlers.JarUploadHandler
-//	GET    /jars                 JarListInfo              webmonitor.handlers.JarListHandler
-//	POST   /jars/{jarid}/run     JarRunResponseBody       webmonitor.handlers.JarRunHandler
-//	GET    /jobs/overview        MultipleJobsDetails      rest.handler.job.JobsOverviewHandler
-//	GET    /jobs/{jobid}         JobDetailsInfo           rest.handler.job.JobDetailsHandler
-//	GET    /jobs/{jobid}/plan    JobPlanInfo              rest.handler.job.JobPlanHandler
-//	GET    /jobs/{jobid}/status  JobStatusInfo            rest.handler.job.JobStatusHandler
+//	method path                               answer                        Flink handler
+//	POST   /jars/upload                       JarUploadResponseBody         webmonitor.handlers.JarUploadHandler
+//	GET    /jars                              JarListInfo                   webmonitor.handlers.JarListHandler
+//	POST   /jars/{jarid}/run                  JarRunResponseBody            webmonitor.handlers.JarRunHandler
+//	GET    /jobs/overview                     MultipleJobsDetails           rest.handler.job.JobsOverviewHandler
+//	GET    /jobs/{jobid}                      JobDetailsInfo                rest.handler.job.JobDetailsHandler
+//	GET    /jobs/{jobid}/plan                 JobPlanInfo                   rest.handler.job.JobPlanHandler
+//	GET    /jobs/{jobid}/status               JobStatusInfo                 rest.handler.job.JobStatusHandler
+//	GET    /jobs/{jobid}/vertices/{vertexid}  JobVertexDetailsInfo          rest.handler.job.JobVertexDetailsHandler
+//	GET    /jobs/{jobid}/exceptions           JobExceptionsInfoWithHistory  rest.handler.job.JobExceptionsHandler
+//	GET    /jobs/{jobid}/trace                JobTraceInfo                  none: flinklab's own
+//	GET    /cluster/faults                    ClusterFaultsInfo             none: flinklab's own
+//	POST   /cluster/faults                    ArmedFaultsInfo               none: flinklab's own
+//	DELETE /cluster/faults                    ArmedFaultsInfo               none: flinklab's own
 //
 // Each also answers under /v1 (/v1/jars/upload, …), the version prefix of
 // clients generated from the spec. Anything else gets 404
 // {"errors": ["Not found: <uri>"]}, as from Flink's router.
+//
+// GET /jobs/{jobid}/trace is not Flink's: it answers the job's submission
+// trace, the steps m1…m11 the components recorded in Deps.Trace, in time
+// order, each a trace.Event (see package trace):
+//
+//	{"events": [{"step": "m3", "from": "REST", "to": "Dispatcher",
+//	             "message": "submitJob 'wordcount': …", "jobId": "<32 hex>",
+//	             "time": "2025-01-02T03:04:05.123456789Z"}, …]}
+//
+// A job the Dispatcher does not know is a 404, as on the other job
+// endpoints; a job it knows, with no Recorder, has {"events": []}.
+//
+// # A job's failures: GET /jobs/{jobid}/exceptions
+//
+// The first place to look when a job restarts or fails. It answers Flink
+// 1.20's JobExceptionsInfoWithHistory: exceptionHistory, the root
+// failures newest first, each with the failures that happened while it
+// was handled (concurrentExceptions), and Flink's four deprecated
+// first-level members, which Flink 2.0 removed: root-exception and
+// timestamp (the newest root failure; null for a job that never failed),
+// all-exceptions (the current attempts that failed) and truncated.
+//
+//	{"root-exception": "JobException: Recovery is suppressed by …", "timestamp": 1735787065000,
+//	 "all-exceptions": [{"exception": "RuntimeException: open() …", "task": "Map (2/2)",
+//	                     "location": "(unassigned)", "endpoint": "(unassigned)",
+//	                     "timestamp": 1735787065000, "taskManagerId": "taskexecutor-b"}],
+//	 "truncated": false,
+//	 "exceptionHistory": {"entries": [{"exceptionName": "org.apache.flink.runtime.JobException",
+//	     "stacktrace": "JobException: Recovery is suppressed by …", "timestamp": 1735787065000,
+//	     "failureLabels": {}, "taskName": "Map (2/2)#1", "location": "(unassigned)",
+//	     "endpoint": "(unassigned)", "taskManagerId": "taskexecutor-b",
+//	     "concurrentExceptions": []}, …], "truncated": false}}
+//
+// maxExceptions bounds both lists (DefaultMaxExceptions, 20, as Flink's
+// MAX_NUMBER_EXCEPTION_TO_REPORT); their truncated flags say whether
+// there were more. failureLabelFilter=key:value,… is parsed as Flink
+// parses it, and a malformed one is Flink's 400, but flinklab's failures
+// have no labels (there are no failure enrichers), so any filter lets no
+// entry through. The data is the ArchivedExecutionGraph's
+// ExceptionHistory; a job whose FailureCause the history does not start
+// with (one that failed while initializing, or that the scheduler failed
+// without a task failure) has that cause in front, as a global failure
+// at the time the job FAILED, as Flink's ExecutionGraphInfo and
+// archiveGlobalFailure do.
+//
+// # Breaking things on purpose: /cluster/faults
+//
+// /cluster/faults is not Flink's: it arms, lists and clears the faults of
+// Deps.Faults, a fault.Injector (see package fault), so that a learner
+// can make any step m1…m11 fail and watch the cluster react:
+//
+//	POST   /cluster/faults {"fault": "m10:jar-corrupted,times=2"}   (fault.Parse's form)
+//	   ◀── {"armed": [{"step": "m10", "kind": "jar-corrupted", "times": 2,
+//	                   "jobId": null, "spec": "m10:jar-corrupted,times=2"}]}
+//	GET    /cluster/faults
+//	   ◀── {"armed": […], "fired": [{"step": "m10", "kind": "jar-corrupted",
+//	                                "jobId": "<32 hex>", "time": "2025-01-02T03:04:05.123456789Z"}]}
+//	DELETE /cluster/faults   ◀── {"armed": []}   (what fired stays listed)
+//
+// "times" counts the passes a fault will still fire on, -1 for always;
+// "jobId" is null for a fault of any job, and for a firing at a step not
+// tied to a job yet (m1, m2). A fault that does not parse is a 400 with
+// fault.Parse's message; an unknown field in the body is a 400 as in the
+// run request. Each armed fault is logged at INFO.
+//
+// Breaking a cluster is for its own machine only: all three methods
+// answer 403 unless the endpoint listens on a loopback address
+// (127.0.0.0/8 or ::1, read from the listener actually bound, so
+// "0.0.0.0:8081" is refused), and 403 "Fault injection is not enabled on
+// this cluster." when Deps.Faults is nil.
 //
 // # A job's way in: steps m1 and m2
 //
@@ -80,7 +157,7 @@
 //
 // Every failure answers {"errors": [...]}, Flink's ErrorResponseBody.
 // Handlers return Go errors; statusOf, in errors.go, is the one place they
-// become HTTP statuses (400, 404, 413, 500), and errorResponse the one
+// become HTTP statuses (400, 403, 404, 413, 500), and errorResponse the one
 // place they become bodies. A 500 reads as in Flink:
 //
 //	{"errors": ["Internal server error.", "<Exception on server side:\n…\nEnd of exception on server side>"]}
@@ -88,10 +165,13 @@
 // Messages are Flink's where Flink has one: "Exactly 1 file must be sent,
 // received 2.", "Only Jar files are allowed.", "Request did not match
 // expected format JarRunRequestBody.", "Could not execute application.",
-// "No jobs included in application.", "Job <id> not found", "Bad request,
-// could not parse parameters: Cannot resolve path parameter (jobid) from
-// value …". Where Flink adds a Java stack trace, we add the Go error as a
-// second message.
+// "No jobs included in application.", "Job <id> not found", "JobVertex
+// <id> not found", "Bad request, could not parse parameters: Cannot
+// resolve path parameter (jobid) from value …" (and (vertexid)), "Bad
+// request, could not parse parameters: Cannot resolve query parameter
+// (maxExceptions) from value …" (and (failureLabelFilter), with Flink's
+// "failureLabelFilter may be a `key:value` entry only (…)"). Where Flink
+// adds a Java stack trace, we add the Go error as a second message.
 //
 // # Concurrency and lifecycle
 //
@@ -141,13 +221,38 @@
 //     (1000 by default); storing one more drops the oldest. A job submitted
 //     otherwise, before a restart, or whose plan was dropped, gets a plan
 //     with its vertices and no inputs.
-//   - JobDetailsInfo: per-vertex start-time, end-time and duration are -1
-//     (the archived graph has no per-subtask timestamps), metrics are zero,
-//     slotSharingGroupId is left out, and maxParallelism is the largest of
-//     the vertices' (Flink: the job's configured value, -1 if unset).
-//     last-modification is the latest job status change.
+//   - JobDetailsInfo: metrics are zero, slotSharingGroupId is left out,
+//     and maxParallelism is the largest of the vertices' (Flink: the job's
+//     configured value, -1 if unset). last-modification is the latest job
+//     status change.
+//   - JobVertexDetailsInfo: each subtask's endpoint and host read
+//     "(unassigned)", Flink's value for an attempt without a slot, even
+//     when taskmanager-id names the TaskExecutor it runs on: a flinklab
+//     TaskExecutor has an RPC address, no host and data port. Metrics are
+//     zero, so are their aggregated statistics, and there is never an
+//     other-concurrent-attempts (no speculative execution). The hidden
+//     start_time, Flink's old spelling of start-time, is left out.
 //   - The overview asks the Dispatcher for each job (ListJobs, then
 //     RequestJob per job); Flink asks once.
+//   - JobExceptionsInfoWithHistory: exceptionName is Flink's Java class
+//     name only as far as we can tell it: flinklab's errors start with
+//     the simple name of the exception Flink would throw ("JobException:
+//     Recovery is suppressed by …"), which becomes the fully qualified
+//     name for the fourteen well-known ones listed in javaClassNames
+//     (exceptions.go), e.g. JobException is
+//     org.apache.flink.runtime.JobException and TimeoutException is
+//     java.util.concurrent.TimeoutException; any other XxxException or
+//     XxxError stays as it is, and an error whose text does not
+//     start with one is named "error": a Go error, no Java class, and we
+//     do not invent one. stacktrace is the error text: Go errors carry no
+//     stack trace. failureLabels is always {}. location and endpoint
+//     read "(unassigned)" where Flink shows "host:dataPort", as in the
+//     vertex details; a task failure without a TaskExecutor and a global
+//     failure leave them out, as Flink does. root-exception is the
+//     newest root failure (Flink: the last failure the scheduler
+//     handled, concurrent ones included), and all-exceptions lists the
+//     current attempts with a failure cause. A negative maxExceptions is
+//     a 400; Flink fails it with 500 (Stream.limit throws).
 //   - Plan descriptions are HTML-escaped for & < > " only (Flink uses
 //     escapeHtml4, which also escapes non-ASCII letters).
 package rest

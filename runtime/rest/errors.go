@@ -17,6 +17,9 @@ var (
 	errBadRequest = errors.New("bad request")
 	// errNotFound: the request names something that does not exist (404).
 	errNotFound = errors.New("not found")
+	// errForbidden: the request is well formed, but this endpoint will not
+	// serve it here (403), as /cluster/faults on a non-loopback address.
+	errForbidden = errors.New("forbidden")
 )
 
 // handlerError is Flink's RestHandlerException: the messages the client
@@ -39,6 +42,11 @@ func notFound(messages ...string) error {
 	return &handlerError{messages: messages, cause: errNotFound}
 }
 
+// forbidden returns a 403 error with the given messages.
+func forbidden(messages ...string) error {
+	return &handlerError{messages: messages, cause: errForbidden}
+}
+
 // withMessages keeps cause (and so its status) but shows the client
 // Flink's messages instead of cause's text.
 func withMessages(cause error, messages ...string) error {
@@ -50,6 +58,7 @@ func withMessages(cause error, messages ...string) error {
 //
 //	*http.MaxBytesError                     413  body over MaxUploadSize / 1 MiB
 //	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
+//	errForbidden                            403  /cluster/faults refused here
 //	errNotFound, dispatcher.ErrJobNotFound  404  no such jar, job or route
 //	anything else                           500  including the Dispatcher's
 //	                                             JobSubmissionError and
@@ -62,6 +71,8 @@ func statusOf(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, errBadRequest), errors.Is(err, client.ErrInvalidJar):
 		return http.StatusBadRequest
+	case errors.Is(err, errForbidden):
+		return http.StatusForbidden
 	case errors.Is(err, errNotFound), errors.Is(err, dispatcher.ErrJobNotFound):
 		return http.StatusNotFound
 	default:

@@ -20,6 +20,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/trace"
@@ -31,7 +32,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 var idOpts = cmpopts.EquateComparable(api.JobID{}, api.JobVertexID{})
 
 // harness is a real Server on 127.0.0.1:0 with a fake Dispatcher, a fake
-// ProgramRunner and a real BlobServer, each in the test's temp dirs.
+// ProgramRunner, a real BlobServer in the test's temp dirs, and a real
+// trace.Recorder and fault.Injector.
 type harness struct {
 	t          *testing.T
 	server     *rest.Server
@@ -40,6 +42,7 @@ type harness struct {
 	dispatcher *fakeDispatcher
 	programs   *fakeProgramRunner
 	trace      *trace.Recorder
+	faults     *fault.Injector
 	blobServer *blob.BlobServer
 	uploadDir  string
 	jarDir     string
@@ -49,17 +52,35 @@ type harness struct {
 
 func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
 	t.Helper()
+	return newHarnessWithTrace(t, trace.NewRecorder(), configure...)
+}
+
+// newHarnessWithTrace is newHarness with the given recorder as Deps.Trace;
+// nil runs the server without one.
+func newHarnessWithTrace(t *testing.T, rec *trace.Recorder, configure ...func(*rest.Config)) *harness {
+	t.Helper()
+	return newHarnessWith(t, rec, true, configure...)
+}
+
+// newHarnessWith is newHarness with the given recorder as Deps.Trace (nil
+// runs the server without one) and, if withFaults, a fault.Injector as
+// Deps.Faults that logs to the harness's logs.
+func newHarnessWith(t *testing.T, rec *trace.Recorder, withFaults bool, configure ...func(*rest.Config)) *harness {
+	t.Helper()
 	h := &harness{
 		t:          t,
 		dispatcher: &fakeDispatcher{},
 		programs:   &fakeProgramRunner{},
-		trace:      trace.NewRecorder(),
+		trace:      rec,
 		uploadDir:  filepath.Join(t.TempDir(), "web"),
 		blobDir:    filepath.Join(t.TempDir(), "blobs"),
 		logs:       &logbuf.Buffer{},
 	}
 	h.jarDir = filepath.Join(h.uploadDir, "flink-web-upload")
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if withFaults {
+		h.faults = fault.NewInjector(logger)
+	}
 	blobServer, err := blob.NewBlobServer(blob.ServerConfig{StorageDir: h.blobDir, Logger: logger})
 	if err != nil {
 		t.Fatalf("NewBlobServer: %v", err)
@@ -70,7 +91,7 @@ func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
 	}
 	h.blobServer = blobServer
 	h.server, err = rest.NewServer(cfg, rest.Deps{
-		Dispatcher: h.dispatcher, BlobServer: blobServer, Programs: h.programs, Trace: h.trace,
+		Dispatcher: h.dispatcher, BlobServer: blobServer, Programs: h.programs, Trace: h.trace, Faults: h.faults,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
@@ -141,6 +162,15 @@ func (h *harness) post(path, contentType string, body []byte) response {
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	return h.do(req)
+}
+
+func (h *harness) delete(path string) response {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, h.baseURL+path, nil)
+	if err != nil {
+		h.t.Fatal(err)
 	}
 	return h.do(req)
 }

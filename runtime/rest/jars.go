@@ -16,7 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/trace"
 )
 
 // ---------------------------------------------------------------------------
@@ -60,6 +63,13 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 
 	jarID := newUUID() + "_" + u.name
 	destination := filepath.Join(s.jarDir, jarID)
+	if kind, ok := s.deps.Faults.Fire(trace.M1, api.JobID{}); ok {
+		// Step m1 (fault): the jar cannot be stored, as when the upload
+		// directory is full or gone; nothing is kept.
+		err := fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, fault.Injected(trace.M1, kind))
+		s.deps.Trace.EmitFailure(trace.M1, "Client", "REST", api.JobID{}, "POST /jars/upload refused: %v", err)
+		return nil, err
+	}
 	if err := os.Rename(u.tempPath, destination); err != nil {
 		return nil, fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/trace"
 )
 
 // jobTypeStreaming is the job type of every flinklab job (Flink: JobType).
@@ -162,15 +164,16 @@ func (s *Server) handleJobDetails(_ http.ResponseWriter, r *http.Request) (any, 
 		for _, st := range v.Subtasks {
 			tasks[st.State]++
 		}
+		start, end, duration := vertexTimes(v, now)
 		vertices = append(vertices, JobDetailsVertexInfo{
 			ID:             v.ID,
 			Name:           v.Name,
 			MaxParallelism: v.MaxParallelism,
 			Parallelism:    v.Parallelism,
 			Status:         v.State,
-			StartTime:      -1,
-			EndTime:        -1,
-			Duration:       -1,
+			StartTime:      start,
+			EndTime:        end,
+			Duration:       duration,
 			Tasks:          tasks,
 		})
 	}
@@ -193,6 +196,31 @@ func (s *Server) handleJobDetails(_ http.ResponseWriter, r *http.Request) (any, 
 	}, nil
 }
 
+// vertexTimes times a vertex as Flink's JobDetailsHandler does: it started
+// when its first subtask was deployed and ended when its last subtask
+// reached a terminal state, once all of them have; until then the end is
+// -1 and the duration runs until now. All three are -1 until a subtask is
+// deployed.
+func vertexTimes(v gateway.ArchivedExecutionJobVertex, now time.Time) (start, end, duration int64) {
+	start, end = math.MaxInt64, -1
+	allTerminal := true
+	for _, e := range v.Subtasks {
+		if deployed := stateTime(e, api.ExecutionDeploying); deployed >= 0 {
+			start = min(start, deployed)
+		}
+		allTerminal = allTerminal && e.State.IsTerminal()
+		end = max(end, stateTime(e, e.State))
+	}
+	switch {
+	case start == math.MaxInt64:
+		return -1, -1, -1
+	case allTerminal && end >= 0:
+		return start, end, end - start
+	default:
+		return start, -1, now.UnixMilli() - start
+	}
+}
+
 // ---------------------------------------------------------------------------
 // GET /jobs/{jobid}/plan — Flink's JobPlanHandler
 // ---------------------------------------------------------------------------
@@ -213,6 +241,12 @@ func (s *Server) requestJob(r *http.Request) (*gateway.ArchivedExecutionGraph, e
 	if err != nil {
 		return nil, err
 	}
+	return s.requestGraph(r, jobID)
+}
+
+// requestGraph asks the Dispatcher for the job, with Flink's answer for an
+// unknown job (404, AbstractExecutionGraphHandler's "Job %s not found").
+func (s *Server) requestGraph(r *http.Request, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
 	g, err := s.deps.Dispatcher.RequestJob(r.Context(), jobID)
 	if errors.Is(err, dispatcher.ErrJobNotFound) {
 		return nil, s.jobNotFound(jobID, err)
@@ -258,12 +292,49 @@ func (s *Server) handleJobStatus(_ http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
-	if errors.Is(err, dispatcher.ErrJobNotFound) {
-		return nil, s.jobNotFound(jobID, err)
-	}
+	status, err := s.requestJobStatus(r, jobID)
 	if err != nil {
-		return nil, fmt.Errorf("request the status of job %s: %w", jobID, err)
+		return nil, err
 	}
 	return JobStatusInfo{Status: status}, nil
+}
+
+// requestJobStatus asks the Dispatcher for the job's status, with Flink's
+// answer for an unknown job (404).
+func (s *Server) requestJobStatus(r *http.Request, jobID api.JobID) (api.JobStatus, error) {
+	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
+	if errors.Is(err, dispatcher.ErrJobNotFound) {
+		return 0, s.jobNotFound(jobID, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("request the status of job %s: %w", jobID, err)
+	}
+	return status, nil
+}
+
+// ---------------------------------------------------------------------------
+// GET /jobs/{jobid}/trace — flinklab's own
+// ---------------------------------------------------------------------------
+
+// handleJobTrace answers the job's submission trace: the steps m1…m11 as
+// the components recorded them (trace.Recorder.JobEvents), in time order.
+// Flink has no such endpoint; its closest thing is the JobManager's and
+// TaskManagers' logs, read side by side.
+//
+// The Dispatcher decides which jobs exist, as for the other job endpoints:
+// a job it does not know is a 404 even if the recorder still holds events
+// of it, and a job it knows has an empty trace when there is no recorder.
+func (s *Server) handleJobTrace(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jobID, err := jobIDParam(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.requestJobStatus(r, jobID); err != nil {
+		return nil, err
+	}
+	events := s.deps.Trace.JobEvents(jobID)
+	if events == nil {
+		events = []trace.Event{} // {"events": []}, not null
+	}
+	return JobTraceInfo{Events: events}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rest"
+	"flinklab/runtime/trace"
 )
 
 // finishedGraph is a job that ran from startTime for 90 seconds and
@@ -250,5 +251,70 @@ func TestJobPlansAreBounded(t *testing.T) {
 	h.dispatcher.ListJobsFunc = nil
 	if hasFullPlan(second) || !hasFullPlan(fourth) {
 		t.Errorf("full plans: second %v, fourth %v; want the fourth's only", hasFullPlan(second), hasFullPlan(fourth))
+	}
+}
+
+// TestJobTrace: GET /jobs/{jobid}/trace, flinklab's own endpoint, answers
+// the job's events from the trace.Recorder as they are, in time order.
+func TestJobTrace(t *testing.T) {
+	h := newHarness(t)
+	jobID, other, unknown := api.NewJobID(), api.NewJobID(), api.NewJobID()
+	serve(h, finishedGraph(jobID), finishedGraph(other))
+	// Recorded out of order; the trace reads in time order.
+	h.trace.EmitAt(startTime.Add(time.Second), trace.M4, "JobManagerRunner", "JobMaster", jobID, "JobMaster created")
+	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", jobID, "submitJob '%s'", "numbers")
+	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", other, "submitJob '%s'", "other")
+	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", unknown, "submitJob '%s'", "gone")
+
+	want := `{"events":[` +
+		`{"step":"m3","from":"REST","to":"Dispatcher","message":"submitJob 'numbers'","jobId":"` + jobID.String() + `","time":"2025-01-02T03:04:05Z"},` +
+		`{"step":"m4","from":"JobManagerRunner","to":"JobMaster","message":"JobMaster created","jobId":"` + jobID.String() + `","time":"2025-01-02T03:04:06Z"}]}`
+	for _, path := range []string{"/jobs/" + jobID.String() + "/trace", "/v1/jobs/" + jobID.String() + "/trace"} {
+		r := h.get(path)
+		if got := strings.TrimSpace(string(r.body)); r.status != http.StatusOK || got != want {
+			t.Errorf("GET %s = %d %s\nwant 200 %s", path, r.status, got, want)
+		}
+	}
+
+	// A job the Dispatcher does not know is not found, whatever the
+	// recorder still holds of it.
+	tests := []struct {
+		path       string
+		wantStatus int
+		wantErrors []string
+	}{
+		{"/jobs/" + unknown.String() + "/trace", http.StatusNotFound, []string{"Job " + unknown.String() + " not found"}},
+		{"/v1/jobs/" + unknown.String() + "/trace", http.StatusNotFound, []string{"Job " + unknown.String() + " not found"}},
+		{"/jobs/nope/trace", http.StatusBadRequest, []string{
+			`Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value "nope".`,
+			`Cannot parse JobID from "nope". The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.`,
+		}},
+	}
+	for _, tt := range tests {
+		r := h.get(tt.path)
+		if r.status != tt.wantStatus || !slices.Equal(r.errors, tt.wantErrors) {
+			t.Errorf("GET %s = %d %q, want %d %q", tt.path, r.status, r.errors, tt.wantStatus, tt.wantErrors)
+		}
+	}
+
+	// The Dispatcher failing is an internal server error.
+	h.dispatcher.RequestJobStatusFunc = func(context.Context, api.JobID) (api.JobStatus, error) {
+		return 0, errors.New("dispatcher stopped")
+	}
+	r := h.get("/jobs/" + jobID.String() + "/trace")
+	if r.status != http.StatusInternalServerError || !strings.Contains(r.errors[1], "dispatcher stopped") {
+		t.Errorf("got %d %q, want 500 with the cause", r.status, r.errors)
+	}
+}
+
+// TestJobTraceWithoutRecorder: a known job of a server without a
+// trace.Recorder has an empty trace, not null.
+func TestJobTraceWithoutRecorder(t *testing.T) {
+	h := newHarnessWithTrace(t, nil)
+	jobID := api.NewJobID()
+	serve(h, finishedGraph(jobID))
+	r := h.get("/jobs/" + jobID.String() + "/trace")
+	if got := strings.TrimSpace(string(r.body)); r.status != http.StatusOK || got != `{"events":[]}` {
+		t.Errorf("GET /jobs/:jobid/trace = %d %s, want 200 {\"events\":[]}", r.status, got)
 	}
 }

@@ -1,6 +1,12 @@
 package rest
 
-import "flinklab/runtime/api"
+import (
+	"time"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/trace"
+)
 
 // The request and response bodies, named as in Flink (and in the OpenAPI
 // spec rest_v1_dispatcher.yml) with the JSON field names of the spec. A Go
@@ -127,9 +133,10 @@ type JobDetailsInfo struct {
 	Plan         *JobPlan                   `json:"plan"`
 }
 
-// JobDetailsVertexInfo is one vertex of JobDetailsInfo. StartTime, EndTime
-// and Duration are -1: the archived graph carries no per-subtask
-// timestamps.
+// JobDetailsVertexInfo is one vertex of JobDetailsInfo. StartTime is when
+// its first subtask was deployed, EndTime when its last subtask reached a
+// terminal state (-1 until all have), and Duration runs until the end, or
+// until now; all three are -1 until a subtask is deployed.
 type JobDetailsVertexInfo struct {
 	ID             api.JobVertexID            `json:"id"`
 	Name           string                     `json:"name"`
@@ -143,8 +150,8 @@ type JobDetailsVertexInfo struct {
 	Metrics        IOMetricsInfo              `json:"metrics"`
 }
 
-// IOMetricsInfo holds a vertex's I/O metrics. flinklab collects none yet,
-// so every field is zero and no count is "complete".
+// IOMetricsInfo holds the I/O metrics of a vertex or a subtask. flinklab
+// collects none yet, so every field is zero and no count is "complete".
 type IOMetricsInfo struct {
 	ReadBytes                    int64   `json:"read-bytes"`
 	ReadBytesComplete            bool    `json:"read-bytes-complete"`
@@ -157,6 +164,87 @@ type IOMetricsInfo struct {
 	AccumulatedBackpressuredTime int64   `json:"accumulated-backpressured-time"`
 	AccumulatedIdleTime          int64   `json:"accumulated-idle-time"`
 	AccumulatedBusyTime          float64 `json:"accumulated-busy-time"`
+}
+
+// JobVertexDetailsInfo answers GET /jobs/{jobid}/vertices/{vertexid}: one
+// vertex and the current attempt of each of its subtasks, in subtask order.
+type JobVertexDetailsInfo struct {
+	ID             api.JobVertexID                      `json:"id"`
+	Name           string                               `json:"name"`
+	Parallelism    int                                  `json:"parallelism"`
+	MaxParallelism int                                  `json:"maxParallelism"`
+	Now            int64                                `json:"now"`
+	Subtasks       []SubtaskExecutionAttemptDetailsInfo `json:"subtasks"`
+	Aggregated     AggregatedTaskDetailsInfo            `json:"aggregated"`
+}
+
+// Unassigned is what Flink shows for where an attempt runs when it does not
+// know: the attempt has no slot yet. See SubtaskExecutionAttemptDetailsInfo.
+const Unassigned = "(unassigned)"
+
+// SubtaskExecutionAttemptDetailsInfo is one attempt of one subtask. Times
+// are ms since the epoch, -1 when unknown: StartTime is when the attempt
+// was deployed, EndTime when it reached its terminal state, and Duration
+// runs from the start until the end, or until now.
+//
+// Endpoint and Host are always Unassigned: Flink shows the TaskManager's
+// "hostname:dataPort" and hostname, but a flinklab TaskExecutor has an RPC
+// address, not a host and a data port, and the archived graph keeps only
+// its ResourceID. TaskManagerID says which TaskExecutor the attempt runs
+// on, or Unassigned before it has a slot.
+type SubtaskExecutionAttemptDetailsInfo struct {
+	Subtask  int                `json:"subtask"`
+	Status   api.ExecutionState `json:"status"`
+	Attempt  int                `json:"attempt"`
+	Endpoint string             `json:"endpoint"`
+	// Host is deprecated in Flink since 1.19 and removed in 2.0; the spec
+	// (1.20) still has it.
+	Host          string        `json:"host"`
+	StartTime     int64         `json:"start-time"`
+	EndTime       int64         `json:"end-time"`
+	Duration      int64         `json:"duration"`
+	Metrics       IOMetricsInfo `json:"metrics"`
+	TaskManagerID string        `json:"taskmanager-id"`
+	// StatusDuration holds how long the attempt spent in CREATED,
+	// SCHEDULED, DEPLOYING, INITIALIZING and RUNNING, in ms: so far for
+	// its current state, -1 for a state it never entered.
+	StatusDuration map[api.ExecutionState]int64 `json:"status-duration"`
+	// OtherConcurrentAttempts lists the other attempts of the subtask
+	// running at the same time (Flink's speculative execution). flinklab
+	// runs one attempt at a time, so it is always empty and left out, as
+	// Flink leaves it out when empty.
+	OtherConcurrentAttempts []SubtaskExecutionAttemptDetailsInfo `json:"other-concurrent-attempts,omitempty"`
+}
+
+// AggregatedTaskDetailsInfo summarizes the subtasks of a vertex: the
+// statistics of each I/O metric, under IOMetricsInfo's field names, and of
+// the time spent in each state of SubtaskExecutionAttemptDetailsInfo's
+// StatusDuration.
+type AggregatedTaskDetailsInfo struct {
+	Metrics        map[string]MetricStatistics             `json:"metrics"`
+	StatusDuration map[api.ExecutionState]MetricStatistics `json:"status-duration"`
+}
+
+// MetricStatistics are the statistics of one value over the subtasks, as
+// Flink computes them: avg is the integer mean, and the percentiles are
+// Apache Commons Math's (see percentile). All are 0 for no subtasks.
+type MetricStatistics struct {
+	Min    int64 `json:"min"`
+	Max    int64 `json:"max"`
+	Avg    int64 `json:"avg"`
+	Sum    int64 `json:"sum"`
+	Median int64 `json:"median"`
+	P25    int64 `json:"p25"`
+	P75    int64 `json:"p75"`
+	P95    int64 `json:"p95"`
+}
+
+// JobTraceInfo answers GET /jobs/{jobid}/trace, flinklab's own endpoint:
+// the steps of the job's submission that trace.Recorder recorded, in time
+// order, e.g. {"events": [{"step": "m3", "from": "REST", "to":
+// "Dispatcher", …}]}. Flink has nothing like it.
+type JobTraceInfo struct {
+	Events []trace.Event `json:"events"`
 }
 
 // JobStatusInfo answers GET /jobs/{jobid}/status: the job's current
@@ -201,4 +289,121 @@ type JobPlanInput struct {
 	ID           api.JobVertexID `json:"id"`  // the producing vertex
 	ShipStrategy string          `json:"ship_strategy,omitempty"`
 	Exchange     string          `json:"exchange"` // the result partition type, lower case: "pipelined_bounded"
+}
+
+// JobExceptionsInfoWithHistory answers GET /jobs/{jobid}/exceptions: the
+// job's failures, in the shape of Flink 1.20. ExceptionHistory is what
+// clients should read; the other four fields are Flink's deprecated
+// first-level members (removed in Flink 2.0), kept for old clients.
+//
+// RootException and Timestamp are the newest root failure and when it
+// happened, both null (not left out, as in Flink) for a job that never
+// failed. AllExceptions lists the current attempts that failed, at most
+// maxExceptions of them; Truncated says whether there were more.
+type JobExceptionsInfoWithHistory struct {
+	RootException    *string                  `json:"root-exception"`
+	Timestamp        *int64                   `json:"timestamp"`
+	AllExceptions    []ExecutionExceptionInfo `json:"all-exceptions"`
+	Truncated        bool                     `json:"truncated"`
+	ExceptionHistory JobExceptionHistory      `json:"exceptionHistory"`
+}
+
+// ExecutionExceptionInfo is one failed attempt in the deprecated
+// all-exceptions (Flink's JobExceptionsInfo.ExecutionExceptionInfo). Task
+// reads "<vertex name> (<subtask+1>/<parallelism>)"; Timestamp is when the
+// attempt became FAILED, -1 if unknown. Location and Endpoint are always
+// Unassigned, as in SubtaskExecutionAttemptDetailsInfo; TaskManagerID is
+// Unassigned when the attempt had no slot.
+type ExecutionExceptionInfo struct {
+	Exception     string `json:"exception"`
+	Task          string `json:"task"`
+	Location      string `json:"location"` // deprecated in Flink 1.19 for endpoint
+	Endpoint      string `json:"endpoint"`
+	Timestamp     int64  `json:"timestamp"`
+	TaskManagerID string `json:"taskManagerId"`
+}
+
+// JobExceptionHistory is the job's exception history, newest first: at most
+// maxExceptions entries of those the failureLabelFilter lets through, and
+// whether there were more (Truncated).
+type JobExceptionHistory struct {
+	Entries   []RootExceptionInfo `json:"entries"`
+	Truncated bool                `json:"truncated"`
+}
+
+// ExceptionInfo is one failure (Flink's JobExceptionsInfoWithHistory
+// .ExceptionInfo, the JSON of an ExceptionHistoryEntry).
+//
+// ExceptionName is the Java class the failure would be in Flink, read from
+// the start of the error text (see exceptionName), and Stacktrace is the
+// whole error text: a Go error has no stack trace. Timestamp is in ms
+// since the epoch. FailureLabels is always {}: flinklab has no failure
+// enrichers.
+//
+// A global failure (one no task caused) has no TaskName, Location,
+// Endpoint or TaskManagerID: they are left out, as Flink leaves out its
+// nulls. A task's failure has its TaskName ("Map (2/4)#1"); if the task
+// had a TaskExecutor, TaskManagerID names it and Location and Endpoint
+// read Unassigned (Flink: "host:dataPort", which a flinklab TaskExecutor
+// does not have); if it had none, all three are left out.
+type ExceptionInfo struct {
+	ExceptionName string            `json:"exceptionName"`
+	Stacktrace    string            `json:"stacktrace"`
+	Timestamp     int64             `json:"timestamp"`
+	FailureLabels map[string]string `json:"failureLabels"`
+	TaskName      string            `json:"taskName,omitempty"`
+	Location      string            `json:"location,omitempty"` // deprecated in Flink 1.19 for endpoint
+	Endpoint      string            `json:"endpoint,omitempty"`
+	TaskManagerID string            `json:"taskManagerId,omitempty"`
+}
+
+// RootExceptionInfo is one entry of the exception history: a failure that
+// made the job restart or fail, and the failures that happened while it
+// was being handled (ConcurrentExceptions, [] when none).
+type RootExceptionInfo struct {
+	ExceptionInfo
+	ConcurrentExceptions []ExceptionInfo `json:"concurrentExceptions"`
+}
+
+// FaultInjectionRequestBody is the body of POST /cluster/faults, flinklab's
+// own endpoint: one fault in fault.Parse's form,
+// STEP[:KIND][,times=N|always][,job=JOBID], e.g.
+// {"fault": "m10:jar-corrupted,times=2"}.
+type FaultInjectionRequestBody struct {
+	Fault string `json:"fault"`
+}
+
+// ArmedFaultsInfo answers POST and DELETE /cluster/faults: the faults
+// armed now, in the order they were armed.
+type ArmedFaultsInfo struct {
+	Armed []ArmedFaultInfo `json:"armed"`
+}
+
+// ClusterFaultsInfo answers GET /cluster/faults: the faults armed now, and
+// every pass on which one fired, in order.
+type ClusterFaultsInfo struct {
+	Armed []ArmedFaultInfo `json:"armed"`
+	Fired []FiredFaultInfo `json:"fired"`
+}
+
+// ArmedFaultInfo is one armed fault (a fault.Fault). Times is the number
+// of passes it will still fire on, -1 (fault.Always) for every pass; JobID
+// is the one job it applies to, null for any job. Spec is the fault in
+// fault.Parse's form, with the passes left: what to POST to arm it again.
+type ArmedFaultInfo struct {
+	Step  trace.Step `json:"step"`
+	Kind  fault.Kind `json:"kind"`
+	Times int        `json:"times"`
+	JobID *api.JobID `json:"jobId"`
+	Spec  string     `json:"spec"`
+}
+
+// FiredFaultInfo is one pass on which a fault fired (a fault.Firing): the
+// step and kind, the job the component asked about (null when the step
+// was not tied to a job yet, as at m1 and m2), and when.
+type FiredFaultInfo struct {
+	Step  trace.Step `json:"step"`
+	Kind  fault.Kind `json:"kind"`
+	JobID *api.JobID `json:"jobId"`
+	Time  time.Time  `json:"time"`
 }

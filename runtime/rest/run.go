@@ -21,6 +21,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/trace"
 )
 
@@ -51,6 +52,12 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	var body JarRunRequestBody
 	if err := decodeJSONBody(w, r, &body, "JarRunRequestBody"); err != nil {
 		return nil, err
+	}
+	if kind, ok := s.deps.Faults.Fire(trace.M2, api.JobID{}); ok {
+		// Step m2 (fault): the request is treated as malformed; no job is made.
+		injected := fault.Injected(trace.M2, kind)
+		s.deps.Trace.EmitFailure(trace.M2, "Client", "REST", api.JobID{}, "POST /jars/%s/run refused: Request did not match expected format JarRunRequestBody.: %v", jarID, injected)
+		return nil, badRequest("Request did not match expected format JarRunRequestBody.", injected.Error())
 	}
 	params, err := s.jarRunParams(body, r.URL.Query())
 	if err != nil {

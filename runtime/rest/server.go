@@ -17,6 +17,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/trace"
@@ -93,8 +94,8 @@ type ProgramRunner interface {
 	JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
 }
 
-// Deps are the components the endpoint talks to. All but Trace are
-// required.
+// Deps are the components the endpoint talks to. All but Trace and Faults
+// are required.
 type Deps struct {
 	// Dispatcher receives the jobs (step m3) and answers questions about
 	// them.
@@ -106,6 +107,10 @@ type Deps struct {
 	Programs ProgramRunner
 	// Trace records steps m1 and m2; nil records nothing.
 	Trace *trace.Recorder
+	// Faults may break steps m1 and m2, and /cluster/faults arms, lists
+	// and clears its faults; nil injects nothing, and /cluster/faults
+	// answers 403.
+	Faults *fault.Injector
 }
 
 // Server is the cluster's REST endpoint: Flink's DispatcherRestEndpoint
@@ -220,13 +225,19 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", "/v1"} {
-		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))        // JarUploadHandler
-		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                  // JarListHandler
-		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))      // JarRunHandler
-		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))    // JobsOverviewHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))       // JobDetailsHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))     // JobPlanHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus)) // JobStatusHandler
+		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))                            // JarUploadHandler
+		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                                      // JarListHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))                          // JarRunHandler
+		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))                        // JobsOverviewHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))                           // JobDetailsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))                         // JobPlanHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus))                     // JobStatusHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/vertices/{vertexid}", s.handler(s.handleJobVertexDetails)) // JobVertexDetailsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/exceptions", s.handler(s.handleJobExceptions))             // JobExceptionsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.handler(s.handleJobTrace))                       // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/cluster/faults", s.handler(s.handleFaultsList))                         // flinklab's own, not Flink's
+		mux.Handle("POST "+prefix+"/cluster/faults", s.handler(s.handleFaultInject))                       // flinklab's own, not Flink's
+		mux.Handle("DELETE "+prefix+"/cluster/faults", s.handler(s.handleFaultsClear))                     // flinklab's own, not Flink's
 	}
 	mux.Handle("/", s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())

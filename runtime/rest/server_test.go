@@ -167,6 +167,11 @@ func TestResponseFieldNames(t *testing.T) {
 	source := plan.(map[string]any)["nodes"].([]any)[0]
 	node := plan.(map[string]any)["nodes"].([]any)[1]
 	input := node.(map[string]any)["inputs"].([]any)[0]
+	vertexDetails := get("/jobs/" + run.JobID.String() + "/vertices/" + vertex.(map[string]any)["id"].(string))
+	subtask := vertexDetails["subtasks"].([]any)[0]
+	aggregated := vertexDetails["aggregated"].(map[string]any)
+	event := get("/jobs/" + run.JobID.String() + "/trace")["events"].([]any)[0]
+	durationStates := sorted("CREATED", "SCHEDULED", "DEPLOYING", "INITIALIZING", "RUNNING")
 
 	tests := []struct {
 		name string
@@ -196,6 +201,18 @@ func TestResponseFieldNames(t *testing.T) {
 		{"PlanNode of a source", source, sorted("id", "parallelism", "operator", "operator_strategy", "description", "optimizer_properties")},
 		{"PlanNode", node, sorted("id", "parallelism", "operator", "operator_strategy", "description", "inputs", "optimizer_properties")},
 		{"Input", input, sorted("num", "id", "ship_strategy", "exchange")},
+		{"JobVertexDetailsInfo", vertexDetails, sorted("id", "name", "parallelism", "maxParallelism", "now", "subtasks", "aggregated")},
+		// other-concurrent-attempts is left out when empty, as in Flink.
+		{"SubtaskExecutionAttemptDetailsInfo", subtask, sorted("subtask", "status", "attempt", "endpoint", "host", "start-time",
+			"end-time", "duration", "metrics", "taskmanager-id", "status-duration")},
+		{"SubtaskExecutionAttemptDetailsInfo.status-duration", subtask.(map[string]any)["status-duration"], durationStates},
+		{"AggregatedTaskDetailsInfo", aggregated, sorted("metrics", "status-duration")},
+		{"AggregatedTaskDetailsInfo.metrics", aggregated["metrics"], sorted("read-bytes", "write-bytes", "read-records",
+			"write-records", "accumulated-backpressured-time", "accumulated-busy-time", "accumulated-idle-time")},
+		{"AggregatedTaskDetailsInfo.status-duration", aggregated["status-duration"], durationStates},
+		{"MetricStatistics", aggregated["metrics"].(map[string]any)["read-bytes"], sorted("min", "max", "avg", "sum",
+			"median", "p25", "p75", "p95")},
+		{"trace.Event", event, sorted("step", "from", "to", "message", "jobId", "time")},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, keysOf(tt.got), idOpts); diff != "" {

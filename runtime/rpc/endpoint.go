@@ -262,7 +262,15 @@ func CallAsync[T any](ctx context.Context, e *Endpoint, fn func() (T, error)) (T
 	case <-ctx.Done():
 		return zero, fmt.Errorf("%w: invocation at recipient [%s] timed out: %w", ErrTimeout, e.name, ctx.Err())
 	case <-e.stop:
-		return zero, unreachable(e)
+		// fn runs before the main thread ends, so if it ran, its answer is
+		// waiting: a call answered just before the endpoint stopped was
+		// delivered, and must not be reported unreachable.
+		select {
+		case r := <-reply:
+			return r.v, r.err
+		default:
+			return zero, unreachable(e)
+		}
 	}
 }
 

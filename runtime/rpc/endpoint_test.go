@@ -325,3 +325,21 @@ func TestCancelStopsATimerThatHasAlreadyFired(t *testing.T) {
 		require.NoError(t, err) // fn, queued before this call, has had its turn
 	})
 }
+
+// A call answered just before the endpoint stops gets its answer, not
+// ErrRecipientUnreachable: when the caller wakes up both are ready, and
+// the answer wins. (A JobMaster that ends its job in Cancel and is closed
+// at once answers its caller.)
+func TestACallAnsweredJustBeforeTheStopGetsItsAnswer(t *testing.T) {
+	for range 200 {
+		e := NewEndpoint("test")
+		e.Start(nil)
+		got, err := CallAsync(context.Background(), e, func() (int, error) {
+			e.Stop(nil) // queued behind this message: the answer comes first
+			return 42, nil
+		})
+		<-e.Terminated()
+		require.NoError(t, err)
+		require.Equal(t, 42, got)
+	}
+}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"time"
 
 	"flinklab/runtime/api"
@@ -10,12 +11,13 @@ import (
 
 // archive takes a snapshot of the graph that other goroutines may read
 // (Flink's ArchivedExecutionGraph.createFrom).
-func archive(g *executiongraph.ExecutionGraph) *gateway.ArchivedExecutionGraph {
+func archive(g *executiongraph.ExecutionGraph, history []gateway.ExceptionHistoryEntry) *gateway.ArchivedExecutionGraph {
 	a := &gateway.ArchivedExecutionGraph{
 		JobID:            g.JobID(),
 		JobName:          g.JobName(),
 		State:            g.State(),
 		StatusTimestamps: map[api.JobStatus]time.Time{},
+		ExceptionHistory: slices.Clone(history),
 	}
 	for s := api.JobInitializing; s <= api.JobReconciling; s++ {
 		if ts := g.StatusTimestamp(s); !ts.IsZero() {
@@ -41,6 +43,12 @@ func archive(g *executiongraph.ExecutionGraph) *gateway.ArchivedExecutionGraph {
 				AttemptNumber: e.AttemptNumber(),
 				AttemptID:     e.AttemptID(),
 				State:         e.State(),
+			}
+			sub.StateTimestamps = make(map[api.ExecutionState]time.Time)
+			for _, s := range api.ExecutionStates() {
+				if ts := e.StateTimestamp(s); !ts.IsZero() {
+					sub.StateTimestamps[s] = ts
+				}
 			}
 			if slot, ok := e.AssignedSlot(); ok {
 				sub.TaskManager = slot.TaskManagerLocation.ResourceID

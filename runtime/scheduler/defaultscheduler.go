@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"slices"
 	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
 )
 
 // Deps are what a DefaultScheduler works with. It is created and used on
@@ -29,6 +32,13 @@ type Deps struct {
 	JobMasterID  api.JobMasterID
 	RPCTimeout   time.Duration
 	Logger       *slog.Logger
+	// RestartStrategy decides whether, and after how long, a failed job
+	// restarts (Flink: RestartBackoffTimeStrategy); nil means
+	// NoRestartBackoffTimeStrategy.
+	RestartStrategy failover.RestartBackoffTimeStrategy
+	// Trace records a deployment (step m9) that failed on the way; nil
+	// records nothing.
+	Trace *trace.Recorder
 	// OnTerminal is called once, when the job reaches a globally terminal
 	// state, with its final ExecutionGraph.
 	OnTerminal func(*gateway.ArchivedExecutionGraph)
@@ -42,14 +52,38 @@ type DefaultScheduler struct {
 	graphLog *slog.Logger // state changes, logged as Flink's ExecutionGraph logs them
 	tdds     *tddFactory
 
+	// failureHandler decides, for each failure, whether to restart and
+	// which tasks (Flink: ExecutionFailureHandler).
+	failureHandler *failover.ExecutionFailureHandler
+	// exceptionHistory holds the failures the job went through, newest
+	// first (Flink: SchedulerBase's exceptionHistory).
+	exceptionHistory []gateway.ExceptionHistoryEntry
+	// restart is the restart in progress while the job is RESTARTING.
+	restart *pendingRestart
+
 	nextRequestID slotpool.SlotRequestID
 	// waiting holds the shared slots requested and not yet arrived, and
 	// arrived the ones that have; deployment starts when waiting is empty.
 	waiting  map[sharedSlotKey]slotpool.SlotRequestID
-	arrived  map[sharedSlotKey]slotpool.PhysicalSlot
+	arrived  map[sharedSlotKey]arrivedSlot
 	members  map[sharedSlotKey][]api.ExecutionVertexID
 	keyOrder []sharedSlotKey
 	finished bool // OnTerminal was called
+}
+
+// arrivedSlot is a shared slot the pool handed over, and the request it
+// answered (to give it back to the pool on a restart).
+type arrivedSlot struct {
+	request slotpool.SlotRequestID
+	slot    slotpool.PhysicalSlot
+}
+
+// pendingRestart is a restart waiting for its backoff to pass and for the
+// old attempts to stop (Flink: the delayed restartTasks of
+// restartTasksWithDelay).
+type pendingRestart struct {
+	vertices     []api.ExecutionVertexID
+	delayElapsed bool
 }
 
 var _ SchedulerNG = (*DefaultScheduler)(nil)
@@ -60,17 +94,26 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if deps.RestartStrategy == nil {
+		deps.RestartStrategy = failover.NoRestartBackoffTimeStrategy{}
+	}
 	s := &DefaultScheduler{
 		Deps:     deps,
 		log:      logger.With("logger", "DefaultScheduler"),
 		graphLog: logger.With("logger", "ExecutionGraph"),
 		tdds:     newTDDFactory(deps.Graph, deps.JobGraph),
 		waiting:  make(map[sharedSlotKey]slotpool.SlotRequestID),
-		arrived:  make(map[sharedSlotKey]slotpool.PhysicalSlot),
+		arrived:  make(map[sharedSlotKey]arrivedSlot),
 	}
-	// Which tasks a failover would restart; with NoRestartBackoffTimeStrategy
-	// (the JobMaster's choice until restart strategies exist) none are.
-	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", "RestartAllFailoverStrategy", deps.Graph.JobName(), deps.Graph.JobID()))
+	// A failover restarts every task: the job is one pipelined region when
+	// all its edges are pipelined, as in every streaming job.
+	var vertices []api.ExecutionVertexID
+	for ev := range deps.Graph.AllExecutionVertices() {
+		vertices = append(vertices, ev.ID())
+	}
+	strategy := failover.NewRestartAllFailoverStrategy(vertices)
+	s.failureHandler = failover.NewExecutionFailureHandler(vertices, strategy, deps.RestartStrategy)
+	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", strategy, deps.Graph.JobName(), deps.Graph.JobID()))
 	return s
 }
 
@@ -104,6 +147,8 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 		id := s.waiting[key]
 		s.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
 			s.slotArrived(key, id, slot)
+		}, func(cause error) {
+			s.slotRequestFailed(key, id, cause)
 		})
 	}
 }
@@ -113,9 +158,25 @@ func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotReques
 		return // the request was withdrawn meanwhile
 	}
 	delete(s.waiting, key)
-	s.arrived[key] = slot
+	s.arrived[key] = arrivedSlot{request: id, slot: slot}
 	if len(s.waiting) == 0 && s.Graph.State() == api.JobRunning {
 		s.deployAll()
+	}
+}
+
+// slotRequestFailed fails the executions waiting for a shared slot that
+// will not come (Flink: DefaultExecutionDeployer fails the execution when
+// its slot future completes exceptionally). The first failure starts the
+// failover, which cancels the others.
+func (s *DefaultScheduler) slotRequestFailed(key sharedSlotKey, id slotpool.SlotRequestID, cause error) {
+	if s.waiting[key] != id {
+		return // the request was withdrawn meanwhile
+	}
+	delete(s.waiting, key)
+	for _, vertexID := range s.members[key] {
+		if e := s.Graph.ExecutionVertex(vertexID).CurrentExecution(); e.State() == api.ExecutionScheduled {
+			s.markFailed(e, cause)
+		}
 	}
 }
 
@@ -127,7 +188,7 @@ func (s *DefaultScheduler) deployAll() {
 	}
 	var deployments []deployment
 	for _, key := range s.keyOrder {
-		slot := s.arrived[key]
+		slot := s.arrived[key].slot
 		for _, id := range s.members[key] {
 			ev := s.Graph.ExecutionVertex(id)
 			e := ev.CurrentExecution()
@@ -158,6 +219,9 @@ func (s *DefaultScheduler) deployAll() {
 // submitTask (step m9) on the slot's TaskExecutor.
 func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotpool.PhysicalSlot) {
 	e := ev.CurrentExecution()
+	if e.State() != api.ExecutionScheduled {
+		return // an earlier deployment of the region failed, and the failover cancelled it
+	}
 	tm, ok := s.TaskExecutor(slot.TaskManager.ResourceID)
 	if !ok {
 		s.markFailed(e, errors.New("Target slot (TaskManager) for deployment is no longer alive."))
@@ -169,7 +233,7 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 	tdd := s.tdds.create(ev)
 
 	// Step m9: submitTask. The answer comes back on the main thread.
-	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	rpc.AskInOrder(s.MainThread, taskExecutorLane(slot.TaskManager.ResourceID), s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, tm.SubmitTask(ctx, tdd, s.JobMasterID)
 	}, func(_ struct{}, err error) {
 		if err == nil || ev.CurrentExecution() != e {
@@ -178,10 +242,18 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 		if errors.Is(err, rpc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("Cannot deploy task %s (%s) - TaskManager (%s) not responding after a rpcTimeout of %s: %w",
 				ev.TaskNameWithSubtaskIndex(), e.AttemptID(), slot.TaskManager, s.RPCTimeout, err)
+			// The TaskExecutor could not say so itself.
+			s.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", s.Graph.JobID(), "%v", err)
 		}
 		s.markFailed(e, err)
 	})
 }
+
+// taskExecutorLane orders the scheduler's calls to one TaskExecutor, as
+// Pekko orders the messages between two actors: a cancelTask never
+// overtakes the submitTask of the same task, which would leave the task
+// running after the scheduler counted it as canceled.
+type taskExecutorLane api.ResourceID
 
 // UpdateTaskExecutionState applies a TaskExecutor's report.
 func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionState) error {
@@ -221,7 +293,7 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 	case api.ExecutionFinished:
 		s.checkJobFinished()
 	case api.ExecutionCanceled:
-		s.checkJobTerminated()
+		s.executionTerminated()
 	}
 	return nil
 }
@@ -250,18 +322,25 @@ func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to a
 	}
 }
 
-// markFailed fails one execution and, with it, the job (Flink's
-// failover with restarts disabled: "Recovery is suppressed by
-// NoRestartBackoffTimeStrategy").
+// markFailed fails one execution and hands the failure to the failover
+// (Flink: Execution#markFailed → DefaultScheduler#handleTaskFailure).
 func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) {
 	if cause == nil {
 		cause = errors.New("unknown failure")
 	}
-	if e.State().IsTerminal() {
+	switch {
+	case e.State().IsTerminal():
+		return
+	case e.State() == api.ExecutionCanceling:
+		// Flink's Execution#processFail: a task that fails while being
+		// cancelled completes its cancellation.
+		s.graphLog.Info(fmt.Sprintf("%s failed while it was being canceled.", e), "cause", cause.Error())
+		s.transitionExecution(e, api.ExecutionCanceled, nil)
+		s.executionTerminated()
 		return
 	}
 	s.transitionExecution(e, api.ExecutionFailed, cause)
-	s.failJob(fmt.Errorf("Recovery is suppressed by NoRestartBackoffTimeStrategy: %w", cause))
+	s.handleTaskFailure(e, cause)
 }
 
 // failJob moves the job to FAILING, cancels every task still alive and
@@ -279,6 +358,35 @@ func (s *DefaultScheduler) failJob(cause error) {
 	}
 	s.cancelAllExecutions()
 	s.checkJobTerminated()
+}
+
+// ReleaseSlots fails the executions that ran in slots the JobMaster lost,
+// because their TaskExecutor is gone (Flink: the slot pool releases the
+// TaskManager's slots, and each payload fails with the cause).
+func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause error) {
+	lost := make(map[api.AllocationID]bool, len(slots))
+	for _, slot := range slots {
+		lost[slot.AllocationID] = true
+	}
+	for key, a := range s.arrived {
+		if lost[a.slot.AllocationID] {
+			delete(s.arrived, key)
+		}
+	}
+	for ev := range s.Graph.AllExecutionVertices() {
+		e := ev.CurrentExecution()
+		slot, ok := e.AssignedSlot()
+		if !ok || !lost[slot.AllocationID] || e.State().IsTerminal() {
+			continue
+		}
+		if e.State() == api.ExecutionCanceling {
+			// It was being cancelled anyway; its TaskExecutor will not answer.
+			s.transitionExecution(e, api.ExecutionCanceled, nil)
+			s.executionTerminated()
+			continue
+		}
+		s.markFailed(e, cause)
+	}
 }
 
 // Cancel moves the job to CANCELLING, cancels every task and finishes
@@ -303,7 +411,13 @@ func (s *DefaultScheduler) cancelAllExecutions() {
 		s.SlotPool.CancelSlotRequest(id)
 		delete(s.waiting, key)
 	}
-	for ev := range s.Graph.AllExecutionVertices() {
+	s.cancelExecutions(s.Graph.AllExecutionVertices())
+}
+
+// cancelExecutions stops the executions of the given vertices that are not
+// terminal, as cancelAllExecutions does.
+func (s *DefaultScheduler) cancelExecutions(vertices iter.Seq[*executiongraph.ExecutionVertex]) {
+	for ev := range vertices {
 		e := ev.CurrentExecution()
 		switch e.State() {
 		case api.ExecutionCreated, api.ExecutionScheduled:
@@ -323,13 +437,13 @@ func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
 		return
 	}
 	attemptID := e.AttemptID()
-	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	rpc.AskInOrder(s.MainThread, taskExecutorLane(slot.TaskManagerLocation.ResourceID), s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, tm.CancelTask(ctx, attemptID)
 	}, func(_ struct{}, err error) {
 		if err != nil && e.State() == api.ExecutionCanceling {
 			// The task is gone from its TaskExecutor: count it as canceled.
 			s.transitionExecution(e, api.ExecutionCanceled, nil)
-			s.checkJobTerminated()
+			s.executionTerminated()
 		}
 	})
 }
@@ -376,7 +490,7 @@ func (s *DefaultScheduler) terminated() {
 		return
 	}
 	s.finished = true
-	s.OnTerminal(archive(s.Graph))
+	s.OnTerminal(archive(s.Graph, s.exceptionHistory))
 }
 
 // transitionJob moves the job and logs it as Flink's ExecutionGraph does.
@@ -402,4 +516,6 @@ func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bo
 func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.Graph.State() }
 
 // RequestJob returns a snapshot of the ExecutionGraph.
-func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph { return archive(s.Graph) }
+func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph {
+	return archive(s.Graph, s.exceptionHistory)
+}

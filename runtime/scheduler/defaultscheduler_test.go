@@ -15,6 +15,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/jobgraph"
@@ -68,7 +69,10 @@ type harness struct {
 }
 
 // source(p1) →ALL_TO_ALL→ sink(p2), both in slot sharing group "default".
-func newHarness(t *testing.T, p1, p2 int) *harness {
+func newHarness(t *testing.T, p1, p2 int) *harness { return newHarnessWithRestarts(t, p1, p2, nil) }
+
+// newHarnessWithRestarts is newHarness with a restart strategy (nil: none).
+func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartBackoffTimeStrategy) *harness {
 	g := jobgraph.New("job")
 	source := jobgraph.NewJobVertex("Source", "test.Source", p1)
 	sink := jobgraph.NewJobVertex("Sink", "test.Sink", p2)
@@ -89,11 +93,12 @@ func newHarness(t *testing.T, p1, p2 int) *harness {
 		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
 		h.scheduler = NewDefaultScheduler(Deps{
 			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
-			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
-			JobMasterID:  api.NewJobMasterID(),
-			RPCTimeout:   10 * time.Second,
-			Logger:       quiet,
-			OnTerminal:   func(a *gateway.ArchivedExecutionGraph) { h.final = a },
+			TaskExecutor:    func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
+			JobMasterID:     api.NewJobMasterID(),
+			RPCTimeout:      10 * time.Second,
+			Logger:          quiet,
+			RestartStrategy: restarts,
+			OnTerminal:      func(a *gateway.ArchivedExecutionGraph) { h.final = a },
 		})
 	})
 	return h
@@ -257,7 +262,13 @@ func TestSubmitTaskErrorFailsTheTask(t *testing.T) {
 		h.onMain(h.scheduler.StartScheduling)
 		h.offer(1)
 		synctest.Wait()
-		assert.Equal(t, api.JobFailing, h.jobStatus())
+
+		// Both deployments fail: the first fails the job, the second is
+		// being cancelled by then and counts as canceled.
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobFailed, state)
+		assert.Contains(t, h.final.FailureCause, "No task slot allocated for job ID x and allocation ID y.")
 	})
 }
 
@@ -359,7 +370,7 @@ func TestASlotThePoolAlreadyHoldsDoesNotCompleteTheRegionEarly(t *testing.T) {
 		h := newHarness(t, 2, 2)
 		// The pool holds one free slot from an earlier request.
 		h.onMain(func() {
-			h.pool.RequestNewAllocatedSlot(1000, api.UnknownResourceProfile, func(slotpool.PhysicalSlot) {})
+			h.pool.RequestNewAllocatedSlot(1000, api.UnknownResourceProfile, func(slotpool.PhysicalSlot) {}, nil)
 		})
 		h.offer(1)
 		h.onMain(func() { h.pool.CancelSlotRequest(1000) })

@@ -65,6 +65,10 @@ func (f *tddFactory) create(ev *executiongraph.ExecutionVertex) gateway.TaskDepl
 	return tdd
 }
 
+// reset forgets the shuffle descriptors built so far: after a restart the
+// producers are new attempts, with new ResultPartitionIDs.
+func (f *tddFactory) reset() { clear(f.cache) }
+
 func (f *tddFactory) shuffleDescriptors(group *executiongraph.ConsumedPartitionGroup) []gateway.ShuffleDescriptor {
 	if cached, ok := f.cache[group]; ok {
 		return cached

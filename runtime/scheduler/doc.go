@@ -30,17 +30,41 @@
 // From there the TaskExecutor reports each state change through
 // updateTaskExecutionState: INITIALIZING, RUNNING (step m11), and finally
 // FINISHED, FAILED or CANCELED. When every task has FINISHED the job is
-// FINISHED. A failed task fails the whole job (FAILING → FAILED) until
-// restart strategies arrive; cancelling takes the job through CANCELLING
-// to CANCELED.
+// FINISHED; cancelling takes the job through CANCELLING to CANCELED.
+//
+// # When a task fails: failover
+//
+// A failed task (a FAILED report, a submitTask that failed or timed out, a
+// slot request the ResourceManager cannot serve, a TaskExecutor that was
+// lost) goes to handleTaskFailure, which asks the ExecutionFailureHandler
+// (package executiongraph/failover) two questions: may the job restart
+// (the RestartBackoffTimeStrategy: none, fixed-delay, failure-rate or
+// exponential-delay), and which tasks (the failover strategy: all of them,
+// since a streaming job is one pipelined region). Then either
+//
+//	RUNNING → RESTARTING   "N tasks will be restarted to recover the failed task <attempt>."
+//	                       every task is cancelled; its slot goes back to the pool
+//	  … the backoff passes and every old attempt has stopped …
+//	RESTARTING → RUNNING   each task gets a new attempt (#1, #2, …) and is
+//	                       scheduled again, usually into the same slots
+//
+// or, when the restart strategy says no,
+//
+//	RUNNING → FAILING → FAILED   "JobException: Recovery is suppressed by <strategy>"
+//
+// Each failure is kept in the job's exception history (newest first), which
+// the REST API shows as /jobs/{jobid}/exceptions. A failure that arrives
+// while the job is already restarting or failing is recorded as a
+// concurrent exception of the one being handled.
 //
 // Everything here runs on the JobMaster's main thread: the scheduler has no
 // goroutines and no locks of its own. Calls to TaskExecutors go out with
-// rpc.Ask.
+// rpc.Ask, and the restart backoff is a ScheduleRunAsync on that thread.
 //
-// Differs from Flink: the failover strategy is "fail the job" (no restart
-// strategies yet); there is one pipelined region per job; the slot sharing
-// strategy groups subtasks by index only (Flink's
-// LocalInputPreferredSlotSharingStrategy also prefers co-locating
-// producers and consumers).
+// Differs from Flink: there is one pipelined region per job, so failover
+// restarts every task (Flink's default, the region strategy, restarts the
+// same tasks for such a job); the slot sharing strategy groups subtasks by
+// index only (Flink's LocalInputPreferredSlotSharingStrategy also prefers
+// co-locating producers and consumers); no state is restored on restart
+// (there are no checkpoints yet).
 package scheduler

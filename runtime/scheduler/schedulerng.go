@@ -3,6 +3,7 @@ package scheduler
 import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobmaster/slotpool"
 )
 
 // SchedulerNG is what the JobMaster asks of its scheduler (Flink's
@@ -15,6 +16,10 @@ type SchedulerNG interface {
 	UpdateTaskExecutionState(state gateway.TaskExecutionState) error
 	// Cancel cancels the job.
 	Cancel()
+	// ReleaseSlots fails the tasks that ran in slots the JobMaster lost
+	// with their TaskExecutor. (Flink reaches them through the slots'
+	// payloads when the slot pool releases a TaskManager.)
+	ReleaseSlots(slots []slotpool.PhysicalSlot, cause error)
 	// RequestJobStatus returns the job's status.
 	RequestJobStatus() api.JobStatus
 	// RequestJob returns a snapshot of the ExecutionGraph.

@@ -16,9 +16,11 @@
 //
 // New creates a TaskExecutor; Start makes it reachable at
 // "taskmanager_<ResourceID>" in the rpc.Service, starts its main thread and
-// starts looking for the ResourceManager leader. Close fails its tasks and
-// waits for them (at most task.cancellation.timeout, 180 s), tells the
-// ResourceManager it leaves, and stops.
+// starts looking for the ResourceManager leader. Close fails its tasks,
+// tells the ResourceManager and the JobMaster of each job that it leaves
+// ("The TaskExecutor is shutting down."), waits for its tasks (at most
+// task.cancellation.timeout, 180 s), and stops. Kill, for tests and fault
+// injection, is kill -9 instead: see below.
 //
 // # From registration to running tasks
 //
@@ -56,6 +58,7 @@
 //
 //	RequestSlot           from the ResourceManager (fenced by its ResourceManagerID, checked here)
 //	SubmitTask, CancelTask, FreeSlot, DisconnectJobManager   from a JobMaster
+//	HeartbeatFromJobManager, HeartbeatFromResourceManager    heartbeat requests
 //	leader news           from the HA services (ResourceManager and each job)
 //	task states           from the tasks, through TaskManagerActions
 //
@@ -63,6 +66,33 @@
 // (it is RELEASING meanwhile), and then the ResourceManager is told. When a
 // job has no slot left, its JobManager connection is closed, its leader is
 // no longer watched and its cached jars are released.
+//
+// # Heartbeats
+//
+// The TaskExecutor answers heartbeats (heartbeats.go): its JobMasters and
+// the ResourceManager ask every heartbeat.interval, and each request also
+// tells it that the asker is alive. It watches each JobMaster from the
+// moment its connection is established, and the ResourceManager from the
+// moment the registration succeeded. When one stops asking for
+// heartbeat.timeout:
+//
+//	JobMaster        INFO The heartbeat of JobManager with id jm-1 timed out.
+//	                 its connection is closed as on DisconnectJobManager: the job's tasks fail
+//	                 with "Disconnect from JobManager responsible for <jobId>.", the JobMaster
+//	                 is told (DisconnectTaskManager), the job's slots are freed
+//	ResourceManager  INFO The heartbeat of ResourceManager with id rm-1 timed out.
+//	                 the connection is closed (DisconnectTaskManager), and once the
+//	                 ResourceManager has answered, the TaskExecutor registers again
+//
+// # Kill
+//
+// Kill simulates kill -9 of the TaskManager process. From then on every
+// gateway method blocks until its caller's ctx ends and fails with
+// rpc.ErrTimeout, as an RPC to a dead process times out with Pekko; so
+// heartbeat requests go unanswered. The tasks stop without reporting
+// anything, and nobody is told: the JobMasters and the ResourceManager
+// find out through their heartbeat timeouts. Close after Kill releases
+// what is left.
 //
 // # Who may call what
 //
@@ -80,11 +110,13 @@
 //
 // # Differs from Flink
 //
-//   - No heartbeats yet: a lost ResourceManager or JobMaster is noticed only
-//     through leader retrieval or DisconnectJobManager.
-//   - No slot timeout (taskmanager.slot.timeout). So DisconnectJobManager
-//     frees the job's slots at once, where Flink marks them inactive and
-//     lets the timeout free them.
+//   - The heartbeats carry no payloads (see gateway.AllocatedSlotReport): the
+//     TaskExecutor does not free slots the JobMaster no longer knows, and
+//     does not report its slots and deployed tasks with its answers.
+//   - No slot timeout (taskmanager.slot.timeout). So DisconnectJobManager,
+//     and a JobMaster whose heartbeat timed out, free the job's slots at
+//     once, where Flink marks them inactive, registers at the job's leader
+//     again, and lets the timeout free them.
 //   - No overall registration deadline (taskmanager.registration.timeout)
 //     and no fatal-error handler: a rejected registration is logged at
 //     ERROR and the TaskExecutor waits for the next leader.

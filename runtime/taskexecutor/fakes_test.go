@@ -45,6 +45,7 @@ type fakeResourceManager struct {
 	slotReports    chan gateway.SlotReport
 	slotsAvailable chan api.AllocationID
 	disconnects    chan error
+	heartbeats     chan api.ResourceID // HeartbeatFromTaskManager: the TaskExecutor's answers
 }
 
 var _ gateway.ResourceManagerGateway = (*fakeResourceManager)(nil)
@@ -55,6 +56,7 @@ func newFakeResourceManager() *fakeResourceManager {
 		slotReports:    make(chan gateway.SlotReport, 64),
 		slotsAvailable: make(chan api.AllocationID, 64),
 		disconnects:    make(chan error, 64),
+		heartbeats:     make(chan api.ResourceID, 64),
 	}
 }
 
@@ -93,7 +95,17 @@ func (f *fakeResourceManager) DisconnectTaskManager(ctx context.Context, _ api.R
 	return nil
 }
 
+func (f *fakeResourceManager) HeartbeatFromTaskManager(_ context.Context, resourceID api.ResourceID,
+	_ gateway.TaskExecutorHeartbeatPayload) error {
+	record(f.heartbeats, resourceID)
+	return nil
+}
+
 // The JobMaster-facing methods are not used by a TaskExecutor.
+
+func (f *fakeResourceManager) HeartbeatFromJobManager(context.Context, api.ResourceID) error {
+	return errors.New("fakeResourceManager: HeartbeatFromJobManager not supported")
+}
 
 func (f *fakeResourceManager) RegisterJobMaster(context.Context, api.ResourceManagerID, api.JobMasterID,
 	api.ResourceID, string, api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
@@ -118,25 +130,36 @@ type offerCall struct {
 
 // fakeJobMaster is a JobMasterGateway whose behaviour a test sets through
 // function fields; unset ones succeed, and OfferSlots accepts every offer.
+// RegisterTaskManager answers with the fake's own ResourceID, under which
+// the TaskExecutor watches its heartbeat.
 type fakeJobMaster struct {
+	resourceID api.ResourceID
+
 	registerTaskManager      func(ctx context.Context, jobID api.JobID, tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error)
 	offerSlots               func(ctx context.Context, offers []gateway.SlotOffer) ([]gateway.SlotOffer, error)
 	updateTaskExecutionState func(ctx context.Context, state gateway.TaskExecutionState) error
+	disconnectTaskManager    func(ctx context.Context, cause error) error
 
 	registrations chan gateway.TaskManagerLocation
 	offers        chan offerCall
 	states        chan gateway.TaskExecutionState
 	disconnects   chan error
+	heartbeats    chan api.ResourceID // HeartbeatFromTaskManager: the TaskExecutor's answers
 }
 
-var _ gateway.JobMasterGateway = (*fakeJobMaster)(nil)
+var (
+	_ gateway.JobMasterGateway          = (*fakeJobMaster)(nil)
+	_ gateway.JobMasterHeartbeatGateway = (*fakeJobMaster)(nil)
+)
 
 func newFakeJobMaster() *fakeJobMaster {
 	return &fakeJobMaster{
+		resourceID:    api.NewResourceID("jobmanager"),
 		registrations: make(chan gateway.TaskManagerLocation, 64),
 		offers:        make(chan offerCall, 64),
 		states:        make(chan gateway.TaskExecutionState, 64),
 		disconnects:   make(chan error, 64),
+		heartbeats:    make(chan api.ResourceID, 64),
 	}
 }
 
@@ -146,7 +169,7 @@ func (f *fakeJobMaster) RegisterTaskManager(ctx context.Context, _ api.JobMaster
 	if f.registerTaskManager != nil {
 		return f.registerTaskManager(ctx, jobID, tm)
 	}
-	return gateway.JMTMRegistrationSuccess{JobManagerResourceID: "jobmanager"}, nil
+	return gateway.JMTMRegistrationSuccess{JobManagerResourceID: f.resourceID}, nil
 }
 
 func (f *fakeJobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
@@ -166,8 +189,15 @@ func (f *fakeJobMaster) UpdateTaskExecutionState(ctx context.Context, _ api.JobM
 	return nil
 }
 
-func (f *fakeJobMaster) DisconnectTaskManager(_ context.Context, _ api.JobMasterID, _ api.ResourceID, cause error) error {
+func (f *fakeJobMaster) NotifyNotEnoughResourcesAvailable(context.Context, api.JobMasterID, int) error {
+	return nil
+}
+
+func (f *fakeJobMaster) DisconnectTaskManager(ctx context.Context, _ api.JobMasterID, _ api.ResourceID, cause error) error {
 	record(f.disconnects, cause)
+	if f.disconnectTaskManager != nil {
+		return f.disconnectTaskManager(ctx, cause)
+	}
 	return nil
 }
 
@@ -180,6 +210,16 @@ func (f *fakeJobMaster) RequestJob(context.Context) (*gateway.ArchivedExecutionG
 }
 
 func (f *fakeJobMaster) Cancel(context.Context) error { return nil }
+
+func (f *fakeJobMaster) HeartbeatFromTaskManager(_ context.Context, resourceID api.ResourceID,
+	_ gateway.TaskExecutorToJobManagerHeartbeatPayload) error {
+	record(f.heartbeats, resourceID)
+	return nil
+}
+
+func (f *fakeJobMaster) HeartbeatFromResourceManager(context.Context, api.ResourceID) error {
+	return errors.New("fakeJobMaster: HeartbeatFromResourceManager is not for a TaskExecutor")
+}
 
 // fakeContender wins an election and confirms its leadership at once with
 // the address its fake gateway is registered under.

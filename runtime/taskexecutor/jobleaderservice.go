@@ -17,7 +17,7 @@ import (
 // (Flink's JobLeaderListener). Its methods run on the main thread.
 type jobLeaderListener interface {
 	// jobManagerGainedLeadership: we registered at the job's leader.
-	jobManagerGainedLeadership(jobID api.JobID, jobMaster gateway.JobMasterGateway, jobMasterID api.JobMasterID,
+	jobManagerGainedLeadership(jobID api.JobID, jobMaster jobMasterGateway, jobMasterID api.JobMasterID,
 		address string, success gateway.JMTMRegistrationSuccess)
 	// jobManagerLostLeadership: the job has no leader at the moment.
 	jobManagerLostLeadership(jobID api.JobID, jobMasterID api.JobMasterID)
@@ -39,6 +39,39 @@ type jobLeaderService struct {
 	rpcTimeout time.Duration
 	listener   jobLeaderListener
 	jobs       map[api.JobID]*jobManagerLeaderListener
+
+	// disconnecting counts, per job, the DisconnectTaskManager messages
+	// sent to a JobMaster and not yet answered; a registration at the
+	// job's leader waits for them in deferred. Pekko delivers the messages
+	// between two actors in order, so in Flink a JobMaster can never see
+	// the old connection's goodbye after the new connection's
+	// registration; here the registration waits for the goodbye's answer.
+	disconnecting map[api.JobID]int
+	deferred      map[api.JobID][]func()
+}
+
+// disconnectSent notes a DisconnectTaskManager on its way to the job's
+// JobMaster.
+func (s *jobLeaderService) disconnectSent(jobID api.JobID) {
+	if s.disconnecting == nil {
+		s.disconnecting = make(map[api.JobID]int)
+		s.deferred = make(map[api.JobID][]func())
+	}
+	s.disconnecting[jobID]++
+}
+
+// disconnectAnswered notes its answer, and starts the registrations that
+// waited for it.
+func (s *jobLeaderService) disconnectAnswered(jobID api.JobID) {
+	if s.disconnecting[jobID]--; s.disconnecting[jobID] > 0 {
+		return
+	}
+	delete(s.disconnecting, jobID)
+	waiting := s.deferred[jobID]
+	delete(s.deferred, jobID)
+	for _, start := range waiting {
+		start()
+	}
 }
 
 // jobManagerLeaderListener follows one job's leader (Flink's
@@ -48,7 +81,7 @@ type jobManagerLeaderListener struct {
 	retrieval    highavailability.LeaderRetrievalService
 	stopped      bool
 	jobMasterID  api.JobMasterID // the leader we are registering or registered at
-	registration *registration.RetryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]
+	registration *registration.RetryingRegistration[jobMasterGateway, gateway.JMTMRegistrationSuccess]
 }
 
 // containsJob reports whether the job's leader is being watched.
@@ -92,6 +125,18 @@ func (s *jobLeaderService) stop() {
 	}
 }
 
+// abandon stops watching every job's leader and registering there, as stop
+// does, but without logging: it is how a killed TaskExecutor's connections
+// end.
+func (s *jobLeaderService) abandon() {
+	for jobID, l := range s.jobs {
+		delete(s.jobs, jobID)
+		l.stopped = true
+		l.closeRegistration()
+		_ = l.retrieval.Stop()
+	}
+}
+
 // notifyLeaderAddress handles leader retrieval's news about one job.
 func (s *jobLeaderService) notifyLeaderAddress(l *jobManagerLeaderListener, address string, jobMasterID api.JobMasterID) {
 	if l.stopped {
@@ -116,25 +161,34 @@ func (s *jobLeaderService) notifyLeaderAddress(l *jobManagerLeaderListener, addr
 	s.openRPCConnectionTo(l, address, jobMasterID)
 }
 
-// openRPCConnectionTo registers at a job's new leader, with retries.
+// openRPCConnectionTo registers at a job's new leader, with retries, once
+// every goodbye to the job's JobMaster has been answered.
 func (s *jobLeaderService) openRPCConnectionTo(l *jobManagerLeaderListener, address string, jobMasterID api.JobMasterID) {
 	l.jobMasterID = jobMasterID
+	if s.disconnecting[l.jobID] > 0 {
+		s.deferred[l.jobID] = append(s.deferred[l.jobID], func() {
+			if !l.stopped && l.jobMasterID == jobMasterID && l.registration == nil {
+				s.openRPCConnectionTo(l, address, jobMasterID)
+			}
+		})
+		return
+	}
 	s.logger.Info(fmt.Sprintf("Try to register at job manager %s with leader id %s.", address, jobMasterID))
 	jobID := l.jobID
-	l.registration = &registration.RetryingRegistration[gateway.JobMasterGateway, gateway.JMTMRegistrationSuccess]{
+	l.registration = &registration.RetryingRegistration[jobMasterGateway, gateway.JMTMRegistrationSuccess]{
 		Owner:          s.owner,
 		Logger:         s.logger,
 		TargetName:     "JobManager",
 		TargetAddress:  address,
 		Config:         s.config,
 		ResolveTimeout: s.rpcTimeout,
-		Resolve: func(ctx context.Context) (gateway.JobMasterGateway, error) {
-			return rpc.Connect[gateway.JobMasterGateway](ctx, s.rpcService, address)
+		Resolve: func(ctx context.Context) (jobMasterGateway, error) {
+			return rpc.Connect[jobMasterGateway](ctx, s.rpcService, address)
 		},
-		Invoke: func(ctx context.Context, jm gateway.JobMasterGateway) (gateway.JMTMRegistrationSuccess, error) {
+		Invoke: func(ctx context.Context, jm jobMasterGateway) (gateway.JMTMRegistrationSuccess, error) {
 			return jm.RegisterTaskManager(ctx, jobMasterID, jobID, s.location)
 		},
-		OnSuccess: func(jm gateway.JobMasterGateway, success gateway.JMTMRegistrationSuccess) {
+		OnSuccess: func(jm jobMasterGateway, success gateway.JMTMRegistrationSuccess) {
 			s.logger.Info(fmt.Sprintf("Successful registration at job manager %s for job %s.", address, jobID))
 			s.listener.jobManagerGainedLeadership(jobID, jm, jobMasterID, address, success)
 		},

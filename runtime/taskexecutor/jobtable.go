@@ -7,6 +7,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 )
@@ -28,14 +29,21 @@ type jobTableEntry struct {
 type jobManagerConnection struct {
 	jobID       api.JobID
 	jobMasterID api.JobMasterID
-	gateway     gateway.JobMasterGateway
+	gateway     jobMasterGateway
 	address     string
-	resourceID  api.ResourceID // the JobMaster's, from its registration answer
+	resourceID  api.ResourceID // the JobMaster's, from its registration answer; its heartbeat target ID
+}
+
+// jobMasterGateway is a JobMaster as the TaskExecutor sees it: its gateway
+// and its heartbeat RPCs.
+type jobMasterGateway interface {
+	gateway.JobMasterGateway
+	gateway.JobMasterHeartbeatGateway
 }
 
 // The jobLeaderListener side of the TaskExecutor.
 
-func (te *TaskExecutor) jobManagerGainedLeadership(jobID api.JobID, jobMaster gateway.JobMasterGateway,
+func (te *TaskExecutor) jobManagerGainedLeadership(jobID api.JobID, jobMaster jobMasterGateway,
 	jobMasterID api.JobMasterID, address string, success gateway.JMTMRegistrationSuccess) {
 	job := te.jobTable[jobID]
 	if job == nil {
@@ -61,7 +69,8 @@ func (te *TaskExecutor) jobManagerRejectedRegistration(jobID api.JobID, address 
 }
 
 // establishJobManagerConnection makes a registered JobMaster the job's
-// connection and offers it the job's reserved slots.
+// connection, starts watching its heartbeat, and offers it the job's
+// reserved slots.
 func (te *TaskExecutor) establishJobManagerConnection(job *jobTableEntry, conn *jobManagerConnection) {
 	if old := job.connection; old != nil {
 		if old.jobMasterID == conn.jobMasterID {
@@ -72,16 +81,33 @@ func (te *TaskExecutor) establishJobManagerConnection(job *jobTableEntry, conn *
 	}
 	te.logger.Info(fmt.Sprintf("Establish JobManager connection for job %s.", job.id))
 	job.connection = conn
+	// From now on the JobMaster asks for our heartbeat every
+	// heartbeat.interval; if it stops asking, it is gone.
+	te.jobManagerHeartbeatManager.MonitorTarget(conn.resourceID,
+		heartbeat.HeartbeatReceiver[gateway.TaskExecutorToJobManagerHeartbeatPayload](conn.gateway.HeartbeatFromTaskManager))
 	te.internalOfferSlotsToJobManager(job)
 }
 
-// disconnectJobManagerConnection ends the job's connection: its tasks fail,
-// its active slots become merely allocated (they may be offered to a new
-// leader), and the JobMaster is told.
+// disconnectJobManagerConnection ends the job's connection (see
+// closeJobManagerConnection) and tells the JobMaster.
 func (te *TaskExecutor) disconnectJobManagerConnection(job *jobTableEntry, cause error) {
+	conn := te.closeJobManagerConnection(job, cause)
+	jobID := job.id
+	te.jobLeaderService.disconnectSent(jobID)
+	te.askAck(func(ctx context.Context) error {
+		return conn.gateway.DisconnectTaskManager(ctx, conn.jobMasterID, te.cfg.ResourceID, cause)
+	}, func(error) { te.jobLeaderService.disconnectAnswered(jobID) })
+}
+
+// closeJobManagerConnection ends the job's connection on this side and
+// returns it: the JobMaster's heartbeat is no longer watched, the job's
+// tasks fail, and its active slots become merely allocated (they may be
+// offered to a new leader). Telling the JobMaster is the caller's business.
+func (te *TaskExecutor) closeJobManagerConnection(job *jobTableEntry, cause error) *jobManagerConnection {
 	conn := job.connection
 	job.connection = nil
 	te.logger.Info(fmt.Sprintf("Close JobManager connection for job %s.", job.id))
+	te.jobManagerHeartbeatManager.UnmonitorTarget(conn.resourceID)
 
 	failure := newException(nil, cause, "Disconnect from JobManager responsible for %s.", job.id)
 	for _, task := range te.taskSlotTable.JobTasks(job.id) {
@@ -92,10 +118,15 @@ func (te *TaskExecutor) disconnectJobManagerConnection(job *jobTableEntry, cause
 			te.freeSlotInternal(allocationID, errors.New("Slot could not be marked inactive."))
 		}
 	}
+	return conn
+}
 
-	te.askAck(func(ctx context.Context) error {
-		return conn.gateway.DisconnectTaskManager(ctx, conn.jobMasterID, te.cfg.ResourceID, cause)
-	}, nil)
+// disconnectJobManager closes the job's connection, tells the JobMaster,
+// and frees the job's slots: what the TaskExecutor does when the JobMaster
+// says it is gone (DisconnectJobManager) and when its heartbeat times out.
+func (te *TaskExecutor) disconnectJobManager(job *jobTableEntry, cause error) {
+	te.disconnectJobManagerConnection(job, cause)
+	te.releaseJobResources(job.id, cause)
 }
 
 func (te *TaskExecutor) isJobManagerConnectionValid(jobID api.JobID, jobMasterID api.JobMasterID) bool {

@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 )
@@ -50,9 +51,22 @@ func (te *TaskExecutor) notifyOfNewResourceManagerLeader(address string, rmID ap
 	te.reconnectToResourceManager(fmt.Errorf("ResourceManager leader changed to new address %s(%s)", address, rmID))
 }
 
+// reconnectToResourceManager closes the connection to the ResourceManager
+// and registers at the leader we know, if any: on a leader change, when the
+// ResourceManager's heartbeat timed out, and when the first slot report
+// failed.
+//
+// The new registration starts only once the ResourceManager has answered
+// the DisconnectTaskManager of the old connection (or did not answer within
+// the RPC timeout). Both go out on goroutines of their own, and a
+// disconnect that overtook the new registration would make the
+// ResourceManager forget the new one instead of the old one.
 func (te *TaskExecutor) reconnectToResourceManager(cause error) {
-	te.closeResourceManagerConnection(cause)
-	te.tryConnectToResourceManager()
+	te.closeResourceManagerConnection(cause, func() {
+		if te.resourceManagerConnection == nil && !te.stopping { // nobody has connected meanwhile
+			te.tryConnectToResourceManager()
+		}
+	})
 }
 
 func (te *TaskExecutor) tryConnectToResourceManager() {
@@ -110,14 +124,17 @@ func (te *TaskExecutor) onResourceManagerRegistrationSuccess(conn *resourceManag
 	te.establishResourceManagerConnection(conn, rm, success)
 }
 
-// establishResourceManagerConnection makes the connection usable and sends
-// the initial slot report, from which the SlotManager learns our slots.
+// establishResourceManagerConnection makes the connection usable, starts
+// watching the ResourceManager's heartbeat, and sends the initial slot
+// report, from which the SlotManager learns our slots.
 func (te *TaskExecutor) establishResourceManagerConnection(conn *resourceManagerConnection,
 	rm gateway.ResourceManagerGateway, success gateway.TaskExecutorRegistrationSuccess) {
 	conn.established = true
 	conn.gateway = rm
 	conn.registrationID = success.RegistrationID
 	conn.resourceManagerResourceID = success.ResourceManagerResourceID
+	te.resourceManagerHeartbeatManager.MonitorTarget(conn.resourceManagerResourceID,
+		heartbeat.HeartbeatReceiver[gateway.TaskExecutorHeartbeatPayload](rm.HeartbeatFromTaskManager))
 
 	report := te.taskSlotTable.CreateSlotReport(te.cfg.ResourceID)
 	te.askAck(func(ctx context.Context) error {
@@ -130,22 +147,27 @@ func (te *TaskExecutor) establishResourceManagerConnection(conn *resourceManager
 }
 
 // closeResourceManagerConnection ends the connection (or the registration
-// still in progress) to the current ResourceManager.
-func (te *TaskExecutor) closeResourceManagerConnection(cause error) {
+// still in progress) to the current ResourceManager, and then runs then on
+// the main thread: at once, or, for an established connection, once the
+// ResourceManager has answered our DisconnectTaskManager.
+func (te *TaskExecutor) closeResourceManagerConnection(cause error, then func()) {
 	conn := te.resourceManagerConnection
 	if conn == nil {
+		then()
 		return
 	}
 	te.resourceManagerConnection = nil
 	conn.registration.Cancel()
 	if !conn.established {
 		te.logger.Info(fmt.Sprintf("Terminating registration attempts towards ResourceManager %s.", conn.address))
+		then()
 		return
 	}
 	te.logger.Info(fmt.Sprintf("Close ResourceManager connection %s.", conn.resourceManagerResourceID), "cause", cause.Error())
+	te.resourceManagerHeartbeatManager.UnmonitorTarget(conn.resourceManagerResourceID)
 	te.askAck(func(ctx context.Context) error {
 		return conn.gateway.DisconnectTaskManager(ctx, conn.rmID, te.cfg.ResourceID, cause)
-	}, nil)
+	}, func(error) { then() })
 }
 
 // isConnectedToResourceManager reports whether rmID is the leader we are

@@ -11,7 +11,9 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/network"
 	"flinklab/runtime/registration"
@@ -47,6 +49,10 @@ type Config struct {
 	// (DefaultTaskCancellationTimeout). Unlike Flink, 0 takes the default
 	// and does not disable the wait.
 	TaskCancellationTimeout time.Duration
+	// Heartbeat holds the heartbeat.* options with which the TaskExecutor
+	// watches its JobMasters and the ResourceManager. Zero fields take
+	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
+	Heartbeat heartbeat.HeartbeatServices
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -65,6 +71,9 @@ type Deps struct {
 	// Trace records step m9 here and steps m10 and m11 in the tasks; nil
 	// records nothing.
 	Trace *trace.Recorder
+	// Faults may break step m9 here (the TaskExecutor dies) and step m11
+	// in the tasks; nil injects nothing. (Step m10 breaks in the BlobCache.)
+	Faults *fault.Injector
 }
 
 // TaskExecutor is the TaskManager's RPC endpoint (Flink's TaskExecutor): it
@@ -84,6 +93,8 @@ type TaskExecutor struct {
 
 	started   atomic.Bool
 	closeOnce sync.Once
+	killOnce  sync.Once
+	killed    atomic.Bool // Kill was called: the gateway methods answer nothing
 
 	// Main thread only.
 	taskSlotTable                  *TaskSlotTable[*taskmanager.Task]
@@ -95,6 +106,10 @@ type TaskExecutor struct {
 	currentSlotOfferPerJob         map[api.JobID]uint64
 	slotOffers                     uint64 // numbers the slot offers
 	stopping                       bool
+	// The heartbeat managers (receivers: the JobMasters and the
+	// ResourceManager ask, we answer), one target per connection.
+	jobManagerHeartbeatManager      heartbeat.HeartbeatManager[gateway.AllocatedSlotReport, gateway.TaskExecutorToJobManagerHeartbeatPayload]
+	resourceManagerHeartbeatManager heartbeat.HeartbeatManager[struct{}, gateway.TaskExecutorHeartbeatPayload]
 }
 
 var _ gateway.TaskExecutorGateway = (*TaskExecutor)(nil)
@@ -122,6 +137,10 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
+	if err := cfg.Heartbeat.Validate(); err != nil {
+		return nil, fmt.Errorf("create TaskExecutor: %w", err)
+	}
 
 	te := &TaskExecutor{
 		Endpoint:               rpc.NewEndpoint("TaskExecutor"),
@@ -144,6 +163,12 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 		listener:   te,
 		jobs:       make(map[api.JobID]*jobManagerLeaderListener),
 	}
+	// Created with the TaskExecutor, as in Flink's constructor; they do
+	// nothing until a connection's target is monitored.
+	te.jobManagerHeartbeatManager = heartbeat.CreateHeartbeatManager[gateway.AllocatedSlotReport, gateway.TaskExecutorToJobManagerHeartbeatPayload](
+		cfg.Heartbeat, cfg.ResourceID, jobManagerHeartbeatListener{te}, te.Endpoint, te.logger)
+	te.resourceManagerHeartbeatManager = heartbeat.CreateHeartbeatManager[struct{}, gateway.TaskExecutorHeartbeatPayload](
+		cfg.Heartbeat, cfg.ResourceID, resourceManagerHeartbeatListener{te}, te.Endpoint, te.logger)
 	return te, nil
 }
 
@@ -176,12 +201,13 @@ func (te *TaskExecutor) onStart() {
 	}
 }
 
-// Close stops the TaskExecutor: it fails every task and waits for their
-// goroutines (at most Config.TaskCancellationTimeout; a task still running
-// then is logged at ERROR and left behind), tells the ResourceManager it is
-// leaving (best effort, within the RPC timeout), stops being reachable and
-// stops its main thread. Close must not be called from the main thread.
-// Closing twice does nothing.
+// Close stops the TaskExecutor: it fails every task, tells the
+// ResourceManager and the JobMaster of each job that it is leaving (each
+// within the RPC timeout), waits for the tasks' goroutines (at most
+// Config.TaskCancellationTimeout; a task still running then is logged at
+// ERROR and left behind), stops being reachable and stops its main thread.
+// Close must not be called from the main thread. Closing twice does
+// nothing; closing a killed TaskExecutor only releases what is left.
 func (te *TaskExecutor) Close() error {
 	te.closeOnce.Do(te.close)
 	return nil
@@ -193,14 +219,9 @@ func (te *TaskExecutor) close() {
 		return
 	}
 	stop, err := rpc.CallAsync(context.Background(), te.Endpoint, func() (shutdown, error) { return te.onStop(), nil })
-	if err == nil {
+	if err == nil { // not stopped (or killed) before
+		te.deregister(stop)
 		te.waitForTasksToStop(stop.tasks)
-		if stop.resourceManager != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), te.cfg.RPCTimeout)
-			_ = stop.resourceManager.DisconnectTaskManager(ctx, stop.resourceManagerID, te.cfg.ResourceID,
-				errors.New("The TaskExecutor is shutting down."))
-			cancel()
-		}
 		if te.deps.BlobCache != nil {
 			for _, jobID := range stop.jobs {
 				_ = te.deps.BlobCache.ReleaseJob(jobID)
@@ -210,6 +231,33 @@ func (te *TaskExecutor) close() {
 	te.deps.RPC.Unregister(te.address)
 	te.Endpoint.Close(nil)
 	te.logger.Info(fmt.Sprintf("Stopped TaskExecutor %s.", te.address))
+}
+
+// deregister tells the ResourceManager and every connected JobMaster that
+// the TaskExecutor is shutting down, all at once, and returns when each has
+// answered or its RPC timeout has passed. They release its slots at once
+// (the JobMasters fail the tasks that ran in them over to other slots)
+// instead of waiting heartbeat.timeout to notice that it is gone.
+func (te *TaskExecutor) deregister(stop shutdown) {
+	var wg sync.WaitGroup
+	tell := func(call func(ctx context.Context) error) {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), te.cfg.RPCTimeout)
+			defer cancel()
+			_ = call(ctx) // best effort: a peer that does not answer times us out
+		})
+	}
+	if rm := stop.resourceManager; rm != nil {
+		tell(func(ctx context.Context) error {
+			return rm.DisconnectTaskManager(ctx, stop.resourceManagerID, te.cfg.ResourceID, stop.cause)
+		})
+	}
+	for _, conn := range stop.jobManagers {
+		tell(func(ctx context.Context) error {
+			return conn.gateway.DisconnectTaskManager(ctx, conn.jobMasterID, te.cfg.ResourceID, stop.cause)
+		})
+	}
+	wg.Wait()
 }
 
 // waitForTasksToStop waits until every task's goroutine has returned, or
@@ -243,25 +291,27 @@ func (te *TaskExecutor) waitForTasksToStop(tasks []*taskmanager.Task) {
 	}
 }
 
-// shutdown is what Close does off the main thread: wait for the tasks,
-// say goodbye to the ResourceManager, release the jobs' BLOBs.
+// shutdown is what Close does off the main thread: say goodbye to the
+// ResourceManager and the JobMasters, wait for the tasks, release the
+// jobs' BLOBs.
 type shutdown struct {
+	cause             error
 	tasks             []*taskmanager.Task
 	resourceManager   gateway.ResourceManagerGateway
 	resourceManagerID api.ResourceManagerID
+	jobManagers       []*jobManagerConnection
 	jobs              []api.JobID
 }
 
-// onStop is Flink's TaskExecutor#onStop, on the main thread.
+// onStop is Flink's TaskExecutor#onStop, on the main thread: every
+// connection is closed here, and the goodbyes are left to Close, which
+// sends them from its own goroutine and waits for the answers.
 func (te *TaskExecutor) onStop() shutdown {
 	te.logger.Info(fmt.Sprintf("Stopping TaskExecutor %s.", te.address))
-	te.stopping = true
-	cause := errors.New("The TaskExecutor is shutting down.")
-	var stop shutdown
+	stop := shutdown{cause: errors.New("The TaskExecutor is shutting down.")}
+	te.stopServices()
+	te.jobLeaderService.stop()
 
-	if te.resourceManagerLeaderRetriever != nil {
-		_ = te.resourceManagerLeaderRetriever.Stop()
-	}
 	if conn := te.resourceManagerConnection; conn != nil {
 		conn.registration.Cancel()
 		if conn.established {
@@ -269,19 +319,74 @@ func (te *TaskExecutor) onStop() shutdown {
 		}
 		te.resourceManagerConnection = nil
 	}
-
-	te.jobLeaderService.stop()
 	for jobID, job := range te.jobTable {
 		if job.connection != nil {
-			te.disconnectJobManagerConnection(job, cause)
+			stop.jobManagers = append(stop.jobManagers, te.closeJobManagerConnection(job, stop.cause))
 		}
 		stop.jobs = append(stop.jobs, jobID)
 	}
 	for _, task := range te.taskSlotTable.AllTasks() {
-		task.FailExternally(cause)
+		task.FailExternally(stop.cause)
 		stop.tasks = append(stop.tasks, task)
 	}
 	return stop
+}
+
+// stopServices stops everything that could still make the TaskExecutor
+// act on its own: leader retrieval and the heartbeat managers. Main thread
+// only.
+func (te *TaskExecutor) stopServices() {
+	te.stopping = true
+	if te.resourceManagerLeaderRetriever != nil {
+		_ = te.resourceManagerLeaderRetriever.Stop()
+	}
+	te.jobManagerHeartbeatManager.Stop()
+	te.resourceManagerHeartbeatManager.Stop()
+}
+
+// Kill simulates kill -9 of the TaskManager process, for tests and fault
+// injection. From now on the TaskExecutor answers nothing: every gateway
+// method blocks until its ctx ends and returns an error wrapping
+// rpc.ErrTimeout, so its callers time out, as they do with Pekko when a
+// process has died. Its heartbeat answers stop with it. Its running tasks
+// stop without reporting anything, and nobody is told: the ResourceManager
+// and the JobMasters must notice through their heartbeat timeouts (or
+// through RPCs that time out). The messages already in its mailbox are
+// still handled, as if the signal had come a moment later; nothing sent
+// after Kill is.
+//
+// Kill returns once the main thread and the tasks have stopped. Close
+// after Kill releases what is left. Kill after Close does nothing.
+func (te *TaskExecutor) Kill() {
+	te.killOnce.Do(func() {
+		select {
+		case <-te.Endpoint.Terminated():
+			return // closed already
+		default:
+		}
+		te.killed.Store(true)
+		var tasks []*taskmanager.Task
+		te.Endpoint.Stop(func() { tasks = te.onKill() })
+		<-te.Endpoint.Terminated()
+		te.waitForTasksToStop(tasks)
+	})
+}
+
+// onKill is the last thing a killed TaskExecutor's main thread does, and
+// it does it without a word. The end of the main thread is queued right
+// behind it, so the final states its tasks report when they stop are
+// dropped. (What it stops would simply vanish with a real process; here
+// it must be stopped, or it would go on acting for the dead TaskExecutor.)
+func (te *TaskExecutor) onKill() []*taskmanager.Task {
+	te.stopServices()
+	te.jobLeaderService.abandon()
+	killed := errors.New("The TaskManager process was killed.")
+	var tasks []*taskmanager.Task
+	for _, task := range te.taskSlotTable.AllTasks() {
+		task.FailExternally(killed)
+		tasks = append(tasks, task)
+	}
+	return tasks
 }
 
 // RequestSlot allocates a slot for a job and offers it to the job's
@@ -334,6 +439,16 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 // SubmitTask deploys a task into one of the job's slots (step m9; Flink's
 // TaskExecutor#submitTask).
 func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	if kind, ok := te.deps.Faults.Fire(trace.M9, tdd.JobID); ok {
+		// Step m9 (fault): the TaskManager process dies between offering
+		// its slots and receiving this task, as with kill -9. The task
+		// never arrives, and the JobMaster's call times out.
+		te.logger.Warn(fmt.Sprintf("TaskManager %s dies before it receives task %s.", te.cfg.ResourceID, tdd.ExecutionAttemptID))
+		te.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", tdd.JobID,
+			"submitTask %s: TaskManager %s died before the task arrived: %v", tdd.ExecutionAttemptID, te.cfg.ResourceID, fault.Injected(trace.M9, kind))
+		go te.Kill()
+		return te.noAnswer(ctx)
+	}
 	return te.callAsync(ctx, func() error { return te.submitTask(tdd, jobMasterID) })
 }
 
@@ -341,15 +456,15 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 	jobID := tdd.JobID
 	job := te.jobTable[jobID]
 	if job == nil || job.connection == nil {
-		return te.rejectSubmission("Could not submit task because there is no JobManager associated for the job %s.", jobID)
+		return te.rejectSubmission(jobID, "Could not submit task because there is no JobManager associated for the job %s.", jobID)
 	}
 	conn := job.connection
 	if conn.jobMasterID != jobMasterID {
-		return te.rejectSubmission("Rejecting the task submission because the job manager leader id %s does not match the expected job manager leader id %s.",
+		return te.rejectSubmission(jobID, "Rejecting the task submission because the job manager leader id %s does not match the expected job manager leader id %s.",
 			jobMasterID, conn.jobMasterID)
 	}
 	if !te.taskSlotTable.TryMarkSlotActive(jobID, tdd.AllocationID) {
-		return te.rejectSubmission("No task slot allocated for job ID %s and allocation ID %s.", jobID, tdd.AllocationID)
+		return te.rejectSubmission(jobID, "No task slot allocated for job ID %s and allocation ID %s.", jobID, tdd.AllocationID)
 	}
 
 	task := taskmanager.NewTask(tdd, taskmanager.Deps{
@@ -357,6 +472,7 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 		Shuffle:     te.deps.Shuffle,
 		Actions:     &taskManagerActions{taskExecutor: te, connection: conn},
 		Trace:       te.deps.Trace,
+		Faults:      te.deps.Faults,
 		Logger:      te.cfg.Logger,
 	})
 
@@ -368,7 +484,7 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 
 	if err := te.taskSlotTable.AddTask(task); err != nil {
 		if errors.Is(err, ErrDuplicateTask) {
-			return te.rejectSubmission("TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
+			return te.rejectSubmission(jobID, "TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
 		}
 		return newException(ErrTaskSubmission, err, "Could not submit task.")
 	}
@@ -376,9 +492,10 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 	return nil
 }
 
-func (te *TaskExecutor) rejectSubmission(format string, args ...any) error {
+func (te *TaskExecutor) rejectSubmission(jobID api.JobID, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	te.logger.Debug(msg)
+	te.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", jobID, "submitTask rejected: %s", msg)
 	return newException(ErrTaskSubmission, nil, "%s", msg)
 }
 
@@ -431,16 +548,30 @@ func (te *TaskExecutor) DisconnectJobManager(ctx context.Context, jobID api.JobI
 		if job == nil || job.connection == nil {
 			return nil
 		}
-		te.disconnectJobManagerConnection(job, cause)
-		te.releaseJobResources(jobID, cause)
+		te.disconnectJobManager(job, cause)
 		return nil
 	})
 }
 
-// callAsync runs a handler with no result on the main thread.
+// callAsync runs a handler with no result on the main thread: how every
+// gateway method enters it. A killed TaskExecutor does not answer; see
+// Kill.
 func (te *TaskExecutor) callAsync(ctx context.Context, fn func() error) error {
+	if te.killed.Load() {
+		return te.noAnswer(ctx)
+	}
 	_, err := rpc.CallAsync(ctx, te.Endpoint, func() (struct{}, error) { return struct{}{}, fn() })
+	if errors.Is(err, rpc.ErrRecipientUnreachable) && te.killed.Load() {
+		return te.noAnswer(ctx) // killed while the call waited
+	}
 	return err
+}
+
+// noAnswer is the answer of a killed TaskExecutor: none. The caller waits
+// until its ctx ends and gets the RPC timeout it would get from Pekko.
+func (te *TaskExecutor) noAnswer(ctx context.Context) error {
+	<-ctx.Done()
+	return fmt.Errorf("%w: invocation at recipient [%s] timed out: %w", rpc.ErrTimeout, te.address, ctx.Err())
 }
 
 // askAck makes a call whose answer carries nothing, and hands its error to

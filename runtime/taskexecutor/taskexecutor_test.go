@@ -15,6 +15,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/network"
@@ -49,7 +50,7 @@ type harness struct {
 // starts the TaskExecutor.
 func newHarness(t *testing.T, configure func(rm *fakeResourceManager)) *harness {
 	t.Helper()
-	return newHarnessWithHA(t, configure, nil)
+	return newHarnessWith(t, harnessOptions{configure: configure})
 }
 
 // newHarnessWithHA is newHarness whose TaskExecutor sees the HA services
@@ -57,6 +58,19 @@ func newHarness(t *testing.T, configure func(rm *fakeResourceManager)) *harness 
 func newHarnessWithHA(t *testing.T, configure func(rm *fakeResourceManager),
 	wrapHA func(highavailability.Services) highavailability.Services) *harness {
 	t.Helper()
+	return newHarnessWith(t, harnessOptions{configure: configure, wrapHA: wrapHA})
+}
+
+// harnessOptions adjust a harness; the zero value is newHarness(t, nil).
+type harnessOptions struct {
+	configure func(rm *fakeResourceManager)                             // nil: the fake as it is
+	wrapHA    func(highavailability.Services) highavailability.Services // nil: the HA services as they are
+	heartbeat heartbeat.HeartbeatServices                               // zero: Flink's defaults
+}
+
+func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
+	t.Helper()
+	configure, wrapHA := opts.configure, opts.wrapHA
 	h := &harness{
 		t:     t,
 		rpc:   rpc.NewLocalService(),
@@ -87,6 +101,7 @@ func newHarnessWithHA(t *testing.T, configure func(rm *fakeResourceManager),
 		ResourceID:         "tm-1",
 		NumberOfSlots:      2,
 		DefaultSlotProfile: slotProfile,
+		Heartbeat:          opts.heartbeat,
 		Logger:             slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace})
 	require.NoError(t, err)
@@ -456,7 +471,11 @@ func TestSubmitTaskChecks(t *testing.T) {
 				tasks, err := h.te.Tasks(context.Background())
 				require.NoError(t, err)
 				assert.Empty(t, tasks)
-				assert.Empty(t, h.trace.Events(), "no m9 for a rejected task")
+				events := h.trace.Events()
+				require.Len(t, events, 1, "a rejected task is one broken m9, nothing more")
+				assert.True(t, events[0].Failed)
+				assert.Equal(t, trace.M9, events[0].Step)
+				assert.Equal(t, "submitTask rejected: "+tt.wantMsg(job, tdd, jmID), events[0].Message)
 			})
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/network"
 	"flinklab/runtime/trace"
@@ -47,6 +48,9 @@ type Deps struct {
 	Actions TaskManagerActions
 	// Trace records steps m10 and m11; nil records nothing.
 	Trace *trace.Recorder
+	// Faults may break step m11 (an operator's open() throws); nil
+	// injects nothing.
+	Faults *fault.Injector
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -82,6 +86,7 @@ type Task struct {
 	shuffle             *network.ShuffleEnvironment
 	actions             TaskManagerActions
 	trace               *trace.Recorder
+	faults              *fault.Injector
 	logger              *slog.Logger
 	baseLogger          *slog.Logger
 
@@ -125,6 +130,7 @@ func NewTask(tdd gateway.TaskDeploymentDescriptor, deps Deps) *Task {
 		shuffle:             deps.Shuffle,
 		actions:             deps.Actions,
 		trace:               deps.Trace,
+		faults:              deps.Faults,
 		logger:              base.With("logger", "Task"),
 		baseLogger:          base,
 		ctx:                 ctx,
@@ -297,6 +303,11 @@ func (t *Task) doRun() error {
 	if !t.transitionState(api.ExecutionDeploying, api.ExecutionInitializing, nil) {
 		return errCancelTask
 	}
+	if kind, ok := t.faults.Fire(trace.M11, t.tdd.JobID); ok {
+		// Step m11 (fault): an operator's open() throws while the task
+		// initializes, before any record flows.
+		return fmt.Errorf("RuntimeException: open() of an operator of %s threw: %w", t.taskNameWithSubtask, fault.Injected(trace.M11, kind))
+	}
 	if err := callUserCode(func() error { return invokable.Restore(t.ctx) }); err != nil {
 		return err
 	}
@@ -343,6 +354,10 @@ func (t *Task) loadUserJars() ([]string, error) {
 	for _, key := range keys {
 		path, err := t.blobService.GetFile(t.ctx, t.tdd.JobID, key)
 		if err != nil {
+			if t.ctx.Err() == nil {
+				t.trace.EmitFailure(trace.M10, "TaskExecutor", "BlobServer", t.tdd.JobID, "Failed to fetch BLOB %s of job %s for task %s: %v",
+					key, t.tdd.JobID, t.taskNameWithSubtask, err)
+			}
 			return nil, err
 		}
 		paths = append(paths, path)
@@ -374,11 +389,9 @@ func (t *Task) setupPartitionsAndGates() error {
 		t.partitions = append(t.partitions, partition)
 	}
 	for _, gdd := range t.tdd.InputGates {
-		consumed := make([]api.ResultPartitionID, len(gdd.ShuffleDescriptors))
-		for i, sd := range gdd.ShuffleDescriptors {
-			consumed[i] = sd.ResultPartitionID
-		}
-		t.gates = append(t.gates, t.shuffle.CreateInputGate(gdd.ConsumedSubpartitionIndex, consumed))
+		// The gate keeps the descriptor's shuffle descriptors, shared with
+		// every other consumer of the same partitions, instead of a copy.
+		t.gates = append(t.gates, t.shuffle.CreateInputGate(gdd))
 	}
 	return nil
 }
@@ -482,6 +495,10 @@ func (t *Task) transitionState(from, to api.ExecutionState, cause error) bool {
 		t.failureCause = cause
 		t.logger.Warn(fmt.Sprintf("%s (%s) switched from %s to %s with failure cause: %v",
 			t.taskNameWithSubtask, t.ExecutionID(), from, to, cause))
+		// The task never reaches step m11 (or falls out of it): the trace
+		// shows where, with the report the JobMaster receives.
+		t.trace.EmitFailure(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s with failure cause: %v",
+			t.taskNameWithSubtask, t.ExecutionID(), from, to, cause)
 	}
 
 	if !to.IsTerminal() {

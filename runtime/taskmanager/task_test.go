@@ -18,6 +18,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/network"
@@ -95,6 +96,7 @@ type fixture struct {
 	shuffle *network.ShuffleEnvironment
 	actions *recordingActions
 	trace   *trace.Recorder
+	faults  *fault.Injector
 	logs    *logbuf.Buffer
 	jobID   api.JobID
 	jar     []byte
@@ -114,6 +116,7 @@ func newFixture(t *testing.T) *fixture {
 		shuffle: shuffle,
 		actions: &recordingActions{},
 		trace:   trace.NewRecorder(),
+		faults:  fault.NewInjector(nil),
 		logs:    &logbuf.Buffer{},
 		jobID:   api.NewJobID(),
 		jar:     []byte("PK\x03\x04 wordcount.jar"),
@@ -159,7 +162,7 @@ func (f *fixture) tdd(className string) gateway.TaskDeploymentDescriptor {
 func (f *fixture) newTask(t *testing.T, tdd gateway.TaskDeploymentDescriptor) *taskmanager.Task {
 	t.Helper()
 	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
-		StorageDir: t.TempDir(), Source: f.source, FetchRetries: -1, Logger: discardLogger(),
+		StorageDir: t.TempDir(), Source: f.source, FetchRetries: -1, Logger: discardLogger(), Faults: f.faults,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cache.Close() })
@@ -168,6 +171,7 @@ func (f *fixture) newTask(t *testing.T, tdd gateway.TaskDeploymentDescriptor) *t
 		Shuffle:     f.shuffle,
 		Actions:     f.actions,
 		Trace:       f.trace,
+		Faults:      f.faults,
 		Logger:      slog.New(slog.NewTextHandler(f.logs, nil)),
 	})
 }
@@ -175,7 +179,9 @@ func (f *fixture) newTask(t *testing.T, tdd gateway.TaskDeploymentDescriptor) *t
 // attachConsumer returns an input gate attached to subpartition 0 of a
 // registered partition, as a downstream task's would be.
 func (f *fixture) attachConsumer(t *testing.T, id api.ResultPartitionID) *network.InputGate {
-	gate := f.shuffle.CreateInputGate(0, []api.ResultPartitionID{id})
+	gate := f.shuffle.CreateInputGate(gateway.InputGateDeploymentDescriptor{
+		ShuffleDescriptors: []gateway.ShuffleDescriptor{{ResultPartitionID: id}},
+	})
 	t.Cleanup(gate.Close)
 	require.NoError(t, gate.RequestPartitions(context.Background()))
 	return gate
@@ -298,6 +304,11 @@ func TestTaskFailures(t *testing.T) {
 			assert.ErrorIs(t, task.FailureCause(), tt.wantCause)
 			assert.Contains(t, f.logs.String(), tt.wantLogLine)
 			assert.Contains(t, f.logs.String(), "level=WARN")
+			failures := trace.Failures(f.trace.JobEvents(f.jobID))
+			if assert.Len(t, failures, 1, "the trace shows where the task broke") {
+				assert.Equal(t, trace.M11, failures[0].Step)
+				assert.Contains(t, failures[0].Message, tt.wantLogLine)
+			}
 
 			// The partition was failed, so its consumer stops with the cause.
 			_, err := consumer.Next(context.Background())
@@ -365,7 +376,11 @@ func TestTaskFailsToDeploy(t *testing.T) {
 		cause := f.actions.final().FailureCause
 		assert.ErrorIs(t, cause, blob.ErrChecksumMismatch)
 		assert.ErrorContains(t, cause, "No retries left.")
-		assert.Empty(t, f.trace.Events(), "no m10: the jar never arrived")
+		events := f.trace.JobEvents(f.jobID)
+		require.Equal(t, []trace.Step{trace.M10, trace.M11}, trace.Steps(events), "m10 broke: the jar never arrived")
+		assert.True(t, events[0].Failed && events[1].Failed)
+		assert.Contains(t, events[0].Message, "Failed to fetch BLOB")
+		assert.Contains(t, events[1].Message, "switched from DEPLOYING to FAILED")
 	})
 }
 
@@ -491,4 +506,58 @@ func TestRegisterInvokablePanicsOnDuplicateOrNil(t *testing.T) {
 		})
 	})
 	assert.Panics(t, func() { taskmanager.RegisterInvokable("org.example.Nil", nil) })
+}
+
+func TestFaultsAtStepsM10AndM11FailTheTaskWhereFlinkWould(t *testing.T) {
+	tests := []struct {
+		fault      fault.Fault
+		wantStates []api.ExecutionState
+		wantCause  string
+		wantSteps  []trace.Step // the trace of the task: what happened, then what broke
+		wantDiag   string
+	}{
+		{
+			fault:      fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted},
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionFailed},
+			wantCause:  "No retries left.",
+			wantSteps:  []trace.Step{trace.M10, trace.M11},
+			wantDiag:   "BlobServer/BlobCache",
+		},
+		{
+			fault:      fault.Fault{Step: trace.M10, Kind: fault.BlobUnavailable},
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionFailed},
+			wantCause:  "No retries left.",
+			wantSteps:  []trace.Step{trace.M10, trace.M11},
+			wantDiag:   "BlobServer/BlobCache",
+		},
+		{
+			fault:      fault.Fault{Step: trace.M11},
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionFailed},
+			wantCause:  "RuntimeException: open() of an operator of Map (2/4)#0 threw: fault injected at step m11 (operator-open-throws)",
+			wantSteps:  []trace.Step{trace.M10, trace.M11},
+			wantDiag:   "Task",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault.String(), func(t *testing.T) {
+			f := newFixture(t)
+			require.NoError(t, f.faults.Inject(tt.fault))
+			opened := false
+			className := registerInvokable(t, func(*taskmanager.Environment) (taskmanager.Invokable, error) {
+				return &fakeInvokable{restore: func(context.Context) error { opened = true; return nil }}, nil
+			})
+			task := f.newTask(t, f.tdd(className))
+			task.Start()
+			<-task.Done()
+
+			assert.Equal(t, tt.wantStates, f.actions.reported())
+			assert.ErrorContains(t, task.FailureCause(), tt.wantCause)
+			assert.False(t, opened, "the operators were never opened")
+			events := f.trace.JobEvents(f.jobID)
+			assert.Equal(t, tt.wantSteps, trace.Steps(events))
+			d, ok := fault.Diagnose(events)
+			require.True(t, ok)
+			assert.Equal(t, tt.wantDiag, d.Component)
+		})
+	}
 }

@@ -29,7 +29,8 @@ const (
 )
 
 // Event is one step that happened: who asked whom for what, for which job,
-// and when.
+// and when. An event with Failed set is a step that broke: From asked To,
+// and To (or the way there) failed; Message says how, in Flink's words.
 type Event struct {
 	Step    Step      `json:"step"`
 	From    string    `json:"from"`
@@ -37,9 +38,13 @@ type Event struct {
 	Message string    `json:"message"`
 	JobID   api.JobID `json:"jobId"`
 	Time    time.Time `json:"time"`
+	Failed  bool      `json:"failed,omitempty"`
 }
 
 func (e Event) String() string {
+	if e.Failed {
+		return fmt.Sprintf("%-3s %s ✗ %s: %s", e.Step, e.From, e.To, e.Message)
+	}
 	return fmt.Sprintf("%-3s %s → %s: %s", e.Step, e.From, e.To, e.Message)
 }
 
@@ -77,14 +82,29 @@ func (r *Recorder) EmitAt(t time.Time, step Step, from, to string, job api.JobID
 	if r == nil {
 		return
 	}
-	e := Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: t}
+	r.record(Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: t})
+}
+
+// EmitFailure records that step broke now: from asked to, and it failed as
+// the message says. A job's trace may go on after a failure (a retry, a
+// restart), so a failure is an event like the others, marked Failed.
+func (r *Recorder) EmitFailure(step Step, from, to string, job api.JobID, format string, args ...any) {
+	if r == nil {
+		return
+	}
+	r.record(Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...),
+		Time: time.Now(), Failed: true})
+}
+
+// record adds e in its place by time and wakes every Await.
+func (r *Recorder) record(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = insertByTime(r.events, e)
 	if r.byJob == nil {
 		r.byJob = make(map[api.JobID][]Event)
 	}
-	r.byJob[job] = insertByTime(r.byJob[job], e)
+	r.byJob[e.JobID] = insertByTime(r.byJob[e.JobID], e)
 	r.notifyLocked()
 }
 
@@ -187,6 +207,17 @@ func (r *Recorder) JobEvents(job api.JobID) []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.byJob[job])
+}
+
+// Failures returns the events of events that are failures, in order.
+func Failures(events []Event) []Event {
+	var failures []Event
+	for _, e := range events {
+		if e.Failed {
+			failures = append(failures, e)
+		}
+	}
+	return failures
 }
 
 // Steps returns the step of each event, in order: handy in tests.

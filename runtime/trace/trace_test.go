@@ -108,6 +108,7 @@ func TestNilRecorderRecordsNothing(t *testing.T) {
 	assert.NotPanics(t, func() {
 		rec.Emit(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
 		rec.EmitAt(time.Now(), trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
+		rec.EmitFailure(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
 	})
 	assert.Nil(t, rec.Events())
 	assert.Empty(t, rec.JobEvents(api.NewJobID()))
@@ -131,6 +132,23 @@ func TestSteps(t *testing.T) {
 	}
 }
 
+func TestEmitFailureRecordsAFailedEventInItsPlace(t *testing.T) {
+	rec := trace.NewRecorder()
+	job := api.NewJobID()
+	rec.Emit(trace.M9, "JobMaster", "TaskExecutor", job, "submitTask")
+	rec.EmitFailure(trace.M10, "TaskExecutor", "BlobServer", job, "Failed to fetch BLOB %s.", "p-1")
+	rec.Emit(trace.M9, "JobMaster", "TaskExecutor", job, "submitTask again")
+
+	events := rec.JobEvents(job)
+	assert.Equal(t, []trace.Step{trace.M9, trace.M10, trace.M9}, trace.Steps(events))
+	assert.Equal(t, []bool{false, true, false}, []bool{events[0].Failed, events[1].Failed, events[2].Failed})
+	failures := trace.Failures(events)
+	if assert.Len(t, failures, 1) {
+		assert.Equal(t, "Failed to fetch BLOB p-1.", failures[0].Message)
+	}
+	assert.Empty(t, trace.Failures(events[:1]))
+}
+
 func TestEventString(t *testing.T) {
 	tests := []struct {
 		event trace.Event
@@ -140,6 +158,8 @@ func TestEventString(t *testing.T) {
 			"m5  JobMaster → ResourceManager: registerJobMaster"},
 		{trace.Event{Step: trace.M10, From: "TaskExecutor", To: "BlobServer", Message: "download"},
 			"m10 TaskExecutor → BlobServer: download"},
+		{trace.Event{Step: trace.M10, From: "TaskExecutor", To: "BlobServer", Message: "Failed to fetch BLOB", Failed: true},
+			"m10 TaskExecutor ✗ BlobServer: Failed to fetch BLOB"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.event.String())

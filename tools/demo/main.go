@@ -7,9 +7,19 @@
 // submission trace m1…m11, one numbered line per event, and the ten most
 // frequent words.
 //
-//	go run ./tools/demo          # the trace and the result
-//	go run ./tools/demo -v       # also the cluster's log, as Flink would print it
-//	go run ./tools/demo -p 2     # the job at parallelism 2
+//	go run ./tools/demo                 # the trace and the result
+//	go run ./tools/demo -v              # also the cluster's log, as Flink would print it
+//	go run ./tools/demo -p 2            # the job at parallelism 2
+//	go run ./tools/demo -inject m9      # break step m9 once (make run INJECT=m9)
+//
+// With -inject, one fault is armed before the upload (see package fault for
+// the steps and kinds: "m10:jar-corrupted", "m8:slot-offer-timeout", …),
+// the job runs at parallelism 2 (half the slots, so that it can fail over
+// to the other TaskManager) with a fixed-delay restart strategy of 3
+// attempts, and the demo prints the diagnosis: which step broke and which
+// component to dig into. A fault at m1–m3 refuses the job; at m4 the job
+// fails during initialization; at m5–m11 it recovers and still counts every
+// word exactly. In every case the demo has worked, and exits 0.
 package main
 
 import (
@@ -18,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,27 +36,61 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/logging"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
 	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
+	"flinklab/runtime/trace"
 )
 
 // defaultParallelism is the job's parallelism in `make run`: one subtask
 // per slot of the cluster.
 const defaultParallelism = 4
 
+// The demo's short timings, so that a fault is noticed and recovered from
+// in about a second rather than Flink's 10 s RPC timeout and 50 s heartbeat
+// timeout.
+var (
+	demoHeartbeat     = heartbeat.HeartbeatServices{Interval: 100 * time.Millisecond, Timeout: 500 * time.Millisecond}
+	demoRPCTimeout    = time.Second
+	demoStartUpPeriod = 500 * time.Millisecond
+	demoRestarts      = failover.Config{Type: failover.TypeFixedDelay,
+		FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
+)
+
 func main() {
 	verbose := flag.Bool("v", false, "print the cluster's log (INFO and above) to stderr")
-	parallelism := flag.Int("p", defaultParallelism, "parallelism of the job")
+	parallelism := flag.Int("p", 0, "parallelism of the job (default 4, or 2 with -inject)")
+	inject := flag.String("inject", "", "break one step once: m1 … m11, or STEP:KIND (see package fault)")
 	flag.Parse()
-	if err := run(os.Stdout, *verbose, *parallelism); err != nil {
+	var injected *fault.Fault
+	if *inject != "" {
+		f, err := fault.Parse(*inject)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "demo:", err)
+			os.Exit(2)
+		}
+		injected = &f
+	}
+	if err := run(os.Stdout, *verbose, *parallelism, injected); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out io.Writer, verbose bool, parallelism int) error {
+// run runs the demo, with the fault injected once if it is not nil. It
+// fails only if the demo itself did not work: a job that ends as the
+// injected fault makes it end is a success.
+func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) error {
+	if parallelism <= 0 {
+		parallelism = defaultParallelism
+		if injected != nil {
+			parallelism = 2
+		}
+	}
 	level := slog.LevelWarn
 	if verbose {
 		level = slog.LevelInfo
@@ -61,6 +106,10 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 		NumTaskManagers:        2,
 		NumSlotsPerTaskManager: 2,
 		WorkingDir:             filepath.Join(workDir, "cluster"),
+		RPCTimeout:             demoRPCTimeout,
+		Heartbeat:              demoHeartbeat,
+		StartUpPeriod:          demoStartUpPeriod,
+		RestartStrategy:        demoRestarts,
 		REST:                   &rest.Config{UploadDir: filepath.Join(workDir, "web-upload")},
 		Logger:                 logger,
 	})
@@ -72,6 +121,12 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 	}
 	defer cluster.Close()
 	fmt.Fprintf(out, "flinklab: a MiniCluster with 2 TaskManagers × 2 slots, REST endpoint at http://%s\n", cluster.RESTAddress())
+	if injected != nil {
+		if err := cluster.Faults().Inject(*injected); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "injecting fault %s once; restart strategy %s\n", cluster.Faults().Armed()[0], "fixed-delay (3 attempts, 100 ms apart)")
+	}
 
 	// The client side: write the jar, upload it, run it.
 	jar, err := wordcount.Jar()
@@ -87,10 +142,20 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 	rc := client.NewRestClusterClient(cluster.RESTAddress())
 	wordcount.Results.Clear()
 
+	// refused ends the demo when the cluster refused the job, as the
+	// injected fault should make it: the REST error and the diagnosis.
+	refused := func(what string, err error) error {
+		fmt.Fprintf(out, "%s: %v\n", what, err)
+		if injected == nil {
+			return err
+		}
+		printDiagnosis(out, append(cluster.Trace().JobEvents(api.JobID{}), failuresOfAllJobs(cluster)...))
+		return nil
+	}
 	uploaded := time.Now()
 	jarID, err := rc.UploadJar(ctx, filepath.Base(jarPath), jar)
 	if err != nil {
-		return err
+		return refused("upload refused", err)
 	}
 	fmt.Fprintf(out, "uploaded %s as %s\n", jarPath, jarID)
 	jobID, err := rc.RunJar(ctx, jarID, client.JarRunRequest{
@@ -98,7 +163,7 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 		Parallelism:     parallelism,
 	})
 	if err != nil {
-		return err
+		return refused("job refused", err)
 	}
 	fmt.Fprintf(out, "Job has been submitted with JobID %s\n", jobID)
 	status, err := awaitTerminal(ctx, rc, jobID)
@@ -107,12 +172,22 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 	}
 
 	fmt.Fprintln(out, "\nsubmission trace:")
-	for i, e := range cluster.Trace().JobEvents(jobID) {
-		fmt.Fprintf(out, "%3d. %-3s %+9.3fms  %s → %s: %s\n", i+1, e.Step,
-			float64(e.Time.Sub(uploaded).Microseconds())/1000, e.From, e.To, e.Message)
+	events := cluster.Trace().JobEvents(jobID)
+	for i, e := range events {
+		arrow := "→"
+		if e.Failed {
+			arrow = "✗"
+		}
+		fmt.Fprintf(out, "%3d. %-3s %+9.3fms  %s %s %s: %s\n", i+1, e.Step,
+			float64(e.Time.Sub(uploaded).Microseconds())/1000, e.From, arrow, e.To, e.Message)
 	}
 	fmt.Fprintf(out, "\njob %s %s\n", jobID, status)
 	if status != api.JobFinished {
+		printRootCause(ctx, out, rc, jobID)
+		printDiagnosis(out, events)
+		if injected != nil {
+			return nil
+		}
 		return fmt.Errorf("the job ended %s", status)
 	}
 
@@ -120,7 +195,56 @@ func run(out io.Writer, verbose bool, parallelism int) error {
 	for _, word := range wordcount.Top(wordcount.FinalCounts(wordcount.Results.Values()), 10) {
 		fmt.Fprintf(out, "%s: %d\n", word.F0, word.F1)
 	}
+	if injected != nil {
+		printRestarts(ctx, out, rc, jobID)
+		printDiagnosis(out, events)
+	}
 	return nil
+}
+
+// failuresOfAllJobs returns the failed steps of every job the cluster
+// traced: a job the Dispatcher refused is known only by its trace.
+func failuresOfAllJobs(cluster *minicluster.MiniCluster) []trace.Event {
+	return trace.Failures(cluster.Trace().Events())
+}
+
+// printDiagnosis prints which step broke first and which component to
+// open, or says that nothing broke.
+func printDiagnosis(out io.Writer, events []trace.Event) {
+	d, ok := fault.Diagnose(events)
+	if !ok {
+		fmt.Fprintln(out, "\ndiagnosis: no step broke")
+		return
+	}
+	fmt.Fprintf(out, "\n%s\n", d)
+}
+
+// printRootCause prints the job's root exception from
+// GET /jobs/{jobid}/exceptions, as the web UI's Exceptions tab shows it.
+func printRootCause(ctx context.Context, out io.Writer, rc *client.RestClusterClient, jobID api.JobID) {
+	var exceptions rest.JobExceptionsInfoWithHistory
+	if err := rc.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String()+"/exceptions", &exceptions); err != nil {
+		fmt.Fprintf(out, "root exception: unavailable: %v\n", err)
+		return
+	}
+	if exceptions.RootException != nil {
+		fmt.Fprintf(out, "root exception: %s\n", *exceptions.RootException)
+	}
+}
+
+// printRestarts says how often the job restarted and why, from
+// GET /jobs/{jobid}/exceptions.
+func printRestarts(ctx context.Context, out io.Writer, rc *client.RestClusterClient, jobID api.JobID) {
+	var exceptions rest.JobExceptionsInfoWithHistory
+	if err := rc.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String()+"/exceptions", &exceptions); err != nil {
+		return
+	}
+	entries := exceptions.ExceptionHistory.Entries
+	if len(entries) == 0 {
+		fmt.Fprintln(out, "\nthe job needed no restart: the step's own retry absorbed the fault")
+		return
+	}
+	fmt.Fprintf(out, "\nthe job restarted %d time(s); the failure that restarted it last:\n  %s\n", len(entries), entries[0].Stacktrace)
 }
 
 // awaitTerminal asks the REST endpoint for the job's state until it is

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // frequent words with the counts this test computes on its own.
 func TestMakeRun(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run(&out, false, defaultParallelism), out.String())
+	require.NoError(t, run(&out, false, defaultParallelism, nil), out.String())
 	text := out.String()
 
 	assert.Contains(t, text, "FINISHED")

@@ -1,21 +1,28 @@
-// Command graphs draws a program's StreamGraph and JobGraph, as SVG (the
-// default), as DOT, or its submission sequence as Mermaid:
+// Command graphs draws a job's StreamGraph, JobGraph, ExecutionGraph and
+// submission sequence, as SVG (the default), as DOT, or the sequence as
+// Mermaid:
 //
-//	go run ./tools/graphs wordcount                  # wordcount-streamgraph.svg, wordcount-jobgraph.svg
+//	go run ./tools/graphs wordcount                  # wordcount-{streamgraph,jobgraph,executiongraph,sequence}.svg
 //	go run ./tools/graphs -format dot -p 2 wordcount # the DOT sources, at parallelism 2
-//	go run ./tools/graphs -format mermaid wordcount  # wordcount-sequence.mmd, from a MiniCluster run
+//	go run ./tools/graphs -format mermaid wordcount  # wordcount-sequence.mmd
 //	go run ./tools/graphs -o out/ path/to/job.jar    # the jar's Program-Class
+//	go run ./tools/graphs -m localhost:8081 -job JOBID # a job on a running cluster, over REST
 //	go run ./tools/graphs -diagrams diagrams         # what `make diagrams` runs
 //
 // PROGRAM is a registered example program (wordcount, ticker); a path ending
 // in ".jar" is opened as a job jar and its Program-Class planned. The
-// arguments after it are the program's. The DOT and Mermaid come from
-// package diagrams (and package dot), which need no Graphviz; SVG is
-// rendered by package svg, the only importer of go-graphviz.
+// arguments after it are the program's. The StreamGraph and JobGraph come
+// from planning the program, as the client does before it submits; the
+// ExecutionGraph and the sequence come from running it once on an embedded
+// MiniCluster. With -m, the JobGraph comes from the job's plan
+// (/jobs/{jobid}/plan), the ExecutionGraph with the subtasks' current states
+// from /jobs/{jobid} and /jobs/{jobid}/vertices/{vertexid}, and the
+// sequence from /jobs/{jobid}/trace; there is no StreamGraph, which the
+// cluster never sees.
 //
-// Package dot draws no StreamGraph or JobGraph as Mermaid, so -format
-// mermaid writes nothing else but the submission sequence. Drawing a job on
-// a running cluster (-m host:port -job JOBID) is not implemented yet.
+// The DOT and Mermaid come from package diagrams (and package dot), which
+// need no Graphviz; SVG is rendered by package svg, the only importer of
+// go-graphviz.
 package main
 
 import (
@@ -33,13 +40,13 @@ import (
 )
 
 const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [-p N] PROGRAM|JAR [args]
+       go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] -m HOST:PORT -job JOBID
        go run ./tools/graphs -diagrams DIR
 
-Writes <name>-streamgraph.<ext> and <name>-jobgraph.<ext> to DIR for svg and
-dot; for mermaid it writes only <name>-sequence.mmd, the submission sequence
-of a run on a MiniCluster (no StreamGraph or JobGraph as Mermaid).
--diagrams DIR regenerates the committed diagrams (make diagrams).
-Not yet: -m host:port -job JOBID (a job on a running cluster).
+Writes <name>-streamgraph, <name>-jobgraph, <name>-executiongraph and
+<name>-sequence as .svg or .dot to DIR; with -format mermaid only
+<name>-sequence.mmd. With -m, <name> is the JobID and there is no
+streamgraph. -diagrams DIR regenerates the committed diagrams (make diagrams).
 
 `
 
@@ -47,6 +54,8 @@ func main() {
 	outDir := flag.String("o", ".", "directory to write the files to")
 	format := flag.String("format", "svg", "svg, dot or mermaid")
 	parallelism := flag.Int("p", 0, "default parallelism of the program (0: the program's own)")
+	address := flag.String("m", "", "REST address (host:port) of a running cluster; draws the job given by -job")
+	jobID := flag.String("job", "", "with -m: the JobID of the job to draw")
 	diagramsDir := flag.String("diagrams", "", "regenerate the committed diagrams into this directory")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
@@ -54,15 +63,28 @@ func main() {
 	}
 	flag.Parse()
 
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var files map[string][]byte
 	var err error
 	switch {
 	case *diagramsDir != "":
-		err = writeDiagrams(*diagramsDir)
+		err = writeDiagrams(ctx, *diagramsDir)
+	case *address != "" || *jobID != "":
+		if *address == "" || *jobID == "" || flag.NArg() > 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if files, err = diagrams.DrawJob(ctx, *address, *jobID); err == nil {
+			err = write(*outDir, *format, files)
+		}
 	case flag.NArg() == 0:
 		flag.Usage()
 		os.Exit(2)
 	default:
-		err = run(*outDir, *format, *parallelism, flag.Arg(0), flag.Args()[1:])
+		if files, err = drawProgram(ctx, *parallelism, flag.Arg(0), flag.Args()[1:]); err == nil {
+			err = write(*outDir, *format, files)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "graphs:", err)
@@ -70,37 +92,54 @@ func main() {
 	}
 }
 
-func run(outDir, format string, parallelism int, program string, args []string) error {
+// drawProgram plans the program, runs it once, and draws the four
+// diagrams: DOT files and the sequence as Mermaid.
+func drawProgram(ctx context.Context, parallelism int, program string, args []string) (map[string][]byte, error) {
 	plan, err := diagrams.PlanProgram(program, args, parallelism)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	run, err := plan.Run(ctx)
+	if err != nil {
+		return nil, err
 	}
 	files := plan.DOT()
-	switch format {
-	case "dot":
-	case "svg":
-		if files, err = renderSVG(files); err != nil {
-			return err
+	files[plan.ExecutionGraphFile()] = plan.ExecutionGraphDOT(run)
+	files[plan.SequenceDOTFile()] = plan.SequenceDOT(run)
+	files[plan.SequenceFile()] = plan.SequenceMermaid(run)
+	return files, nil
+}
+
+// write writes the files of one format to dir: the DOT files, their SVGs,
+// or the Mermaid files.
+func write(dir, format string, files map[string][]byte) error {
+	chosen := make(map[string][]byte)
+	for name, data := range files {
+		switch format {
+		case "dot", "svg":
+			if strings.HasSuffix(name, ".dot") {
+				chosen[name] = data
+			}
+		case "mermaid":
+			if strings.HasSuffix(name, ".mmd") {
+				chosen[name] = data
+			}
+		default:
+			return fmt.Errorf("unknown -format %q: want svg, dot or mermaid", format)
 		}
-	case "mermaid":
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		sequence, err := plan.Sequence(ctx)
-		if err != nil {
-			return err
-		}
-		files = map[string][]byte{plan.SequenceFile(): sequence}
-	default:
-		return fmt.Errorf("unknown -format %q: want svg, dot or mermaid", format)
 	}
-	return writeFiles(outDir, files)
+	if format == "svg" {
+		var err error
+		if chosen, err = renderSVG(chosen); err != nil {
+			return err
+		}
+	}
+	return writeFiles(dir, chosen)
 }
 
 // writeDiagrams writes the committed diagrams (diagrams.Generate) to dir,
 // and an SVG next to every DOT file.
-func writeDiagrams(dir string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+func writeDiagrams(ctx context.Context, dir string) error {
 	files, err := diagrams.Generate(ctx)
 	if err != nil {
 		return err

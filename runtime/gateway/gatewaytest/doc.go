@@ -1,5 +1,6 @@
-// Package gatewaytest provides fakes of the four runtime gateways for
-// tests: TaskExecutorGateway, JobMasterGateway and ResourceManagerGateway.
+// Package gatewaytest provides fakes of the runtime gateways for tests:
+// TaskExecutorGateway, JobMasterGateway (which also fakes
+// JobMasterHeartbeatGateway) and ResourceManagerGateway.
 // It mirrors Flink's TestingTaskExecutorGateway, TestingJobMasterGateway
 // and TestingResourceManagerGateway.
 //
@@ -19,6 +20,18 @@
 //
 // The fakes record nothing: what a test wants to see of the calls, it
 // collects in its own function fields.
+//
+// # Heartbeats
+//
+// A fake does not answer heartbeat requests unless its Func does: a
+// JobMaster or ResourceManager that monitors a fake TaskExecutor (or a
+// ResourceManager that monitors a fake JobMaster) times it out after
+// heartbeat.timeout, 50 s by default. A test that lets more fake time
+// pass, and wants the fake kept, answers in the Func:
+//
+//	te.HeartbeatFromJobManagerFunc = func(ctx context.Context, from api.ResourceID, _ gateway.AllocatedSlotReport) error {
+//		return jm.HeartbeatFromTaskManager(ctx, "tm-1", gateway.TaskExecutorToJobManagerHeartbeatPayload{})
+//	}
 //
 // # Concurrency
 //

@@ -7,22 +7,30 @@ import (
 	"flinklab/runtime/gateway"
 )
 
-// JobMasterGateway is a fake gateway.JobMasterGateway. Its methods call the
-// function fields when they are set and otherwise succeed with zero
-// values, except where a method's comment says otherwise.
+// JobMasterGateway is a fake gateway.JobMasterGateway and
+// gateway.JobMasterHeartbeatGateway. Its methods call the function fields
+// when they are set and otherwise succeed with zero values, except where a
+// method's comment says otherwise.
 type JobMasterGateway struct {
 	RegisterTaskManagerFunc func(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
 		tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error)
 	OfferSlotsFunc func(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
 		offers []gateway.SlotOffer) ([]gateway.SlotOffer, error)
-	UpdateTaskExecutionStateFunc func(ctx context.Context, jobMasterID api.JobMasterID, state gateway.TaskExecutionState) error
-	DisconnectTaskManagerFunc    func(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error
-	RequestJobStatusFunc         func(ctx context.Context) (api.JobStatus, error)
-	RequestJobFunc               func(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
-	CancelFunc                   func(ctx context.Context) error
+	UpdateTaskExecutionStateFunc          func(ctx context.Context, jobMasterID api.JobMasterID, state gateway.TaskExecutionState) error
+	DisconnectTaskManagerFunc             func(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error
+	NotifyNotEnoughResourcesAvailableFunc func(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error
+	RequestJobStatusFunc                  func(ctx context.Context) (api.JobStatus, error)
+	RequestJobFunc                        func(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
+	CancelFunc                            func(ctx context.Context) error
+
+	HeartbeatFromTaskManagerFunc     func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error
+	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
 }
 
-var _ gateway.JobMasterGateway = (*JobMasterGateway)(nil)
+var (
+	_ gateway.JobMasterGateway          = (*JobMasterGateway)(nil)
+	_ gateway.JobMasterHeartbeatGateway = (*JobMasterGateway)(nil)
+)
 
 // RegisterTaskManager calls RegisterTaskManagerFunc, or accepts the
 // TaskManager with a zero JMTMRegistrationSuccess.
@@ -82,6 +90,34 @@ func (f *JobMasterGateway) RequestJob(ctx context.Context) (*gateway.ArchivedExe
 func (f *JobMasterGateway) Cancel(ctx context.Context) error {
 	if f.CancelFunc != nil {
 		return f.CancelFunc(ctx)
+	}
+	return nil
+}
+
+// HeartbeatFromTaskManager calls HeartbeatFromTaskManagerFunc, or succeeds.
+func (f *JobMasterGateway) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,
+	payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error {
+	if f.HeartbeatFromTaskManagerFunc != nil {
+		return f.HeartbeatFromTaskManagerFunc(ctx, resourceID, payload)
+	}
+	return nil
+}
+
+// HeartbeatFromResourceManager calls HeartbeatFromResourceManagerFunc, or
+// succeeds without answering: a ResourceManager that monitors the fake
+// times it out after heartbeat.timeout, unless the Func answers
+// (ResourceManagerGateway.HeartbeatFromJobManager).
+func (f *JobMasterGateway) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
+	if f.HeartbeatFromResourceManagerFunc != nil {
+		return f.HeartbeatFromResourceManagerFunc(ctx, resourceID)
+	}
+	return nil
+}
+
+// NotifyNotEnoughResourcesAvailable calls NotifyNotEnoughResourcesAvailableFunc, or succeeds.
+func (f *JobMasterGateway) NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error {
+	if f.NotifyNotEnoughResourcesAvailableFunc != nil {
+		return f.NotifyNotEnoughResourcesAvailableFunc(ctx, jobMasterID, acquired)
 	}
 	return nil
 }

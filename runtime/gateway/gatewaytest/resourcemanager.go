@@ -25,6 +25,8 @@ type ResourceManagerGateway struct {
 		slotID api.SlotID, allocationID api.AllocationID) error
 	DisconnectTaskManagerFunc func(ctx context.Context, rmID api.ResourceManagerID, taskManager api.ResourceID,
 		cause error) error
+	HeartbeatFromTaskManagerFunc func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorHeartbeatPayload) error
+	HeartbeatFromJobManagerFunc  func(ctx context.Context, resourceID api.ResourceID) error
 }
 
 var _ gateway.ResourceManagerGateway = (*ResourceManagerGateway)(nil)
@@ -90,6 +92,23 @@ func (f *ResourceManagerGateway) DisconnectTaskManager(ctx context.Context, rmID
 	cause error) error {
 	if f.DisconnectTaskManagerFunc != nil {
 		return f.DisconnectTaskManagerFunc(ctx, rmID, taskManager, cause)
+	}
+	return nil
+}
+
+// HeartbeatFromTaskManager calls HeartbeatFromTaskManagerFunc, or succeeds.
+func (f *ResourceManagerGateway) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,
+	payload gateway.TaskExecutorHeartbeatPayload) error {
+	if f.HeartbeatFromTaskManagerFunc != nil {
+		return f.HeartbeatFromTaskManagerFunc(ctx, resourceID, payload)
+	}
+	return nil
+}
+
+// HeartbeatFromJobManager calls HeartbeatFromJobManagerFunc, or succeeds.
+func (f *ResourceManagerGateway) HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID) error {
+	if f.HeartbeatFromJobManagerFunc != nil {
+		return f.HeartbeatFromJobManagerFunc(ctx, resourceID)
 	}
 	return nil
 }

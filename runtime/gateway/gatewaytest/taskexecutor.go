@@ -16,6 +16,9 @@ type TaskExecutorGateway struct {
 	CancelTaskFunc           func(ctx context.Context, attemptID api.ExecutionAttemptID) error
 	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, cause error) error
 	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, cause error) error
+
+	HeartbeatFromJobManagerFunc      func(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error
+	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
 }
 
 var _ gateway.TaskExecutorGateway = (*TaskExecutorGateway)(nil)
@@ -57,6 +60,26 @@ func (f *TaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.All
 func (f *TaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
 	if f.DisconnectJobManagerFunc != nil {
 		return f.DisconnectJobManagerFunc(ctx, jobID, cause)
+	}
+	return nil
+}
+
+// HeartbeatFromJobManager calls HeartbeatFromJobManagerFunc, or succeeds
+// without answering: a JobMaster that monitors the fake times it out after
+// heartbeat.timeout, unless the Func answers (JobMasterHeartbeatGateway.HeartbeatFromTaskManager).
+func (f *TaskExecutorGateway) HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID,
+	payload gateway.AllocatedSlotReport) error {
+	if f.HeartbeatFromJobManagerFunc != nil {
+		return f.HeartbeatFromJobManagerFunc(ctx, resourceID, payload)
+	}
+	return nil
+}
+
+// HeartbeatFromResourceManager calls HeartbeatFromResourceManagerFunc, or
+// succeeds without answering, as HeartbeatFromJobManager does.
+func (f *TaskExecutorGateway) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
+	if f.HeartbeatFromResourceManagerFunc != nil {
+		return f.HeartbeatFromResourceManagerFunc(ctx, resourceID)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package slotpool
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -25,6 +26,7 @@ type pendingRequest struct {
 	id      SlotRequestID
 	profile api.ResourceProfile
 	fulfill func(PhysicalSlot)
+	fail    func(error) // may be nil
 }
 
 type heldSlot struct {
@@ -66,9 +68,11 @@ func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger
 }
 
 // RequestNewAllocatedSlot asks for a slot of the given profile. A free slot
-// that matches is handed over at once; otherwise the request waits for an
-// offer and the job's requirements grow (Flink's requestNewAllocatedSlot).
-func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot)) {
+// that matches is handed over at once (fulfill); otherwise the request waits
+// for an offer and the job's requirements grow (Flink's
+// requestNewAllocatedSlot). A waiting request may instead fail
+// (FailPendingRequests), and then fail is called, if it is not nil.
+func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot), fail func(error)) {
 	for _, allocationID := range p.order {
 		held := p.slots[allocationID]
 		if held.request == 0 && held.slot.ResourceProfile.IsMatching(profile) {
@@ -77,7 +81,7 @@ func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.Resourc
 			return
 		}
 	}
-	p.pending = append(p.pending, &pendingRequest{id: id, profile: profile, fulfill: fulfill})
+	p.pending = append(p.pending, &pendingRequest{id: id, profile: profile, fulfill: fulfill, fail: fail})
 	p.requirementsChanged()
 }
 
@@ -91,6 +95,37 @@ func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
 	for _, held := range p.slots {
 		if held.request == id {
 			held.request = 0
+		}
+	}
+}
+
+// ErrNoResourceAvailable is Flink's NoResourceAvailableException: the job
+// cannot get the slots it needs.
+var ErrNoResourceAvailable = errors.New("NoResourceAvailableException")
+
+// NotifyNotEnoughResourcesAvailable fails the waiting requests, because the
+// ResourceManager reported that it cannot meet the job's requirements
+// (Flink: DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable).
+func (p *SlotPool) NotifyNotEnoughResourcesAvailable() {
+	p.FailPendingRequests(fmt.Errorf("%w: Could not acquire the minimum required resources.", ErrNoResourceAvailable))
+}
+
+// FailPendingRequests fails every waiting request with cause, because the
+// ResourceManager said the job's requirements cannot be met (Flink:
+// DeclarativeSlotPoolBridge#failPendingRequests, on
+// notifyNotEnoughResourcesAvailable). The slots the pool holds stay.
+func (p *SlotPool) FailPendingRequests(cause error) {
+	if len(p.pending) == 0 {
+		return
+	}
+	p.log.Warn(fmt.Sprintf("Could not acquire the minimum required resources, failing slot requests. Acquired: %d. Current slot pool status: %d slots, %d pending requests.",
+		len(p.order), len(p.order), len(p.pending)))
+	failed := p.pending
+	p.pending = nil
+	p.requirementsChanged()
+	for _, r := range failed {
+		if r.fail != nil {
+			r.fail(cause)
 		}
 	}
 }

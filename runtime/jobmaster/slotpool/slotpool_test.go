@@ -44,7 +44,7 @@ func TestRequestsAreDeclaredOncePerMailboxTurn(t *testing.T) {
 	*declared = nil
 
 	for i := range 4 {
-		p.RequestNewAllocatedSlot(SlotRequestID(i+1), api.UnknownResourceProfile, func(PhysicalSlot) {})
+		p.RequestNewAllocatedSlot(SlotRequestID(i+1), api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	}
 	assert.Empty(t, *declared, "declaring waits for the next mailbox turn")
 	turn()
@@ -58,7 +58,7 @@ func TestOffersFulfilOldestRequestsAndRejectTheRest(t *testing.T) {
 	var got []SlotRequestID
 	for i := range 2 {
 		id := SlotRequestID(i + 1)
-		p.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(PhysicalSlot) { got = append(got, id) })
+		p.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(PhysicalSlot) { got = append(got, id) }, nil)
 	}
 	turn()
 
@@ -77,7 +77,7 @@ func TestOffersFulfilOldestRequestsAndRejectTheRest(t *testing.T) {
 func TestProfilesMustMatch(t *testing.T) {
 	p, turn, _ := newTestPool(t)
 	big := api.ResourceProfile{CPUCores: 4, TaskHeapMiB: 1024}
-	p.RequestNewAllocatedSlot(1, big, func(PhysicalSlot) { t.Error("a too-small slot was handed out") })
+	p.RequestNewAllocatedSlot(1, big, func(PhysicalSlot) { t.Error("a too-small slot was handed out") }, nil)
 	turn()
 	small := gateway.SlotOffer{AllocationID: api.NewAllocationID(), ResourceProfile: api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 256}}
 	assert.Empty(t, p.OfferSlots(tm, []gateway.SlotOffer{small}))
@@ -86,8 +86,8 @@ func TestProfilesMustMatch(t *testing.T) {
 
 func TestReleaseAllSlotsEmptiesThePoolAndClearsRequirements(t *testing.T) {
 	p, turn, declared := newTestPool(t)
-	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
-	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
+	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	turn()
 	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
 
@@ -102,8 +102,8 @@ func TestReleaseAllSlotsEmptiesThePoolAndClearsRequirements(t *testing.T) {
 
 func TestCancelledRequestShrinksRequirements(t *testing.T) {
 	p, turn, declared := newTestPool(t)
-	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
-	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
+	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	turn()
 	p.CancelSlotRequest(2)
 	turn()
@@ -113,7 +113,7 @@ func TestCancelledRequestShrinksRequirements(t *testing.T) {
 func TestNothingIsDeclaredBeforeTheResourceManagerIsConnected(t *testing.T) {
 	var queued []func()
 	p := New(api.NewJobID(), "jm", func(fn func()) { queued = append(queued, fn) }, quiet)
-	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	assert.Empty(t, queued)
 
 	var declared []gateway.ResourceRequirements
@@ -127,7 +127,7 @@ func TestNothingIsDeclaredBeforeTheResourceManagerIsConnected(t *testing.T) {
 
 func TestReleaseTaskManagerDropsItsSlots(t *testing.T) {
 	p, turn, _ := newTestPool(t)
-	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	turn()
 	other := gateway.TaskManagerLocation{ResourceID: "taskexecutor-1"}
 	p.OfferSlots(other, []gateway.SlotOffer{offer(0)})
@@ -139,12 +139,39 @@ func TestReleaseTaskManagerDropsItsSlots(t *testing.T) {
 func TestAChangeOfProfileWithTheSameTotalIsDeclared(t *testing.T) {
 	p, turn, declared := newTestPool(t)
 	big := api.ResourceProfile{CPUCores: 2}
-	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	turn()
 	p.CancelSlotRequest(1)
-	p.RequestNewAllocatedSlot(2, big, func(PhysicalSlot) {})
+	p.RequestNewAllocatedSlot(2, big, func(PhysicalSlot) {}, nil)
 	before := len(*declared)
 	turn()
 	require.Len(t, *declared, before+1, "one slot before, one slot after, but of another profile")
 	assert.Equal(t, big, (*declared)[before].Requirements[0].ResourceProfile)
+}
+
+func TestNotEnoughResourcesFailsTheWaitingRequestsOnly(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	var failures []error
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, func(err error) { t.Error("a served request failed") })
+	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
+	for id := SlotRequestID(2); id <= 3; id++ {
+		p.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(PhysicalSlot) { t.Error("served") },
+			func(err error) { failures = append(failures, err) })
+	}
+	turn()
+	require.Equal(t, 3, (*declared)[len(*declared)-1].TotalSlots())
+
+	p.NotifyNotEnoughResourcesAvailable()
+	turn()
+	require.Len(t, failures, 2)
+	for _, err := range failures {
+		assert.ErrorIs(t, err, ErrNoResourceAvailable)
+		assert.EqualError(t, err, "NoResourceAvailableException: Could not acquire the minimum required resources.")
+	}
+	assert.Equal(t, 0, p.PendingRequests())
+	assert.Equal(t, 1, p.NumberOfSlots(), "the slot the pool holds stays")
+	assert.Equal(t, 1, (*declared)[len(*declared)-1].TotalSlots(), "the requirements shrink to what is held")
+
+	p.NotifyNotEnoughResourcesAvailable() // nothing waits: nothing happens
+	assert.Len(t, failures, 2)
 }

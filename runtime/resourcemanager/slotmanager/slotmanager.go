@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
@@ -33,14 +34,11 @@ type Config struct {
 	TaskManagerRequestTimeout time.Duration
 	// FailUnfulfillableRequests makes the SlotManager report jobs whose
 	// requirements no registered slot can serve ("Could not fulfill
-	// resource requirements of job ..."). It is false, as in a standalone
-	// ResourceManager during its start-up period: the jobs simply wait for
-	// TaskManagers to arrive.
-	//
-	// TODO(failure injection): turn it on after
-	// resourcemanager.standalone.start-up-time and tell the JobMaster
-	// (Flink: ResourceEventListener#notEnoughResourceAvailable →
-	// JobMasterGateway#notifyNotEnoughResourcesAvailable).
+	// resource requirements of job ...") through Deps.NotEnoughResources.
+	// When false, as in a standalone ResourceManager during its start-up
+	// period, such jobs simply wait for TaskManagers to arrive. The
+	// ResourceManager turns it on when the period ends
+	// (SetFailUnfulfillableRequest).
 	FailUnfulfillableRequests bool
 	// Logger is the base logger; nil means slog.Default().
 	Logger *slog.Logger
@@ -50,6 +48,13 @@ type Config struct {
 type Deps struct {
 	// Trace records step m7; nil records nothing.
 	Trace *trace.Recorder
+	// Faults may break step m7; nil injects nothing.
+	Faults *fault.Injector
+	// NotEnoughResources is told about a job whose requirements cannot be
+	// met, while FailUnfulfillableRequests is on, with the number of slots
+	// the job holds (Flink: ResourceEventListener#notEnoughResourceAvailable).
+	// Nil tells nobody.
+	NotEnoughResources func(jobID api.JobID, acquired int)
 }
 
 // RegistrationResult says what RegisterTaskManager did.
@@ -78,6 +83,11 @@ type FineGrainedSlotManager struct {
 	tracker   *taskManagerTracker
 	resources *resourceTracker
 	syncer    *slotStatusSyncer
+
+	deps Deps
+	// starved holds the jobs for which an injected fault (step m7) hides
+	// every free slot, until they have been reported as unfulfillable.
+	starved map[api.JobID]bool
 
 	// Set by Start, cleared by Suspend.
 	started    bool
@@ -114,6 +124,8 @@ func New(cfg Config, deps Deps) (*FineGrainedSlotManager, error) {
 		strategy:  DefaultResourceAllocationStrategy{},
 		tracker:   tracker,
 		resources: newResourceTracker(),
+		deps:      deps,
+		starved:   make(map[api.JobID]bool),
 		syncer: &slotStatusSyncer{
 			log:            base.With("logger", "DefaultSlotStatusSyncer"),
 			trace:          deps.Trace,
@@ -150,6 +162,7 @@ func (sm *FineGrainedSlotManager) Suspend() {
 	sm.syncer.close()
 	sm.tracker.clear()
 	sm.resources.clear()
+	clear(sm.starved)
 	sm.mainThread = nil
 	sm.started = false
 }
@@ -183,6 +196,7 @@ func (sm *FineGrainedSlotManager) ProcessResourceRequirements(req gateway.Resour
 // stay allocated until their TaskExecutor frees them.
 func (sm *FineGrainedSlotManager) ClearResourceRequirements(jobID api.JobID) {
 	sm.checkInit()
+	delete(sm.starved, jobID)
 	if sm.resources.isRequirementEmpty(jobID) {
 		return
 	}
@@ -322,7 +336,9 @@ func (sm *FineGrainedSlotManager) checkResourceRequirements() {
 	}
 	sm.logMissingAndAvailableResources(missing)
 
-	result := sm.strategy.TryFulfillRequirements(missing, sm.tracker.freeSlots())
+	// Step m7 (fault): for a starved job no free slot matches.
+	matchable, starved := sm.separateStarvedJobs(missing)
+	result := sm.strategy.TryFulfillRequirements(matchable, sm.tracker.freeSlots())
 	for _, allocation := range result.Allocations {
 		sm.syncer.allocateSlot(allocation, sm.resources.targetAddress(allocation.JobID), sm.checkResourceRequirementsWithDelay)
 	}
@@ -330,14 +346,54 @@ func (sm *FineGrainedSlotManager) checkResourceRequirements() {
 	// What is left waits. A standalone ResourceManager cannot make slots;
 	// an active one would ask its ResourceManagerDriver for new
 	// TaskManagers here (Flink: allocateTaskManagersAccordingTo →
-	// declareNeededResources).
-	for _, job := range result.Unfulfilled {
+	// declareNeededResources). After the start-up period the job is told.
+	for _, job := range append(result.Unfulfilled, starved...) {
 		if sm.cfg.FailUnfulfillableRequests {
 			sm.log.Warn(fmt.Sprintf("Could not fulfill resource requirements of job %s.", job.JobID))
+			delete(sm.starved, job.JobID)
+			if sm.deps.NotEnoughResources != nil {
+				sm.deps.NotEnoughResources(job.JobID, len(sm.tracker.acquiredProfiles(job.JobID)))
+			}
 			continue
 		}
 		sm.log.Debug(fmt.Sprintf("Job %s waits for resources that no registered TaskManager can offer now: %s",
 			job.JobID, formatResourceRequirements(job.Requirements)))
+	}
+}
+
+// separateStarvedJobs splits off the jobs an injected fault keeps from
+// every free slot (step m7). A fault that fires starves its job until the
+// job has been told that its requirements cannot be met, so the job sees
+// what Flink shows when no TaskManager has a slot for it.
+func (sm *FineGrainedSlotManager) separateStarvedJobs(missing []JobRequirements) (matchable, starved []JobRequirements) {
+	for _, job := range missing {
+		if !sm.starved[job.JobID] {
+			if kind, ok := sm.deps.Faults.Fire(trace.M7, job.JobID); ok {
+				sm.starved[job.JobID] = true
+				sm.deps.Trace.EmitFailure(trace.M7, "SlotManager", "TaskExecutor", job.JobID,
+					"no free slot matches the requirements of job %s (%s): %v", job.JobID,
+					formatResourceRequirements(job.Requirements), fault.Injected(trace.M7, kind))
+			}
+		}
+		if sm.starved[job.JobID] {
+			starved = append(starved, job)
+		} else {
+			matchable = append(matchable, job)
+		}
+	}
+	return matchable, starved
+}
+
+// SetFailUnfulfillableRequest turns the reporting of unfulfillable jobs on
+// or off (Flink's setFailUnfulfillableRequest); turning it on checks the
+// requirements again, so that the jobs waiting now are reported.
+func (sm *FineGrainedSlotManager) SetFailUnfulfillableRequest(fail bool) {
+	if sm.cfg.FailUnfulfillableRequests == fail {
+		return
+	}
+	sm.cfg.FailUnfulfillableRequests = fail
+	if fail && sm.started {
+		sm.checkResourceRequirementsWithDelay()
 	}
 }
 

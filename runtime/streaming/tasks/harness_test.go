@@ -125,16 +125,17 @@ func deployLocally(tb testing.TB, jg *jobgraph.JobGraph, jarPath string, cfg net
 				env.Writers = append(env.Writers, p)
 			}
 			for _, e := range v.Inputs() {
-				var consumed []api.ResultPartitionID
-				subpartition := subtask
+				gdd := gateway.InputGateDeploymentDescriptor{ConsumedSubpartitionIndex: subtask}
 				if e.DistributionPattern == jobgraph.Pointwise {
-					consumed, subpartition = []api.ResultPartitionID{partitionID(e.Source, subtask)}, 0
+					gdd.ConsumedSubpartitionIndex = 0
+					gdd.ShuffleDescriptors = []gateway.ShuffleDescriptor{{ResultPartitionID: partitionID(e.Source, subtask)}}
 				} else {
 					for producer := range e.Source.Producer.Parallelism {
-						consumed = append(consumed, partitionID(e.Source, producer))
+						gdd.ShuffleDescriptors = append(gdd.ShuffleDescriptors,
+							gateway.ShuffleDescriptor{ResultPartitionID: partitionID(e.Source, producer)})
 					}
 				}
-				env.Inputs = append(env.Inputs, shuffle.CreateInputGate(subpartition, consumed))
+				env.Inputs = append(env.Inputs, shuffle.CreateInputGate(gdd))
 			}
 			invokable, err := factory(env)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/network"
 	"flinklab/runtime/streaming"
 	"flinklab/runtime/streaming/tasks/typeutils"
@@ -36,7 +37,10 @@ func newExchange(t *testing.T, channels int) *exchange {
 	require.NoError(t, err)
 	e := &exchange{partition: partition}
 	for c := range channels {
-		gate := shuffle.CreateInputGate(c, []api.ResultPartitionID{id})
+		gate := shuffle.CreateInputGate(gateway.InputGateDeploymentDescriptor{
+			ConsumedSubpartitionIndex: c,
+			ShuffleDescriptors:        []gateway.ShuffleDescriptor{{ResultPartitionID: id}},
+		})
 		t.Cleanup(gate.Close)
 		e.gates = append(e.gates, gate)
 	}

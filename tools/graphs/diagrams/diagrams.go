@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -28,10 +29,11 @@ import (
 
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/streaming"
-	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
+	"flinklab/runtime/streaming/tasks" // also the streaming runtime, on the TaskExecutors' "class path"
 	"flinklab/runtime/trace"
 	"flinklab/tools/graphs/dot"
 
@@ -105,20 +107,28 @@ func (p *Plan) DOT() map[string][]byte {
 	}
 }
 
-// SequenceFile is the name of the Mermaid file Sequence's output goes in.
-func (p *Plan) SequenceFile() string { return p.Name + "-sequence.mmd" }
+// Run is what a run of a planned job on a MiniCluster leaves to draw: its
+// trace and its ExecutionGraph once it ended.
+type Run struct {
+	// Events is the job's trace, made stable by Canonical.
+	Events []trace.Event
+	// ExecutionGraph is the archived ExecutionGraph after the job reached
+	// its terminal state: every subtask FINISHED for a bounded job,
+	// CANCELED for an unbounded one.
+	ExecutionGraph *gateway.ArchivedExecutionGraph
+}
 
-// Sequence runs the planned job on a fresh MiniCluster with one
-// TaskManager and as many slots as the job's highest parallelism, waits
-// until every subtask is RUNNING (step m11), and returns the submission
-// sequence m1–m11 as a Mermaid sequenceDiagram, made stable by Canonical.
-// The job is then left to finish; one still running after a few seconds
-// (an unbounded source such as ticker's) is cancelled.
+// Run runs the planned job on a fresh MiniCluster with one TaskManager and
+// as many slots as the job's highest parallelism, waits until every subtask
+// is RUNNING (step m11), then lets the job finish; one still running after a
+// few seconds (an unbounded source such as ticker's) is cancelled. Print
+// sinks write to the TaskManager's standard output, which is discarded here
+// (in Flink it is the TaskManager's .out file, not the client's terminal).
 //
-// The MiniCluster is driven directly, not over REST, so the diagram begins
-// at m3 (Dispatcher.submitJob); the jar goes to the BlobServer with
+// The MiniCluster is driven directly, not over REST, so the trace begins at
+// m3 (Dispatcher.submitJob); the jar goes to the BlobServer with
 // MiniCluster.UploadJar, the BlobServer half of m1, which is not traced.
-func (p *Plan) Sequence(ctx context.Context) ([]byte, error) {
+func (p *Plan) Run(ctx context.Context) (*Run, error) {
 	slots, subtasks := 1, 0
 	for _, v := range p.JobGraph.Vertices() {
 		slots = max(slots, v.Parallelism)
@@ -136,6 +146,7 @@ func (p *Plan) Sequence(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	defer cluster.Close()
+	defer tasks.SetStdout(io.Discard)()
 
 	if err := cluster.UploadJar(p.JobGraph, p.Jar); err != nil {
 		return nil, err
@@ -160,8 +171,33 @@ func (p *Plan) Sequence(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return dot.SequenceDiagram(Canonical(events)), nil
+	graph, err := cluster.Dispatcher().RequestJob(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Events: Canonical(events), ExecutionGraph: graph}, nil
 }
+
+// ExecutionGraphFile names the file of ExecutionGraphDOT.
+func (p *Plan) ExecutionGraphFile() string { return p.Name + "-executiongraph.dot" }
+
+// SequenceFile names the file of SequenceMermaid.
+func (p *Plan) SequenceFile() string { return p.Name + "-sequence.mmd" }
+
+// SequenceDOTFile names the file of SequenceDOT.
+func (p *Plan) SequenceDOTFile() string { return p.Name + "-sequence.dot" }
+
+// ExecutionGraphDOT draws the run's ExecutionGraph, with the edges of the
+// planned JobGraph.
+func (p *Plan) ExecutionGraphDOT(run *Run) []byte {
+	return dot.ExecutionGraph(run.ExecutionGraph, dot.EdgesOf(p.JobGraph))
+}
+
+// SequenceMermaid draws the run's submission sequence as Mermaid.
+func (p *Plan) SequenceMermaid(run *Run) []byte { return dot.SequenceDiagram(run.Events) }
+
+// SequenceDOT draws the run's submission sequence as DOT, for SVG.
+func (p *Plan) SequenceDOT(run *Run) []byte { return dot.SequenceDOT(run.Events) }
 
 // The parts of trace messages that change from run to run.
 var (
@@ -258,8 +294,9 @@ const (
 var sequenceArgs = []string{"--output", wordcount.OutputCollect}
 
 // Generate returns the committed sources of diagrams/, keyed by file name:
-// WordCount's StreamGraph and JobGraph as DOT, its submission sequence as
-// Mermaid, and README.md, which embeds the sequence in a mermaid block.
+// WordCount's StreamGraph, JobGraph and ExecutionGraph (after a run) as DOT,
+// its submission sequence as Mermaid, and README.md, which embeds the
+// sequence in a mermaid block.
 // The SVGs rendered from the DOT files are not part of it: they need
 // go-graphviz, which only the command loads.
 func Generate(ctx context.Context) (map[string][]byte, error) {
@@ -274,12 +311,15 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 		return nil, err
 	}
 	wordcount.Results.Clear()
-	sequence, err := run.Sequence(ctx)
+	ran, err := run.Run(ctx)
 	wordcount.Results.Clear()
 	if err != nil {
 		return nil, err
 	}
+	sequence := run.SequenceMermaid(ran)
 	files[plan.SequenceFile()] = sequence
+	files[plan.SequenceDOTFile()] = run.SequenceDOT(ran)
+	files[plan.ExecutionGraphFile()] = run.ExecutionGraphDOT(ran)
 
 	var readme bytes.Buffer
 	err = readmeTemplate.Execute(&readme, map[string]any{
@@ -315,6 +355,14 @@ ship strategy and distribution pattern on each edge.
 
 ![JobGraph]({{.Name}}-jobgraph.svg) ([DOT]({{.Name}}-jobgraph.dot))
 
+## ExecutionGraph
+
+What the JobMaster builds from the JobGraph (step m4) and schedules: one
+subtask per vertex and parallel instance, each with its attempt number and
+state, here after the run below finished.
+
+![ExecutionGraph]({{.Name}}-executiongraph.svg) ([DOT]({{.Name}}-executiongraph.dot))
+
 ## Submission sequence
 
 A real run on a MiniCluster (1 TaskManager × {{.Parallelism}} slots), from its
@@ -324,7 +372,10 @@ from run to run, IDs and times are replaced by ` + "`<id>`, `<attempt>` and `<ti
 and events are ordered by step: in the real run the m10 and m11 of different
 subtasks interleave, and a TaskExecutor's slot offers (m8) are drawn as one
 arrow without counts.
-Source: [{{.Name}}-sequence.mmd]({{.Name}}-sequence.mmd).
+Source: [{{.Name}}-sequence.mmd]({{.Name}}-sequence.mmd); the same drawn by
+Graphviz: [{{.Name}}-sequence.svg]({{.Name}}-sequence.svg) ([DOT]({{.Name}}-sequence.dot)).
+When a step breaks, its arrow ends in a cross and the diagram notes where
+the submission broke.
 
 ` + "```mermaid" + `
 {{.Sequence}}

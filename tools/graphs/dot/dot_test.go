@@ -181,6 +181,7 @@ func TestSequenceDiagram(t *testing.T) {
 	emit(trace.M11, "Task", "JobMaster", "updateTaskExecutionState RUNNING")
 	emit(trace.M11, "metrics;reporter", "Task", "an unknown participant")
 	checkGolden(t, "wordcount_sequence.mmd", SequenceDiagram(rec.JobEvents(job)))
+	checkGolden(t, "wordcount_sequence.dot", SequenceDOT(rec.JobEvents(job)))
 }
 
 func TestQuote(t *testing.T) {
@@ -257,4 +258,34 @@ func TestSequenceDiagramCollapsesOnlyEqualNeighbours(t *testing.T) {
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+func TestSequenceDiagramShowsWhereTheSubmissionBroke(t *testing.T) {
+	// Two subtasks deployed; the jar of the second never arrives (m10), its
+	// task reports FAILED (m11), and a restart deploys it again.
+	e := func(step trace.Step, from, to, message string, failed bool) trace.Event {
+		return trace.Event{Step: step, From: from, To: to, Message: message, Failed: failed}
+	}
+	events := []trace.Event{
+		e(trace.M9, "JobMaster", "TaskExecutor", "submitTask", false),
+		e(trace.M9, "JobMaster", "TaskExecutor", "submitTask", false),
+		e(trace.M10, "TaskExecutor", "BlobServer", "Fetched", false),
+		e(trace.M10, "TaskExecutor", "BlobServer", "Failed to fetch BLOB p-1", true),
+		e(trace.M11, "Task", "JobMaster", "switched from DEPLOYING to FAILED", true),
+		e(trace.M11, "Task", "JobMaster", "switched from DEPLOYING to FAILED", true),
+		e(trace.M9, "JobMaster", "TaskExecutor", "submitTask", false),
+	}
+	got := string(SequenceDiagram(events))
+	want := "sequenceDiagram\n" +
+		"    participant JobMaster\n    participant TaskExecutor\n    participant BlobServer\n    participant Task\n" +
+		"    JobMaster->>TaskExecutor: m9 ×2: submitTask\n" +
+		"    TaskExecutor->>BlobServer: m10: Fetched\n" +
+		"    TaskExecutor-xBlobServer: m10 ✗: Failed to fetch BLOB p-1\n" +
+		"    Note over BlobServer: the submission broke here, at step m10\n" +
+		"    Task-xJobMaster: m11 ✗ ×2: switched from DEPLOYING to FAILED\n" +
+		"    JobMaster->>TaskExecutor: m9: submitTask\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	checkGolden(t, "broken_sequence.dot", SequenceDOT(events))
 }

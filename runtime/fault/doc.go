@@ -1,0 +1,44 @@
+// Package fault breaks the submission on purpose: one named injection point
+// per step m1…m11, at the line marked "// Step mN:" in the component that
+// performs the step. It is flinklab's own; Flink has nothing like it. It
+// exists so that a learner can watch each step fail, read the log lines a
+// real Flink cluster writes when that step fails, and learn which
+// component to open.
+//
+// # Faults
+//
+// A Fault names a step, what goes wrong there (its Kind), how many times it
+// fires, and optionally the one job it applies to:
+//
+//	step  kinds                                   what the cluster does, as Flink does
+//	m1    upload-rejected                         the upload is refused, nothing is stored
+//	m2    malformed-run-request                   400 Bad Request, no job is created
+//	m3    invalid-jobgraph, duplicate-job-id      JobSubmissionException / DuplicateJobSubmissionException, nothing persisted
+//	m4    jobmaster-start-failure                 "Could not start the JobMaster.": the job is FAILED during initialization
+//	m5    resourcemanager-unreachable             the JobMaster's registration times out and is retried with backoff
+//	m6    resource-declaration-lost               the declaration does not arrive; the JobMaster declares again
+//	m7    no-matching-slot                        no slot matches; after the start-up period "Could not acquire the minimum required resources."
+//	m8    slot-offer-rejected, slot-offer-timeout the TaskExecutor frees the slot, the SlotManager matches again
+//	m9    taskexecutor-dies                       the TaskExecutor dies between offerSlots and submitTask: deployment fails, failover
+//	m10   blob-unavailable, jar-corrupted         "Failed to fetch BLOB …": the task FAILS while DEPLOYING, failover
+//	m11   operator-open-throws                    the task goes INITIALIZING → FAILED, failover
+//
+// A fault fires once by default, Times times if set, or on every pass with
+// Always. The components ask the Injector at their step (Fire) and, when it
+// says so, fail exactly as they would if the thing had really gone wrong:
+// the same error, the same log line, the same recovery. Nothing else about
+// them changes, so a run with a fault is a real run of the real code.
+//
+// Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
+// --inject and POST /cluster/faults, STEP[:KIND][,times=N|always][,job=JOBID]:
+// "m9", "m10:jar-corrupted", "m8:slot-offer-timeout,times=2",
+// "m11,times=always,job=3f0e…". String prints a Fault in the same form.
+//
+// # Diagnosis
+//
+// Diagnose reads a job's trace the way an engineer reads the logs: it finds
+// the first step that broke and names the component to dig into, with what
+// happened and where to look, e.g.
+//
+//	diagnosis: step m7 — SlotManager: no free slot matched the job's requirements …
+package fault

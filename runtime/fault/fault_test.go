@@ -1,0 +1,180 @@
+package fault_test
+
+import (
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/trace"
+)
+
+func TestParse(t *testing.T) {
+	job := api.NewJobID()
+	tests := []struct {
+		in   string
+		want fault.Fault
+	}{
+		{"m9", fault.Fault{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1}},
+		{" M10:jar-corrupted ", fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted, Times: 1}},
+		{"m8:slot-offer-timeout,times=2", fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout, Times: 2}},
+		{"m11,times=always,job=" + job.String(), fault.Fault{Step: trace.M11, Kind: fault.OperatorOpenThrows, Times: fault.Always, JobID: job}},
+	}
+	for _, tt := range tests {
+		got, err := fault.Parse(tt.in)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+		again, err := fault.Parse(got.String())
+		require.NoError(t, err, "String must print what Parse reads: %s", got)
+		assert.Equal(t, got, again)
+	}
+}
+
+func TestParseRejectsWhatIsNotAFault(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", `no injection point ""`},
+		{"m12", `no injection point "m12"`},
+		{"m3:slot-offer-timeout", `step m3 has no fault "slot-offer-timeout" (want one of invalid-jobgraph, duplicate-job-id)`},
+		{"m9,times=0", `times="0": want a positive number or always`},
+		{"m9,times=often", `times="often"`},
+		{"m9,job=42", `job="42"`},
+		{"m9,seed=1", `unknown option "seed"`},
+	}
+	for _, tt := range tests {
+		_, err := fault.Parse(tt.in)
+		assert.ErrorContains(t, err, tt.want, tt.in)
+	}
+}
+
+func TestEveryStepHasAnInjectionPointAndAGuide(t *testing.T) {
+	for _, step := range fault.Steps() {
+		kinds := fault.Kinds(step)
+		require.NotEmpty(t, kinds, step)
+		for _, kind := range kinds {
+			f, err := fault.Parse(string(step) + ":" + string(kind))
+			require.NoError(t, err)
+			assert.Equal(t, kind, f.Kind)
+		}
+		assert.NotEmpty(t, fault.Component(step), step)
+	}
+	assert.Nil(t, fault.Kinds("m0"))
+}
+
+func TestAFaultFiresTheNumberOfTimesItWasArmedFor(t *testing.T) {
+	in := fault.NewInjector(nil)
+	job := api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted, Times: 2}))
+
+	for range 2 {
+		kind, ok := in.Fire(trace.M10, job)
+		assert.True(t, ok)
+		assert.Equal(t, fault.JarCorrupted, kind)
+	}
+	_, ok := in.Fire(trace.M10, job)
+	assert.False(t, ok, "used up")
+	assert.Empty(t, in.Armed())
+	assert.Len(t, in.Fired(), 2)
+}
+
+func TestAFaultFiresOnlyAtItsStepAndForItsJob(t *testing.T) {
+	in := fault.NewInjector(nil)
+	mine, other := api.NewJobID(), api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M11, JobID: mine}))
+
+	_, ok := in.Fire(trace.M10, mine)
+	assert.False(t, ok, "another step")
+	_, ok = in.Fire(trace.M11, other)
+	assert.False(t, ok, "another job")
+	_, ok = in.Fire(trace.M11, api.JobID{})
+	assert.False(t, ok, "no job yet")
+	kind, ok := in.Fire(trace.M11, mine)
+	assert.True(t, ok)
+	assert.Equal(t, fault.OperatorOpenThrows, kind)
+	fired := in.Fired()
+	require.Len(t, fired, 1)
+	assert.Equal(t, mine, fired[0].JobID)
+}
+
+func TestAlwaysFiresUntilCleared(t *testing.T) {
+	in := fault.NewInjector(nil)
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M5, Times: fault.Always}))
+	for range 100 {
+		_, ok := in.Fire(trace.M5, api.NewJobID())
+		require.True(t, ok)
+	}
+	assert.Equal(t, []fault.Fault{{Step: trace.M5, Kind: fault.ResourceManagerUnreachable, Times: fault.Always}}, in.Armed())
+	in.Clear()
+	_, ok := in.Fire(trace.M5, api.NewJobID())
+	assert.False(t, ok)
+	assert.Len(t, in.Fired(), 100, "clearing keeps the history")
+}
+
+func TestInjectRejectsBadFaults(t *testing.T) {
+	in := fault.NewInjector(nil)
+	assert.ErrorContains(t, in.Inject(fault.Fault{Step: "m42"}), `no injection point "m42"`)
+	assert.ErrorContains(t, in.Inject(fault.Fault{Step: trace.M9, Times: -7}), "times must be positive or always")
+	assert.Empty(t, in.Armed())
+}
+
+func TestAFiredFaultIsLogged(t *testing.T) {
+	var log strings.Builder
+	in := fault.NewInjector(slog.New(slog.NewTextHandler(&log, nil)))
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted}))
+	job := api.NewJobID()
+	_, ok := in.Fire(trace.M10, job)
+	require.True(t, ok)
+	assert.Contains(t, log.String(), "level=WARN")
+	assert.Contains(t, log.String(), "Injecting fault jar-corrupted at step m10 for job "+job.String()+".")
+	assert.Contains(t, log.String(), "logger=FaultInjector")
+}
+
+func TestANilInjectorNeverFires(t *testing.T) {
+	var in *fault.Injector
+	_, ok := in.Fire(trace.M9, api.NewJobID())
+	assert.False(t, ok)
+	assert.Nil(t, in.Armed())
+	assert.Nil(t, in.Fired())
+}
+
+func TestConcurrentFiresUseEachPassOnce(t *testing.T) {
+	in := fault.NewInjector(nil)
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M9, Times: 50}))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fired := 0
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if _, ok := in.Fire(trace.M9, api.NewJobID()); ok {
+					mu.Lock()
+					fired++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, 50, fired)
+}
+
+func TestDiagnoseNamesTheFirstStepThatBroke(t *testing.T) {
+	events := []trace.Event{
+		{Step: trace.M9, From: "JobMaster", To: "TaskExecutor", Message: "Received task"},
+		{Step: trace.M10, From: "TaskExecutor", To: "BlobServer", Message: "Failed to fetch BLOB p-1", Failed: true},
+		{Step: trace.M11, From: "Task", To: "JobMaster", Message: "switched from DEPLOYING to FAILED", Failed: true},
+	}
+	d, ok := fault.Diagnose(events)
+	require.True(t, ok)
+	assert.Equal(t, trace.M10, d.Step)
+	assert.Equal(t, "BlobServer/BlobCache", d.Component)
+	assert.Equal(t, "Failed to fetch BLOB p-1", d.What)
+	assert.Contains(t, d.String(), "diagnosis: step m10 — BlobServer/BlobCache: Failed to fetch BLOB p-1 — the task could not get the job's jar")
+
+	_, ok = fault.Diagnose(events[:1])
+	assert.False(t, ok, "nothing broke")
+}
