@@ -6,6 +6,7 @@
 //	go run ./tools/graphs -format dot -p 2 wordcount # the DOT sources, at parallelism 2
 //	go run ./tools/graphs -format mermaid wordcount  # wordcount-sequence.mmd
 //	go run ./tools/graphs -o out/ path/to/job.jar    # the jar's Program-Class
+//	go run ./tools/graphs -inject m10 wordcount      # the run with step m10 broken once
 //	go run ./tools/graphs -m localhost:8081 -job JOBID # a job on a running cluster, over REST
 //	go run ./tools/graphs -diagrams diagrams         # what `make diagrams` runs
 //
@@ -35,11 +36,12 @@ import (
 	"strings"
 	"time"
 
+	"flinklab/runtime/fault"
 	"flinklab/tools/graphs/diagrams"
 	"flinklab/tools/graphs/svg"
 )
 
-const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [-p N] PROGRAM|JAR [args]
+const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [-p N] [-inject FAULT] PROGRAM|JAR [args]
        go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] -m HOST:PORT -job JOBID
        go run ./tools/graphs -diagrams DIR
 
@@ -56,6 +58,7 @@ func main() {
 	parallelism := flag.Int("p", 0, "default parallelism of the program (0: the program's own)")
 	address := flag.String("m", "", "REST address (host:port) of a running cluster; draws the job given by -job")
 	jobID := flag.String("job", "", "with -m: the JobID of the job to draw")
+	inject := flag.String("inject", "", "break one step (m3 … m11, or STEP:KIND) of the run; the sequence shows where it broke")
 	diagramsDir := flag.String("diagrams", "", "regenerate the committed diagrams into this directory")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
@@ -82,7 +85,16 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	default:
-		if files, err = drawProgram(ctx, *parallelism, flag.Arg(0), flag.Args()[1:]); err == nil {
+		var injected *fault.Fault
+		if *inject != "" {
+			f, perr := fault.Parse(*inject)
+			if perr != nil {
+				fmt.Fprintln(os.Stderr, "graphs:", perr)
+				os.Exit(2)
+			}
+			injected = &f
+		}
+		if files, err = drawProgram(ctx, *parallelism, flag.Arg(0), flag.Args()[1:], injected); err == nil {
 			err = write(*outDir, *format, files)
 		}
 	}
@@ -94,17 +106,24 @@ func main() {
 
 // drawProgram plans the program, runs it once, and draws the four
 // diagrams: DOT files and the sequence as Mermaid.
-func drawProgram(ctx context.Context, parallelism int, program string, args []string) (map[string][]byte, error) {
+func drawProgram(ctx context.Context, parallelism int, program string, args []string, injected *fault.Fault) (map[string][]byte, error) {
 	plan, err := diagrams.PlanProgram(program, args, parallelism)
 	if err != nil {
 		return nil, err
 	}
-	run, err := plan.Run(ctx)
+	var run *diagrams.Run
+	if injected != nil {
+		run, err = plan.RunWithFault(ctx, *injected)
+	} else {
+		run, err = plan.Run(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
 	files := plan.DOT()
-	files[plan.ExecutionGraphFile()] = plan.ExecutionGraphDOT(run)
+	if graph := plan.ExecutionGraphDOT(run); graph != nil {
+		files[plan.ExecutionGraphFile()] = graph
+	}
 	files[plan.SequenceDOTFile()] = plan.SequenceDOT(run)
 	files[plan.SequenceFile()] = plan.SequenceMermaid(run)
 	return files, nil

@@ -29,7 +29,10 @@ import (
 
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/streaming"
@@ -124,21 +127,46 @@ type Run struct {
 // few seconds (an unbounded source such as ticker's) is cancelled. Print
 // sinks write to the TaskManager's standard output, which is discarded here
 // (in Flink it is the TaskManager's .out file, not the client's terminal).
+// The trace is made stable by Canonical.
 //
 // The MiniCluster is driven directly, not over REST, so the trace begins at
 // m3 (Dispatcher.submitJob); the jar goes to the BlobServer with
 // MiniCluster.UploadJar, the BlobServer half of m1, which is not traced.
-func (p *Plan) Run(ctx context.Context) (*Run, error) {
+func (p *Plan) Run(ctx context.Context) (*Run, error) { return p.run(ctx, nil) }
+
+// RunWithFault is Run with f injected once, on a cluster that can recover
+// from it as `make run INJECT=…` does: two TaskManagers, a fixed-delay
+// restart strategy, short heartbeat and RPC timeouts. The trace is left in
+// the order things happened, so that the diagram shows where the
+// submission broke and what the cluster did next. Steps m1 and m2 break in
+// the REST endpoint, which Run does not use.
+func (p *Plan) RunWithFault(ctx context.Context, f fault.Fault) (*Run, error) {
+	if f.Step == trace.M1 || f.Step == trace.M2 {
+		return nil, fmt.Errorf("fault %s: steps m1 and m2 break in the REST endpoint; use `make run INJECT=%s`", f, f.Step)
+	}
+	return p.run(ctx, &f)
+}
+
+func (p *Plan) run(ctx context.Context, injected *fault.Fault) (*Run, error) {
 	slots, subtasks := 1, 0
 	for _, v := range p.JobGraph.Vertices() {
 		slots = max(slots, v.Parallelism)
 		subtasks += v.Parallelism
 	}
-	cluster, err := minicluster.New(minicluster.Config{
+	cfg := minicluster.Config{
 		NumTaskManagers:        1,
 		NumSlotsPerTaskManager: slots,
 		Logger:                 slog.New(slog.DiscardHandler), // the trace is what we draw
-	})
+	}
+	if injected != nil {
+		cfg.NumTaskManagers = 2 // a spare, should one die (m9)
+		cfg.RPCTimeout = time.Second
+		cfg.Heartbeat = heartbeat.HeartbeatServices{Interval: 100 * time.Millisecond, Timeout: 500 * time.Millisecond}
+		cfg.StartUpPeriod = 500 * time.Millisecond
+		cfg.RestartStrategy = failover.Config{Type: failover.TypeFixedDelay,
+			FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
+	}
+	cluster, err := minicluster.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +179,23 @@ func (p *Plan) Run(ctx context.Context) (*Run, error) {
 	if err := cluster.UploadJar(p.JobGraph, p.Jar); err != nil {
 		return nil, err
 	}
-	jobID, err := cluster.SubmitJob(ctx, p.JobGraph)
-	if err != nil {
-		return nil, err
+	if injected != nil {
+		if err := cluster.Faults().Inject(*injected); err != nil {
+			return nil, err
+		}
 	}
-	allRunning := func(events []trace.Event) bool { return trace.Count(events, trace.M11) >= subtasks }
-	if err := cluster.Trace().Await(ctx, jobID, allRunning); err != nil {
-		return nil, fmt.Errorf("job %s: waiting for its %d subtasks to run: %w", jobID, subtasks, err)
+	jobID := p.JobGraph.JobID
+	if _, err := cluster.SubmitJob(ctx, p.JobGraph); err != nil {
+		if injected == nil {
+			return nil, err
+		}
+		return &Run{Events: cluster.Trace().JobEvents(jobID)}, nil // refused at m3: the trace is all there is
+	}
+	if injected == nil {
+		allRunning := func(events []trace.Event) bool { return trace.Count(events, trace.M11) >= subtasks }
+		if err := cluster.Trace().Await(ctx, jobID, allRunning); err != nil {
+			return nil, fmt.Errorf("job %s: waiting for its %d subtasks to run: %w", jobID, subtasks, err)
+		}
 	}
 	events := cluster.Trace().JobEvents(jobID)
 
@@ -175,6 +213,9 @@ func (p *Plan) Run(ctx context.Context) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if injected != nil {
+		return &Run{Events: cluster.Trace().JobEvents(jobID), ExecutionGraph: graph}, nil
+	}
 	return &Run{Events: Canonical(events), ExecutionGraph: graph}, nil
 }
 
@@ -188,8 +229,11 @@ func (p *Plan) SequenceFile() string { return p.Name + "-sequence.mmd" }
 func (p *Plan) SequenceDOTFile() string { return p.Name + "-sequence.dot" }
 
 // ExecutionGraphDOT draws the run's ExecutionGraph, with the edges of the
-// planned JobGraph.
+// planned JobGraph; nil for a job the Dispatcher refused, which never had one.
 func (p *Plan) ExecutionGraphDOT(run *Run) []byte {
+	if run.ExecutionGraph == nil {
+		return nil
+	}
 	return dot.ExecutionGraph(run.ExecutionGraph, dot.EdgesOf(p.JobGraph))
 }
 
@@ -375,7 +419,9 @@ arrow without counts.
 Source: [{{.Name}}-sequence.mmd]({{.Name}}-sequence.mmd); the same drawn by
 Graphviz: [{{.Name}}-sequence.svg]({{.Name}}-sequence.svg) ([DOT]({{.Name}}-sequence.dot)).
 When a step breaks, its arrow ends in a cross and the diagram notes where
-the submission broke.
+the submission broke: ` + "`go run ./tools/graphs -inject m11 wordcount`" + ` draws a
+run with step m11 broken once, in the order things happened, restart
+included.
 
 ` + "```mermaid" + `
 {{.Sequence}}

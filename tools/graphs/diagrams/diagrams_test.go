@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/trace"
 )
 
@@ -103,4 +104,26 @@ func TestCanonicalMergesSlotOffers(t *testing.T) {
 		"offerSlots from taskexecutor-1",
 		"Received task",
 	}, msgs)
+}
+
+// TestRunWithAFaultDrawsWhereTheSubmissionBroke runs WordCount with step
+// m11 broken once: the sequence marks the failed report with a cross and a
+// note, and goes on with the restarted attempts.
+func TestRunWithAFaultDrawsWhereTheSubmissionBroke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	defer wordcount.Results.Clear()
+	plan, err := PlanProgram(Program, sequenceArgs, Parallelism)
+	require.NoError(t, err)
+	run, err := plan.RunWithFault(ctx, fault.Fault{Step: trace.M11})
+	require.NoError(t, err)
+
+	sequence := string(plan.SequenceMermaid(run))
+	assert.Regexp(t, `Task-xJobMaster: m11 ✗( ×\d+)?: `, sequence)
+	assert.Contains(t, sequence, "Note over JobMaster: the submission broke here, at step m11")
+	assert.Regexp(t, `#35;1 `, sequence, "the restarted attempts (#1) are drawn after the failure")
+	assert.Contains(t, string(plan.ExecutionGraphDOT(run)), "#1\\nFINISHED")
+
+	_, err = plan.RunWithFault(ctx, fault.Fault{Step: trace.M1})
+	assert.ErrorContains(t, err, "steps m1 and m2 break in the REST endpoint")
 }
