@@ -104,7 +104,7 @@
 //	                 JobMaster lost         JobManagerTimedOut / JobManagerUnreachable:
 //	                                        "Disconnect job manager {}@{} for job {} from the resource manager."
 //	TaskExecutor     JobMaster lost         JobManagerTimedOut / JobManagerUnreachable: disconnect from
-//	                                        the job's JobMaster and try to reconnect
+//	                                        the job's JobMaster: its tasks fail, its slots are freed
 //	                 ResourceManager lost   ResourceManagerTimedOut / ResourceManagerUnreachable: reconnect
 //
 // # After a timeout

@@ -44,4 +44,16 @@
 // them: RUNNING → RESTARTING → RUNNING, in slots of the other
 // TaskManagers. A TaskManager that is closed instead says goodbye, and the
 // same happens at once.
+//
+// # Breaking a step on purpose
+//
+// Faults() is the cluster's fault injector (package fault): every component
+// of the cluster asks it at its step. Arm a fault before submitting:
+//
+//	cluster.Faults().Inject(fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted})
+//
+// and the job breaks there once, as it would in a real cluster, with the
+// same log lines and the same recovery. Config.StartUpPeriod (how long the
+// ResourceManager waits for TaskManagers before it tells a job its
+// requirements cannot be met) matters for step m7; Flink's default is 5 min.
 package minicluster

@@ -368,10 +368,22 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 	for _, slot := range slots {
 		lost[slot.AllocationID] = true
 	}
+	// A lost slot that was not handed to its executions yet fails them
+	// (Flink: the released slot fails the executions' slot futures).
+	var unassigned []*executiongraph.Execution
 	for key, a := range s.arrived {
-		if lost[a.slot.AllocationID] {
-			delete(s.arrived, key)
+		if !lost[a.slot.AllocationID] {
+			continue
 		}
+		delete(s.arrived, key)
+		for _, id := range s.members[key] {
+			if e := s.Graph.ExecutionVertex(id).CurrentExecution(); e.State() == api.ExecutionScheduled {
+				unassigned = append(unassigned, e)
+			}
+		}
+	}
+	for _, e := range unassigned {
+		s.markFailed(e, cause)
 	}
 	for ev := range s.Graph.AllExecutionVertices() {
 		e := ev.CurrentExecution()

@@ -205,3 +205,115 @@ func TestNotEnoughResourcesFailsTheWaitingTasksAndTheJobRestarts(t *testing.T) {
 		assert.Len(t, h.tm.deployed(), 4, "the held slot and the new one: all four tasks deployed")
 	})
 }
+
+// failCurrentAttempt runs the two tasks of the current attempt, fails the
+// source, and reports the sink CANCELED, as its TaskExecutor would.
+func (h *harness) failCurrentAttempt(attempt int) {
+	h.t.Helper()
+	deployed := h.tm.deployed()
+	require.Len(h.t, deployed, 2*(attempt+1), "attempt #%d deployed", attempt)
+	current := deployed[2*attempt:]
+	h.runAll(current)
+	for _, tdd := range current {
+		require.Equal(h.t, attempt, tdd.AttemptNumber())
+	}
+	h.report(current[0], api.ExecutionFailed, errors.New("processElement threw"))
+	h.report(current[1], api.ExecutionCanceled, nil)
+}
+
+// assertRestartsAfter checks that the job stays RESTARTING for just under
+// delay (fake time) and then runs again.
+func (h *harness) assertRestartsAfter(delay time.Duration) {
+	h.t.Helper()
+	synctest.Wait()
+	require.Equal(h.t, api.JobRestarting, h.jobStatus())
+	time.Sleep(delay - time.Millisecond)
+	synctest.Wait()
+	assert.Equal(h.t, api.JobRestarting, h.jobStatus(), "restarted before its backoff of %s", delay)
+	time.Sleep(time.Millisecond)
+	synctest.Wait()
+	assert.Equal(h.t, api.JobRunning, h.jobStatus(), "not restarted after its backoff of %s", delay)
+}
+
+func TestExponentialDelayRestartsLaterEachTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		strategy, err := failover.NewExponentialDelayRestartBackoffTimeStrategy(failover.ExponentialDelayConfig{
+			InitialBackoff: time.Second, MaxBackoff: 5 * time.Second, BackoffMultiplier: 2,
+			ResetBackoffThreshold: time.Hour, JitterFactor: 0, AttemptsBeforeResetBackoff: failover.InfiniteAttempts,
+		}, nil)
+		require.NoError(t, err)
+		h := newHarnessWithRestarts(t, 1, 1, strategy)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+
+		for attempt, backoff := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second} {
+			// Each attempt runs a moment before it fails: a failure at the
+			// very instant its restart was due would be merged into that
+			// restart (Flink 1.19+), not counted as a new one.
+			time.Sleep(10 * time.Millisecond)
+			h.failCurrentAttempt(attempt)
+			h.assertRestartsAfter(backoff)
+		}
+		assert.Equal(t, []int{4, 4}, h.attempts())
+	})
+}
+
+func TestFailureRateGivesUpWhenFailuresComeTooFast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		strategy, err := failover.NewFailureRateRestartBackoffTimeStrategy(failover.FailureRateConfig{
+			MaxFailuresPerInterval: 2, FailureRateInterval: time.Minute, Delay: time.Second,
+		})
+		require.NoError(t, err)
+		h := newHarnessWithRestarts(t, 1, 1, strategy)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+
+		h.failCurrentAttempt(0) // 1st failure in the minute
+		h.assertRestartsAfter(time.Second)
+		time.Sleep(time.Minute) // the first failure leaves the interval
+		h.failCurrentAttempt(1) // 1 failure in the last minute
+		h.assertRestartsAfter(time.Second)
+		h.failCurrentAttempt(2) // 2 failures in the last minute
+		h.assertRestartsAfter(time.Second)
+		h.failCurrentAttempt(3) // 3 failures within a minute: too many
+
+		state, done := h.finalState()
+		require.True(t, done)
+		assert.Equal(t, api.JobFailed, state)
+		assert.Equal(t, "JobException: Recovery is suppressed by FailureRateRestartBackoffTimeStrategy(FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,backoffTimeMS=1000,maxFailuresPerInterval=2): processElement threw",
+			h.final.FailureCause)
+		assert.Len(t, h.final.ExceptionHistory, 4)
+	})
+}
+
+// A slot lost after it arrived but before the region was deployed (the
+// region waits for all its slots) fails the tasks it was meant for, and the
+// job restarts; it does not deploy into a slot that is gone.
+func TestASlotLostBeforeDeploymentFailsItsTasks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarnessWithRestarts(t, 2, 2, fixedDelay(t, 1, 0))
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1) // one of the two slots: nothing is deployed yet
+		synctest.Wait()
+		require.Empty(t, h.tm.deployed())
+
+		lost := errors.New("TaskManager with id tm-0 is no longer reachable.")
+		h.onMain(func() { h.scheduler.ReleaseSlots(h.pool.ReleaseTaskManager("tm-0"), lost) })
+		synctest.Wait()
+		h.onMain(func() {
+			require.NotEmpty(t, h.scheduler.exceptionHistory)
+			assert.Equal(t, lost.Error(), h.scheduler.exceptionHistory[0].Exception)
+		})
+		assert.Equal(t, []int{1, 1, 1, 1}, h.attempts(), "restarted")
+
+		h.offer(2)
+		synctest.Wait()
+		deployed := h.tm.deployed()
+		require.Len(t, deployed, 4, "deployed into the two new slots")
+		for _, tdd := range deployed {
+			assert.Equal(t, 1, tdd.AttemptNumber())
+		}
+	})
+}

@@ -67,10 +67,19 @@
 // "Slot allocation for allocation ... failed.", the slot is FREE again, and
 // another check is scheduled.
 //
-// A job that no free slot can serve simply waits. When a TaskExecutor
-// registers or a slot is freed, the next check serves it. (Flink's
-// standalone ResourceManager starts reporting such jobs to their JobMasters
-// after its start-up period; see Config.FailUnfulfillableRequests.)
+// A job that no free slot can serve waits. When a TaskExecutor registers or
+// a slot is freed, the next check serves it. That is so during the
+// ResourceManager's start-up period (resourcemanager.standalone.start-up-time:
+// TaskManagers are still arriving); once it is over, the ResourceManager
+// turns on FailUnfulfillableRequests, and a check that cannot serve a job
+// logs "Could not fulfill resource requirements of job …" and tells its
+// JobMaster (Deps.NotEnoughResources), whose waiting slot requests fail with
+// "NoResourceAvailableException: Could not acquire the minimum required
+// resources." — the job restarts or fails, as its restart strategy says.
+//
+// Step m7's injected fault ("no-matching-slot", see package fault) hides
+// every free slot from one job until the job has been told so: with it,
+// a learner sees exactly this sequence on a cluster with plenty of slots.
 //
 // # Who calls what, on which goroutine
 //
