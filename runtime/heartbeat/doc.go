@@ -52,6 +52,10 @@
 //     and a ClusterPartitionReport.
 //
 // Payloads the pair does not need are Go's struct{} (Flink's Void).
+// Differs from Flink: in flinklab every payload is struct{} for now, so
+// heartbeats only prove that the peer is alive; the reconciliations above
+// do not happen (see the "Differs from Flink" notes of the jobmaster,
+// resourcemanager and taskexecutor packages).
 //
 // # The timeline of a timeout
 //

@@ -33,7 +33,9 @@ type Config struct {
 	Registration registration.Config
 	// RestartStrategy holds the restart-strategy.* options; the zero
 	// Config, with no type set, means Flink's default for a job without
-	// checkpointing: no restarts.
+	// checkpointing: no restarts. To choose a strategy, start from
+	// failover.DefaultConfig() (Flink's defaults for every strategy) and
+	// set Type: the zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
 	// Heartbeat holds the heartbeat.* options with which the JobMaster
 	// watches its TaskExecutors and the ResourceManager. Zero fields take
@@ -344,8 +346,9 @@ func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.Arc
 			return struct{}{}, tm.gateway.FreeSlot(ctx, allocationID, cause)
 		}, func(_ struct{}, err error) {
 			if err != nil {
-				// Without heartbeats nothing else would return the slot:
-				// disconnecting the job frees every slot it has there.
+				// The heartbeats carry no AllocatedSlotReport here, so
+				// nothing else would return the slot: disconnecting the
+				// job frees every slot it has there.
 				jm.log.Warn(fmt.Sprintf("Could not free slot %s on TaskManager %s; disconnecting the job from it.",
 					allocationID, tm.location.ResourceID), "cause", err.Error())
 				jobID := jm.jobGraph.JobID
@@ -432,7 +435,7 @@ func (jm *JobMaster) breakSlotOffer(ctx context.Context, kind fault.Kind, taskMa
 // decides.
 func (jm *JobMaster) NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error {
 	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
-		jm.slotPool.NotifyNotEnoughResourcesAvailable()
+		jm.slotPool.NotifyNotEnoughResourcesAvailable(acquired)
 		return struct{}{}, nil
 	})
 	return err

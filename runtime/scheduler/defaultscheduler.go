@@ -60,6 +60,9 @@ type DefaultScheduler struct {
 	exceptionHistory []gateway.ExceptionHistoryEntry
 	// restart is the restart in progress while the job is RESTARTING.
 	restart *pendingRestart
+	// submitting holds the executions whose submitTask has not been
+	// answered yet.
+	submitting map[*executiongraph.Execution]bool
 
 	nextRequestID slotpool.SlotRequestID
 	// waiting holds the shared slots requested and not yet arrived, and
@@ -98,12 +101,13 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 		deps.RestartStrategy = failover.NoRestartBackoffTimeStrategy{}
 	}
 	s := &DefaultScheduler{
-		Deps:     deps,
-		log:      logger.With("logger", "DefaultScheduler"),
-		graphLog: logger.With("logger", "ExecutionGraph"),
-		tdds:     newTDDFactory(deps.Graph, deps.JobGraph),
-		waiting:  make(map[sharedSlotKey]slotpool.SlotRequestID),
-		arrived:  make(map[sharedSlotKey]arrivedSlot),
+		Deps:       deps,
+		log:        logger.With("logger", "DefaultScheduler"),
+		graphLog:   logger.With("logger", "ExecutionGraph"),
+		tdds:       newTDDFactory(deps.Graph, deps.JobGraph),
+		waiting:    make(map[sharedSlotKey]slotpool.SlotRequestID),
+		arrived:    make(map[sharedSlotKey]arrivedSlot),
+		submitting: make(map[*executiongraph.Execution]bool),
 	}
 	// A failover restarts every task: the job is one pipelined region when
 	// all its edges are pipelined, as in every streaming job.
@@ -233,27 +237,42 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 	tdd := s.tdds.create(ev)
 
 	// Step m9: submitTask. The answer comes back on the main thread.
-	rpc.AskInOrder(s.MainThread, taskExecutorLane(slot.TaskManager.ResourceID), s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	s.submitting[e] = true
+	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, tm.SubmitTask(ctx, tdd, s.JobMasterID)
 	}, func(_ struct{}, err error) {
+		delete(s.submitting, e)
+		timedOut := errors.Is(err, rpc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+		if e.State() == api.ExecutionCanceling {
+			// Cancelled while the submission was on its way. A refused
+			// submission left nothing to cancel; otherwise the TaskExecutor
+			// has the task, or may get it late: cancel it there.
+			if err != nil && !timedOut {
+				s.transitionExecution(e, api.ExecutionCanceled, nil)
+				s.executionTerminated()
+				return
+			}
+			s.cancelOnTaskExecutor(e)
+			return
+		}
 		if err == nil || ev.CurrentExecution() != e {
 			return
 		}
-		if errors.Is(err, rpc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		if timedOut {
 			err = fmt.Errorf("Cannot deploy task %s (%s) - TaskManager (%s) not responding after a rpcTimeout of %s: %w",
 				ev.TaskNameWithSubtaskIndex(), e.AttemptID(), slot.TaskManager, s.RPCTimeout, err)
 			// The TaskExecutor could not say so itself.
 			s.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", s.Graph.JobID(), "%v", err)
 		}
 		s.markFailed(e, err)
+		if timedOut {
+			// The TaskExecutor may still receive the task late: make sure
+			// it does not run (Flink: Execution#processFail sends a cancel
+			// call).
+			s.sendCancelRPCCall(e, cancelCallTries, nil)
+		}
 	})
 }
-
-// taskExecutorLane orders the scheduler's calls to one TaskExecutor, as
-// Pekko orders the messages between two actors: a cancelTask never
-// overtakes the submitTask of the same task, which would leave the task
-// running after the scheduler counted it as canceled.
-type taskExecutorLane api.ResourceID
 
 // UpdateTaskExecutionState applies a TaskExecutor's report.
 func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionState) error {
@@ -277,7 +296,6 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 		case api.ExecutionFailed:
 			// Flink's Execution#processFail: a task that fails while being
 			// cancelled completes its cancellation.
-			s.graphLog.Info(fmt.Sprintf("%s failed while it was being canceled.", e), "cause", fmt.Sprint(state.FailureCause))
 			state.State, state.FailureCause = api.ExecutionCanceled, nil
 		}
 	}
@@ -334,7 +352,6 @@ func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) 
 	case e.State() == api.ExecutionCanceling:
 		// Flink's Execution#processFail: a task that fails while being
 		// cancelled completes its cancellation.
-		s.graphLog.Info(fmt.Sprintf("%s failed while it was being canceled.", e), "cause", cause.Error())
 		s.transitionExecution(e, api.ExecutionCanceled, nil)
 		s.executionTerminated()
 		return
@@ -441,21 +458,57 @@ func (s *DefaultScheduler) cancelExecutions(vertices iter.Seq[*executiongraph.Ex
 	}
 }
 
+// cancelOnTaskExecutor asks the TaskExecutor to cancel a CANCELING
+// execution; the task reports CANCELED when it has stopped. A submission
+// still on its way is waited for first (the deploy callback calls back
+// here): Pekko would deliver the cancel after the submission, while two
+// concurrent calls here could overtake each other and leave the task
+// running unseen.
 func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
-	slot, _ := e.AssignedSlot()
-	tm, ok := s.TaskExecutor(slot.TaskManagerLocation.ResourceID)
-	if !ok {
+	if s.submitting[e] {
+		return
+	}
+	if _, ok := s.TaskExecutor(assignedResourceID(e)); !ok {
 		s.transitionExecution(e, api.ExecutionCanceled, nil)
+		s.executionTerminated()
+		return
+	}
+	s.sendCancelRPCCall(e, cancelCallTries, func() {
+		if e.State() == api.ExecutionCanceling {
+			// The task is not on its TaskExecutor, or the TaskExecutor does
+			// not answer: count it as canceled.
+			s.transitionExecution(e, api.ExecutionCanceled, nil)
+			s.executionTerminated()
+		}
+	})
+}
+
+// cancelCallTries is how often a cancel call is tried before it is given
+// up (Flink's Execution.NUM_CANCEL_CALL_TRIES).
+const cancelCallTries = 3
+
+// sendCancelRPCCall sends cancelTask for e's attempt to its TaskExecutor,
+// trying again on an error, tries times in all (Flink:
+// Execution#sendCancelRpcCall); gaveUp, if not nil, runs on the main
+// thread when the last try failed.
+func (s *DefaultScheduler) sendCancelRPCCall(e *executiongraph.Execution, tries int, gaveUp func()) {
+	tm, ok := s.TaskExecutor(assignedResourceID(e))
+	if !ok {
+		if gaveUp != nil {
+			gaveUp()
+		}
 		return
 	}
 	attemptID := e.AttemptID()
-	rpc.AskInOrder(s.MainThread, taskExecutorLane(slot.TaskManagerLocation.ResourceID), s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, tm.CancelTask(ctx, attemptID)
 	}, func(_ struct{}, err error) {
-		if err != nil && e.State() == api.ExecutionCanceling {
-			// The task is gone from its TaskExecutor: count it as canceled.
-			s.transitionExecution(e, api.ExecutionCanceled, nil)
-			s.executionTerminated()
+		switch {
+		case err == nil:
+		case tries > 1:
+			s.sendCancelRPCCall(e, tries-1, gaveUp)
+		case gaveUp != nil:
+			gaveUp()
 		}
 	})
 }
@@ -530,4 +583,10 @@ func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.Graph.Sta
 // RequestJob returns a snapshot of the ExecutionGraph.
 func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph {
 	return archive(s.Graph, s.exceptionHistory)
+}
+
+// assignedResourceID is the TaskExecutor an execution's slot is on.
+func assignedResourceID(e *executiongraph.Execution) api.ResourceID {
+	slot, _ := e.AssignedSlot()
+	return slot.TaskManagerLocation.ResourceID
 }

@@ -39,8 +39,8 @@
 // lost) goes to handleTaskFailure, which asks the ExecutionFailureHandler
 // (package executiongraph/failover) two questions: may the job restart
 // (the RestartBackoffTimeStrategy: none, fixed-delay, failure-rate or
-// exponential-delay), and which tasks (the failover strategy: all of them,
-// since a streaming job is one pipelined region). Then either
+// exponential-delay), and which tasks (the failover strategy: here always
+// all of them, Flink's "full" strategy). Then either
 //
 //	RUNNING → RESTARTING   "N tasks will be restarted to recover the failed task <attempt>."
 //	                       every task is cancelled; its slot goes back to the pool
@@ -60,11 +60,21 @@
 // Everything here runs on the JobMaster's main thread: the scheduler has no
 // goroutines and no locks of its own. Calls to TaskExecutors go out with
 // rpc.Ask, and the restart backoff is a ScheduleRunAsync on that thread.
+// Pekko delivers a JobMaster's messages to one TaskExecutor in order; two
+// rpc.Asks are not ordered, so a cancelTask for a task whose submitTask is
+// still on its way waits for the submission's answer, lest it overtake it
+// and leave the task running unseen.
 //
-// Differs from Flink: there is one pipelined region per job, so failover
-// restarts every task (Flink's default, the region strategy, restarts the
-// same tasks for such a job); the slot sharing strategy groups subtasks by
-// index only (Flink's LocalInputPreferredSlotSharingStrategy also prefers
-// co-locating producers and consumers); no state is restored on restart
-// (there are no checkpoints yet).
+// Differs from Flink: failover restarts every task, as Flink's "full"
+// strategy (jobmanager.execution.failover-strategy: full) does. Flink's
+// default, "region", restarts only the failed task's pipelined region and
+// those downstream of it: for a job whose exchanges are all-to-all (keyBy,
+// rebalance) that is every task too, but a job of forward exchanges only
+// has one region per subtask, and Flink restarts just one of them.
+// (Package executiongraph/failover has the region strategy; partial
+// restarts with shared slots are not wired in yet.) The slot sharing
+// strategy groups subtasks by index only (Flink's
+// LocalInputPreferredSlotSharingStrategy also prefers co-locating
+// producers and consumers). No state is restored on restart: there are no
+// checkpoints yet.
 package scheduler

@@ -28,7 +28,13 @@ func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause 
 	}
 	vertexID := e.Vertex().ID()
 	result := s.failureHandler.HandleFailure(&vertexID, cause, time.Now())
-	s.recordException(e, result.Error, result.Timestamp)
+	if result.IsRootCause {
+		s.recordException(e, result.Error, result.Timestamp)
+	} else {
+		// Merged into the restart that was due (exponential-delay): one of
+		// that failure's concurrent exceptions.
+		s.addConcurrentException(e, cause)
+	}
 	if !result.CanRestart {
 		s.failJob(result.Error)
 		return
@@ -120,14 +126,26 @@ func (s *DefaultScheduler) restartTasks(vertexIDs []api.ExecutionVertexID) {
 	s.allocateSlotsAndDeploy(vertices)
 }
 
+// ExceptionHistorySize is how many failures the job's exception history
+// keeps, the newest (Flink's web.exception-history-size, 16).
+const ExceptionHistorySize = 16
+
+// maxConcurrentExceptions bounds the concurrent exceptions kept under one
+// failure.
+const maxConcurrentExceptions = ExceptionHistorySize
+
 // recordException adds a failure to the job's exception history, newest
-// first (Flink: archiveFromFailureHandlingResult).
+// first, dropping the oldest beyond ExceptionHistorySize (Flink:
+// archiveFromFailureHandlingResult, into a BoundedFIFOQueue).
 func (s *DefaultScheduler) recordException(e *executiongraph.Execution, cause error, at time.Time) {
 	entry := gateway.ExceptionHistoryEntry{Exception: cause.Error(), Timestamp: at, TaskName: e.VertexWithAttempt()}
 	if slot, ok := e.AssignedSlot(); ok {
 		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
 	}
 	s.exceptionHistory = slices.Insert(s.exceptionHistory, 0, entry)
+	if len(s.exceptionHistory) > ExceptionHistorySize {
+		s.exceptionHistory = s.exceptionHistory[:ExceptionHistorySize]
+	}
 }
 
 // addConcurrentException records a failure that happened while the last
@@ -141,5 +159,7 @@ func (s *DefaultScheduler) addConcurrentException(e *executiongraph.Execution, c
 		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
 	}
 	root := &s.exceptionHistory[0]
-	root.ConcurrentExceptions = append(root.ConcurrentExceptions, entry)
+	if len(root.ConcurrentExceptions) < maxConcurrentExceptions {
+		root.ConcurrentExceptions = append(root.ConcurrentExceptions, entry)
+	}
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -121,7 +122,7 @@ func TestAnExhaustedRestartStrategyFailsTheJob(t *testing.T) {
 	})
 }
 
-func TestALostTaskExecutorFailsItsTasksAndTheJobRestartsElsewhere(t *testing.T) {
+func TestALostTaskExecutorFailsItsTasksAndTheJobRestartsInNewSlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarnessWithRestarts(t, 2, 2, fixedDelay(t, 1, 0))
 		h.onMain(h.scheduler.StartScheduling)
@@ -187,7 +188,7 @@ func TestNotEnoughResourcesFailsTheWaitingTasksAndTheJobRestarts(t *testing.T) {
 		synctest.Wait()
 		assert.Empty(t, h.tm.deployed(), "half the slots: nothing deployed")
 
-		h.onMain(h.pool.NotifyNotEnoughResourcesAvailable)
+		h.onMain(func() { h.pool.NotifyNotEnoughResourcesAvailable(1) })
 		synctest.Wait()
 		assert.Equal(t, api.JobRestarting, h.jobStatus())
 		h.onMain(func() {
@@ -315,5 +316,23 @@ func TestASlotLostBeforeDeploymentFailsItsTasks(t *testing.T) {
 		for _, tdd := range deployed {
 			assert.Equal(t, 1, tdd.AttemptNumber())
 		}
+	})
+}
+
+func TestTheExceptionHistoryKeepsTheNewestFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarnessWithRestarts(t, 1, 1, fixedDelay(t, 100, time.Millisecond))
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1)
+		synctest.Wait()
+		for attempt := range ExceptionHistorySize + 4 {
+			h.failCurrentAttempt(attempt)
+			h.assertRestartsAfter(time.Millisecond)
+		}
+		h.onMain(func() {
+			history := h.scheduler.RequestJob().ExceptionHistory
+			require.Len(t, history, ExceptionHistorySize, "Flink's web.exception-history-size")
+			assert.Contains(t, history[0].TaskName, fmt.Sprintf("(1/1)#%d", ExceptionHistorySize+3), "newest first")
+		})
 	})
 }

@@ -86,13 +86,17 @@
 //
 // # Kill
 //
-// Kill simulates kill -9 of the TaskManager process. From then on every
+// Kill simulates a TaskManager process that dies without a word, as a hung
+// JVM or a host that vanished from the network would. From then on every
 // gateway method blocks until its caller's ctx ends and fails with
-// rpc.ErrTimeout, as an RPC to a dead process times out with Pekko; so
-// heartbeat requests go unanswered. The tasks stop without reporting
-// anything, and nobody is told: the JobMasters and the ResourceManager
-// find out through their heartbeat timeouts. Close after Kill releases
-// what is left.
+// rpc.ErrTimeout, so heartbeat requests go unanswered. The tasks stop
+// without reporting anything, and nobody is told: the JobMasters and the
+// ResourceManager find out through their heartbeat timeouts ("Heartbeat of
+// TaskManager with id … timed out."). A process killed on a host that is
+// still up is often noticed sooner in Flink (1.14 and later): its refused
+// connections fail the heartbeat RPCs, and after
+// heartbeat.rpc-failure-threshold of them the peer is "no longer
+// reachable". Close after Kill releases what is left.
 //
 // # Who may call what
 //

@@ -411,6 +411,13 @@ func (t *Task) transitionToFinalStateAfter(err error) {
 				continue
 			}
 			if t.transitionState(current, api.ExecutionFailed, err) {
+				// The task's own failure: it never reaches step m11 (or
+				// falls out of it). The trace shows where, with the report
+				// the JobMaster receives. A task failed from outside (its
+				// TaskExecutor lost the JobMaster, or is shutting down) is
+				// not a broken step of its own.
+				t.trace.EmitFailure(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s with failure cause: %v",
+					t.taskNameWithSubtask, t.ExecutionID(), current, api.ExecutionFailed, err)
 				return
 			}
 		case api.ExecutionCanceling:
@@ -495,10 +502,6 @@ func (t *Task) transitionState(from, to api.ExecutionState, cause error) bool {
 		t.failureCause = cause
 		t.logger.Warn(fmt.Sprintf("%s (%s) switched from %s to %s with failure cause: %v",
 			t.taskNameWithSubtask, t.ExecutionID(), from, to, cause))
-		// The task never reaches step m11 (or falls out of it): the trace
-		// shows where, with the report the JobMaster receives.
-		t.trace.EmitFailure(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s with failure cause: %v",
-			t.taskNameWithSubtask, t.ExecutionID(), from, to, cause)
 	}
 
 	if !to.IsTerminal() {

@@ -54,7 +54,7 @@ const defaultParallelism = 4
 // in about a second rather than Flink's 10 s RPC timeout and 50 s heartbeat
 // timeout.
 var (
-	demoHeartbeat     = heartbeat.HeartbeatServices{Interval: 100 * time.Millisecond, Timeout: 500 * time.Millisecond}
+	demoHeartbeat     = heartbeat.HeartbeatServices{Interval: 200 * time.Millisecond, Timeout: time.Second}
 	demoRPCTimeout    = time.Second
 	demoStartUpPeriod = 500 * time.Millisecond
 	demoRestarts      = failover.Config{Type: failover.TypeFixedDelay,

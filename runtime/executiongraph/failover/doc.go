@@ -42,9 +42,12 @@
 // (jobmanager.execution.failover-strategy) is about the job's shape: full
 // restarts every task (RestartAllFailoverStrategy), region, the default,
 // restarts the failed task's pipelined region and the regions downstream
-// of it (RestartPipelinedRegionFailoverStrategy). A streaming job whose
-// tasks are all joined by pipelined exchanges is a single region, so there
-// both restart everything.
+// of it (RestartPipelinedRegionFailoverStrategy). A region is a set of
+// subtasks joined by pipelined exchanges: where the exchanges are
+// all-to-all (keyBy, rebalance), all their subtasks form one region and
+// both strategies restart everything; where they are forward only, each
+// subtask's chain is a region of its own, and region failover restarts
+// just the one that failed.
 //
 // A third rule overrides both: a failure whose cause holds a
 // *SuppressRestartsError (Flink's SuppressRestartsException) fails the job

@@ -104,9 +104,15 @@ func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
 var ErrNoResourceAvailable = errors.New("NoResourceAvailableException")
 
 // NotifyNotEnoughResourcesAvailable fails the waiting requests, because the
-// ResourceManager reported that it cannot meet the job's requirements
-// (Flink: DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable).
-func (p *SlotPool) NotifyNotEnoughResourcesAvailable() {
+// ResourceManager reported that it cannot meet the job's requirements,
+// having acquired that many slots for it (Flink:
+// DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable).
+func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
+	if len(p.pending) == 0 {
+		return
+	}
+	p.log.Warn(fmt.Sprintf("Could not acquire the minimum required resources, failing slot requests. Acquired: %d slot(s). Current slot pool status: %d slot(s) held, %d request(s) waiting.",
+		acquired, len(p.order), len(p.pending)))
 	p.FailPendingRequests(fmt.Errorf("%w: Could not acquire the minimum required resources.", ErrNoResourceAvailable))
 }
 
@@ -115,11 +121,6 @@ func (p *SlotPool) NotifyNotEnoughResourcesAvailable() {
 // DeclarativeSlotPoolBridge#failPendingRequests, on
 // notifyNotEnoughResourcesAvailable). The slots the pool holds stay.
 func (p *SlotPool) FailPendingRequests(cause error) {
-	if len(p.pending) == 0 {
-		return
-	}
-	p.log.Warn(fmt.Sprintf("Could not acquire the minimum required resources, failing slot requests. Acquired: %d. Current slot pool status: %d slots, %d pending requests.",
-		len(p.order), len(p.order), len(p.pending)))
 	failed := p.pending
 	p.pending = nil
 	p.requirementsChanged()

@@ -161,7 +161,7 @@ func TestNotEnoughResourcesFailsTheWaitingRequestsOnly(t *testing.T) {
 	turn()
 	require.Equal(t, 3, (*declared)[len(*declared)-1].TotalSlots())
 
-	p.NotifyNotEnoughResourcesAvailable()
+	p.NotifyNotEnoughResourcesAvailable(1)
 	turn()
 	require.Len(t, failures, 2)
 	for _, err := range failures {
@@ -172,6 +172,6 @@ func TestNotEnoughResourcesFailsTheWaitingRequestsOnly(t *testing.T) {
 	assert.Equal(t, 1, p.NumberOfSlots(), "the slot the pool holds stays")
 	assert.Equal(t, 1, (*declared)[len(*declared)-1].TotalSlots(), "the requirements shrink to what is held")
 
-	p.NotifyNotEnoughResourcesAvailable() // nothing waits: nothing happens
+	p.NotifyNotEnoughResourcesAvailable(1) // nothing waits: nothing happens
 	assert.Len(t, failures, 2)
 }

@@ -127,5 +127,4 @@
 //     slot counts.
 //   - No idle-TaskManager timeout (resourcemanager.taskmanager-timeout), no
 //     max-total-resource limits, no blocked TaskManagers, no metrics.
-//   - Unfulfillable jobs are logged, not yet reported to their JobMasters.
 package slotmanager
