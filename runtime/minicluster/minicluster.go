@@ -53,7 +53,8 @@ type Config struct {
 	Heartbeat heartbeat.HeartbeatServices
 	// RestartStrategy holds the restart-strategy.* options every JobMaster
 	// gets; the zero value is Flink's default without checkpointing: no
-	// restarts.
+	// restarts. Start from failover.DefaultConfig() to choose one: the
+	// zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
 	// StartUpPeriod is how long the ResourceManager lets TaskManagers
 	// register before it tells jobs their requirements cannot be met
@@ -186,11 +187,21 @@ func (c *MiniCluster) start() error {
 			restCfg.Logger = c.cfg.Logger
 		}
 		server, err := rest.NewServer(restCfg, rest.Deps{
-			Dispatcher: d,
-			BlobServer: c.blobServer,
-			Programs:   client.StreamingProgramRunner{},
-			Trace:      c.trace,
-			Faults:     c.faults,
+			Dispatcher:      d,
+			ResourceManager: c.resourceManager,
+			BlobServer:      c.blobServer,
+			Programs:        client.StreamingProgramRunner{},
+			Trace:           c.trace,
+			Faults:          c.faults,
+			// What the cluster was started with, under Flink's keys, for
+			// GET /jobmanager/config (heartbeat.* in ms, as Flink reads them).
+			Configuration: map[string]string{
+				"minicluster.number-of-taskmanagers": fmt.Sprint(c.cfg.NumTaskManagers),
+				"taskmanager.numberOfTaskSlots":      fmt.Sprint(c.cfg.NumSlotsPerTaskManager),
+				"heartbeat.interval":                 fmt.Sprint(c.cfg.Heartbeat.Interval.Milliseconds()),
+				"heartbeat.timeout":                  fmt.Sprint(c.cfg.Heartbeat.Timeout.Milliseconds()),
+				"heartbeat.rpc-failure-threshold":    fmt.Sprint(c.cfg.Heartbeat.RPCFailureThreshold),
+			},
 		})
 		if err != nil {
 			return err

@@ -20,6 +20,16 @@ var (
 	// errForbidden: the request is well formed, but this endpoint will not
 	// serve it here (403), as /cluster/faults on a non-loopback address.
 	errForbidden = errors.New("forbidden")
+	// errConflict: the request cannot be done in the state the thing it
+	// names is in (409), as cancelling a job that has already FINISHED.
+	errConflict = errors.New("conflict")
+	// errTimeout: the component the handler asked did not answer in time
+	// (408), as Flink's "Job cancellation timed out.".
+	errTimeout = errors.New("timeout")
+	// errRemoved: the request asks for something Flink has removed, and
+	// points elsewhere (308, without a Location), as PATCH
+	// /jobs/{jobid}?mode=stop does in Flink.
+	errRemoved = errors.New("removed")
 )
 
 // handlerError is Flink's RestHandlerException: the messages the client
@@ -47,6 +57,21 @@ func forbidden(messages ...string) error {
 	return &handlerError{messages: messages, cause: errForbidden}
 }
 
+// conflict returns a 409 error with Flink's messages.
+func conflict(messages ...string) error {
+	return &handlerError{messages: messages, cause: errConflict}
+}
+
+// timedOut returns a 408 error with Flink's messages.
+func timedOut(messages ...string) error {
+	return &handlerError{messages: messages, cause: errTimeout}
+}
+
+// removed returns a 308 error with Flink's messages.
+func removed(messages ...string) error {
+	return &handlerError{messages: messages, cause: errRemoved}
+}
+
 // withMessages keeps cause (and so its status) but shows the client
 // Flink's messages instead of cause's text.
 func withMessages(cause error, messages ...string) error {
@@ -56,10 +81,13 @@ func withMessages(cause error, messages ...string) error {
 // statusOf is the one place a Go error becomes an HTTP status (STYLE habit
 // 8). Everything the runtime answers with is listed here:
 //
-//	*http.MaxBytesError                     413  body over MaxUploadSize / 1 MiB
+//	*http.MaxBytesError                     413  a body over MaxUploadSize
+//	errRemoved                              308  PATCH /jobs/{jobid}?mode=stop
 //	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
 //	errForbidden                            403  /cluster/faults refused here
-//	errNotFound, dispatcher.ErrJobNotFound  404  no such jar, job or route
+//	errNotFound, dispatcher.ErrJobNotFound  404  no such jar, job, file or route
+//	errTimeout                              408  job cancellation timed out
+//	errConflict                             409  cancelling a job that ended otherwise
 //	anything else                           500  including the Dispatcher's
 //	                                             JobSubmissionError and
 //	                                             DuplicateJobSubmissionError,
@@ -69,12 +97,18 @@ func statusOf(err error) int {
 	switch {
 	case errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, errRemoved):
+		return http.StatusPermanentRedirect
 	case errors.Is(err, errBadRequest), errors.Is(err, client.ErrInvalidJar):
 		return http.StatusBadRequest
 	case errors.Is(err, errForbidden):
 		return http.StatusForbidden
 	case errors.Is(err, errNotFound), errors.Is(err, dispatcher.ErrJobNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, errTimeout):
+		return http.StatusRequestTimeout
+	case errors.Is(err, errConflict):
+		return http.StatusConflict
 	default:
 		return http.StatusInternalServerError
 	}

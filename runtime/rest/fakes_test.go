@@ -11,6 +11,7 @@ import (
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 )
 
@@ -24,6 +25,8 @@ type fakeDispatcher struct {
 	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
 	RequestJobFunc       func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
 	RequestJobStatusFunc func(ctx context.Context, jobID api.JobID) (api.JobStatus, error)
+	CancelJobFunc        func(ctx context.Context, jobID api.JobID) error
+	RequestJobResultFunc func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
 
 	mu        sync.Mutex
 	submitted []*jobgraph.JobGraph
@@ -53,11 +56,15 @@ func (f *fakeDispatcher) Submitted() []*jobgraph.JobGraph {
 	return append([]*jobgraph.JobGraph(nil), f.submitted...)
 }
 
-// CancelJob records the JobID; Cancelled lists them.
-func (f *fakeDispatcher) CancelJob(_ context.Context, jobID api.JobID) error {
+// CancelJob records the JobID, and answers CancelJobFunc's error if set;
+// Cancelled lists them.
+func (f *fakeDispatcher) CancelJob(ctx context.Context, jobID api.JobID) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.cancelled = append(f.cancelled, jobID)
+	f.mu.Unlock()
+	if f.CancelJobFunc != nil {
+		return f.CancelJobFunc(ctx, jobID)
+	}
 	return nil
 }
 
@@ -101,7 +108,10 @@ func (f *fakeDispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
 	return ids, nil
 }
 
-func (f *fakeDispatcher) RequestJobResult(context.Context, api.JobID) (api.JobResult, error) {
+func (f *fakeDispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
+	if f.RequestJobResultFunc != nil {
+		return f.RequestJobResultFunc(ctx, jobID)
+	}
 	return api.JobResult{}, nil
 }
 
@@ -180,4 +190,44 @@ func smallJobGraph(name string, parallelism int) *jobgraph.JobGraph {
 	g.AddVertex(sink)
 	sink.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded).ShipStrategyName = "HASH"
 	return g
+}
+
+// fakeResourceManager is a rest.ResourceManagerInfo with a fixed table of
+// TaskManagers: two by default, one with a slot in use.
+type fakeResourceManager struct {
+	mu           sync.Mutex
+	taskManagers []resourcemanager.TaskManagerInfo
+	err          error // answered by both methods when set
+}
+
+var _ rest.ResourceManagerInfo = (*fakeResourceManager)(nil)
+
+func newFakeResourceManager() *fakeResourceManager {
+	return &fakeResourceManager{taskManagers: []resourcemanager.TaskManagerInfo{
+		{ResourceID: "taskexecutor-0", Address: "local://taskexecutor-0", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 1},
+		{ResourceID: "taskexecutor-1", Address: "local://taskexecutor-1", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 2},
+	}}
+}
+
+func (f *fakeResourceManager) RequestResourceOverview(context.Context) (resourcemanager.ResourceOverview, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return resourcemanager.ResourceOverview{}, f.err
+	}
+	o := resourcemanager.ResourceOverview{NumberTaskManagers: len(f.taskManagers)}
+	for _, tm := range f.taskManagers {
+		o.NumberRegisteredSlots += tm.NumberSlots
+		o.NumberFreeSlots += tm.NumberFreeSlots
+	}
+	return o, nil
+}
+
+func (f *fakeResourceManager) RequestTaskManagerInfo(context.Context) ([]resourcemanager.TaskManagerInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	return append([]resourcemanager.TaskManagerInfo(nil), f.taskManagers...), nil
 }

@@ -35,12 +35,12 @@ func (s *Server) handleFaultsList(_ http.ResponseWriter, _ *http.Request) (any, 
 // handleFaultInject arms the fault of the body, {"fault": "m10:jar-corrupted,times=2"},
 // and answers the armed faults. A fault that does not parse is a 400 with
 // fault.Parse's message.
-func (s *Server) handleFaultInject(w http.ResponseWriter, r *http.Request) (any, error) {
+func (s *Server) handleFaultInject(_ http.ResponseWriter, r *http.Request) (any, error) {
 	if err := s.checkFaultInjection(); err != nil {
 		return nil, err
 	}
 	var body FaultInjectionRequestBody
-	if err := decodeJSONBody(w, r, &body, "FaultInjectionRequestBody"); err != nil {
+	if err := decodeJSONBody(r, &body, "FaultInjectionRequestBody"); err != nil {
 		return nil, err
 	}
 	f, err := fault.Parse(body.Fault)

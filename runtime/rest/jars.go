@@ -198,6 +198,13 @@ func isJarName(name string) bool {
 	return len(name) > len(".jar") && strings.HasSuffix(name, ".jar")
 }
 
+// isJarID reports whether jarID can name an uploaded jar: a plain file
+// name of the jar directory ending in .jar. "../x.jar" (sent as
+// "..%2Fx.jar") cannot, and is not looked up outside the directory.
+func isJarID(jarID string) bool {
+	return jarID == filepath.Base(jarID) && !strings.ContainsAny(jarID, `/\`+"\x00") && isJarName(jarID)
+}
+
 // newUUID returns a random (version 4) UUID in its usual text form, as
 // Java's UUID.randomUUID().toString().
 func newUUID() string {
@@ -291,6 +298,13 @@ func (s *Server) programClassOf(jarID string, info fs.FileInfo) string {
 	return programClass
 }
 
+// forgetJar drops what is cached about a deleted jar.
+func (s *Server) forgetJar(jarID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.jars, jarID)
+}
+
 func (s *Server) forgetJarsExcept(present map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,4 +313,40 @@ func (s *Server) forgetJarsExcept(present map[string]bool) {
 			delete(s.jars, jarID)
 		}
 	}
+}
+
+// ---------------------------------------------------------------------------
+// DELETE /jars/{jarid} — Flink's JarDeleteHandler
+// ---------------------------------------------------------------------------
+
+// handleJarDelete deletes an uploaded jar and answers {}. The jobs already
+// run from it are not affected: the BlobServer keeps each one's copy under
+// its JobID. An ID that does not name an uploaded jar, such as
+// "../x.jar", is not found, and nothing outside the jar directory is
+// touched.
+func (s *Server) handleJarDelete(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jarID := r.PathValue("jarid")
+	// Differs from Flink: 404 where Flink answers the same message with
+	// 400, as for the other jar endpoints.
+	missing := notFound(fmt.Sprintf("File %s does not exist in %s.", jarID, s.jarDir))
+	if !isJarID(jarID) {
+		return nil, missing
+	}
+	jarPath := filepath.Join(s.jarDir, jarID)
+	info, err := os.Lstat(jarPath)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !info.Mode().IsRegular()) {
+		return nil, missing
+	}
+	if err == nil {
+		err = os.Remove(jarPath)
+	}
+	if errors.Is(err, fs.ErrNotExist) { // deleted meanwhile
+		return nil, missing
+	}
+	if err != nil {
+		return nil, fmt.Errorf("Failed to delete jar %s.: %w", jarPath, err)
+	}
+	s.forgetJar(jarID)
+	s.log.Info(fmt.Sprintf("Deleted jar %s.", jarPath))
+	return EmptyResponseBody{}, nil
 }

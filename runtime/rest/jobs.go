@@ -2,6 +2,7 @@ package rest
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
 
@@ -337,4 +339,144 @@ func (s *Server) handleJobTrace(_ http.ResponseWriter, r *http.Request) (any, er
 		events = []trace.Event{} // {"events": []}, not null
 	}
 	return JobTraceInfo{Events: events}, nil
+}
+
+// ---------------------------------------------------------------------------
+// GET /jobs — Flink's JobIdsHandler
+// ---------------------------------------------------------------------------
+
+// handleJobIDsOverview lists every job the Dispatcher knows with its
+// status, in the Dispatcher's order (by JobID).
+func (s *Server) handleJobIDsOverview(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jobs, err := s.jobStatuses(r)
+	if err != nil {
+		return nil, err
+	}
+	return JobIdsWithStatusOverview{Jobs: jobs}, nil
+}
+
+// ---------------------------------------------------------------------------
+// PATCH /jobs/{jobid} — Flink's JobCancellationHandler
+// ---------------------------------------------------------------------------
+
+// terminationModeKey is the query parameter of PATCH /jobs/{jobid}
+// (Flink's TerminationModeQueryParameter).
+const terminationModeKey = "mode"
+
+// handleJobCancel cancels a job: ?mode=cancel, Flink's default and the only
+// mode left. It answers 202 and {} once the Dispatcher has passed the
+// cancellation on; the job then moves through CANCELLING to CANCELED (ask
+// /jobs/{jobid}/status).
+//
+// The other answers are Flink's: mode=stop is 308 (Flink removed it; a
+// graceful stop is POST /jobs/{jobid}/stop, with a savepoint, which
+// flinklab does not have), another mode a 400, an unknown job 404 "Job
+// could not be found.", a job that already ended otherwise than CANCELED
+// 409, and a Dispatcher that does not answer in time 408.
+func (s *Server) handleJobCancel(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jobID, err := jobIDParam(r)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := queryParam(r.URL.Query(), terminationModeKey); ok {
+		// Flink converts each comma-separated value with
+		// TerminationMode.valueOf(value.toUpperCase()) and uses the first.
+		modes := splitLikeJava(raw, ",")
+		for _, mode := range modes {
+			if m := strings.ToUpper(mode); m != "CANCEL" && m != "STOP" {
+				return nil, queryParamError(terminationModeKey, raw,
+					fmt.Sprintf("No enum constant TerminationMode.%s (want cancel)", m))
+			}
+		}
+		if len(modes) > 0 && strings.EqualFold(modes[0], "stop") {
+			return nil, removed(`The termination mode "stop" has been removed. For an ungraceful shutdown, please use "cancel" instead. ` +
+				`For a graceful shutdown, please use "jobs/:jobId/stop" instead.`)
+		}
+	}
+
+	err = s.deps.Dispatcher.CancelJob(r.Context(), jobID)
+	switch {
+	case err == nil:
+		s.log.Info(fmt.Sprintf("Cancelling job %s.", jobID))
+		return accepted{EmptyResponseBody{}}, nil
+	case errors.Is(err, dispatcher.ErrJobNotFound):
+		return nil, withMessages(err, "Job could not be found.")
+	case errors.Is(err, dispatcher.ErrJobAlreadyTerminated):
+		// Flink's Dispatcher acknowledges cancelling a job that is
+		// CANCELED already; ours refuses every job that has ended, so the
+		// handler asks how this one ended.
+		status, statusErr := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
+		switch {
+		case statusErr != nil:
+			return nil, fmt.Errorf("Job cancellation failed: %w", errors.Join(err, statusErr))
+		case status == api.JobCanceled:
+			return accepted{EmptyResponseBody{}}, nil
+		default:
+			return nil, conflict(fmt.Sprintf(
+				"Job cancellation failed because the job has already reached another terminal state (%s).", status))
+		}
+	case errors.Is(err, rpc.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return nil, timedOut("Job cancellation timed out.", err.Error())
+	default:
+		return nil, fmt.Errorf("Job cancellation failed: %w", err)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// GET /jobs/{jobid}/execution-result — Flink's JobExecutionResultHandler
+// ---------------------------------------------------------------------------
+
+// handleJobExecutionResult answers {"status": {"id": "IN_PROGRESS"}} while
+// the job is not globally terminal, and then {"status": {"id":
+// "COMPLETED"}, "job-execution-result": {…}}: how it ended, how long it
+// ran, and why it failed, if it did. Flink's RestClusterClient polls this
+// to wait for a job. It never waits itself: it asks for the status first,
+// and for the result only of a job that has ended, as Flink does.
+func (s *Server) handleJobExecutionResult(_ http.ResponseWriter, r *http.Request) (any, error) {
+	jobID, err := jobIDParam(r)
+	if err != nil {
+		return nil, err
+	}
+	// An unknown job is a 404 with the text of Flink's
+	// FlinkJobNotFoundException, as its handler passes it on.
+	notFoundText := fmt.Sprintf("org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job (%s)", jobID)
+	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
+	if errors.Is(err, dispatcher.ErrJobNotFound) {
+		s.plans.forget(jobID)
+		return nil, withMessages(err, notFoundText)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("request the status of job %s: %w", jobID, err)
+	}
+	if !status.IsGloballyTerminalState() {
+		return JobExecutionResultResponseBody{Status: QueueStatus{ID: QueueStatusInProgress}}, nil
+	}
+	result, err := s.deps.Dispatcher.RequestJobResult(r.Context(), jobID)
+	if errors.Is(err, dispatcher.ErrJobNotFound) {
+		s.plans.forget(jobID)
+		return nil, withMessages(err, notFoundText)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("request the result of job %s: %w", jobID, err)
+	}
+	return JobExecutionResultResponseBody{
+		Status:             QueueStatus{ID: QueueStatusCompleted},
+		JobExecutionResult: jobExecutionResultOf(result),
+	}, nil
+}
+
+// jobExecutionResultOf writes a JobResult as Flink 1.20's
+// JobResultSerializer does. The failure's class is read from its text as
+// in the exception history (exceptionName); the stack trace is the text.
+func jobExecutionResultOf(result api.JobResult) *JobExecutionResult {
+	r := &JobExecutionResult{
+		JobID:              result.JobID,
+		ApplicationStatus:  result.ApplicationStatus,
+		AccumulatorResults: map[string]string{}, // no accumulators: {}
+		NetRuntime:         result.NetRuntime.Milliseconds(),
+	}
+	if result.FailureCause != "" {
+		r.FailureCause = &SerializedThrowable{Class: exceptionName(result.FailureCause), StackTrace: result.FailureCause}
+	}
+	return r
 }

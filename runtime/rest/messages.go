@@ -407,3 +407,232 @@ type FiredFaultInfo struct {
 	JobID *api.JobID `json:"jobId"`
 	Time  time.Time  `json:"time"`
 }
+
+// EmptyResponseBody is Flink's EmptyResponseBody, {}: the answer of
+// DELETE /jars/{jarid} (200) and PATCH /jobs/{jobid} (202).
+type EmptyResponseBody struct{}
+
+// JarPlanRequestBody is the body of GET and POST /jars/{jarid}/plan: a
+// JarRunRequestBody without the savepoint settings. Every field is
+// optional, and each falls back to the same query parameter and default as
+// in the run request.
+type JarPlanRequestBody struct {
+	EntryClass         *string           `json:"entryClass,omitempty"`
+	ProgramArgs        *string           `json:"programArgs,omitempty"` // deprecated in Flink, as in JarRunRequestBody
+	ProgramArgsList    []string          `json:"programArgsList,omitempty"`
+	Parallelism        *int              `json:"parallelism,omitempty"`
+	JobID              *api.JobID        `json:"jobId,omitempty"`
+	FlinkConfiguration map[string]string `json:"flinkConfiguration,omitempty"`
+}
+
+// runRequest returns the run request with the same settings, so that a
+// plan resolves them exactly as a run does.
+func (b JarPlanRequestBody) runRequest() JarRunRequestBody {
+	return JarRunRequestBody{
+		EntryClass:         b.EntryClass,
+		ProgramArgs:        b.ProgramArgs,
+		ProgramArgsList:    b.ProgramArgsList,
+		Parallelism:        b.Parallelism,
+		JobID:              b.JobID,
+		FlinkConfiguration: b.FlinkConfiguration,
+	}
+}
+
+// JobSubmitRequestBody is the JSON part, named "request", of the multipart
+// POST /jobs: it names the request's file parts by their file names.
+// JobGraphFileName is the job graph, in flinklab's JSON form (see package
+// jobgraph); JobJarFileNames are the jars the BlobServer stores under the
+// job's ID; JobArtifactFileNames are Flink's distributed cache files,
+// accepted and ignored with a warning: flinklab has no distributed cache.
+type JobSubmitRequestBody struct {
+	JobGraphFileName     *string                `json:"jobGraphFileName"`
+	JobJarFileNames      []string               `json:"jobJarFileNames"`
+	JobArtifactFileNames []DistributedCacheFile `json:"jobArtifactFileNames"`
+}
+
+// DistributedCacheFile is one artifact of a JobSubmitRequestBody: the name
+// the job looks it up by, and the name of its file part.
+type DistributedCacheFile struct {
+	EntryName string `json:"entryName"`
+	FileName  string `json:"fileName"`
+}
+
+// JobSubmitResponseBody answers POST /jobs with 202: where to watch the
+// job, e.g. {"jobUrl": "/jobs/<32 hex>"}.
+type JobSubmitResponseBody struct {
+	JobURL string `json:"jobUrl"`
+}
+
+// JobIdsWithStatusOverview answers GET /jobs: every job the Dispatcher
+// knows, with its current status.
+type JobIdsWithStatusOverview struct {
+	Jobs []JobIDWithStatus `json:"jobs"`
+}
+
+// JobIDWithStatus is one job of JobIdsWithStatusOverview.
+type JobIDWithStatus struct {
+	ID     api.JobID     `json:"id"`
+	Status api.JobStatus `json:"status"`
+}
+
+// The two values of QueueStatus.ID.
+const (
+	QueueStatusInProgress = "IN_PROGRESS"
+	QueueStatusCompleted  = "COMPLETED"
+)
+
+// QueueStatus says whether an asynchronous result is there yet (Flink's
+// QueueStatus): {"id": "IN_PROGRESS"} or {"id": "COMPLETED"}.
+type QueueStatus struct {
+	ID string `json:"id"`
+}
+
+// JobExecutionResultResponseBody answers GET /jobs/{jobid}/execution-result:
+// {"status": {"id": "IN_PROGRESS"}} until the job is globally terminal,
+// then {"status": {"id": "COMPLETED"}, "job-execution-result": {…}}.
+type JobExecutionResultResponseBody struct {
+	Status             QueueStatus         `json:"status"`
+	JobExecutionResult *JobExecutionResult `json:"job-execution-result,omitempty"`
+}
+
+// JobExecutionResult is a finished job's JobResult as Flink 1.20's
+// JobResultSerializer writes it: its ID, how it ended, its accumulators
+// (flinklab has none: {}), how long it ran in ms, and, if it failed, why.
+type JobExecutionResult struct {
+	JobID              api.JobID             `json:"id"`
+	ApplicationStatus  api.ApplicationStatus `json:"application-status"`
+	AccumulatorResults map[string]string     `json:"accumulator-results"`
+	NetRuntime         int64                 `json:"net-runtime"`
+	FailureCause       *SerializedThrowable  `json:"failure-cause,omitempty"`
+}
+
+// SerializedThrowable is the failure of a JobExecutionResult, as Flink's
+// SerializedThrowableSerializer writes it: the exception's class and its
+// stack trace. Flink adds "serialized-throwable", the Java-serialized
+// exception in base64, which a Go cluster cannot produce: it is left out.
+type SerializedThrowable struct {
+	Class      string `json:"class"`
+	StackTrace string `json:"stack-trace"`
+}
+
+// DashboardConfiguration answers GET /config: what the web UI needs to
+// know about the cluster.
+type DashboardConfiguration struct {
+	RefreshInterval int64             `json:"refresh-interval"` // ms, Flink's web.refresh-interval
+	TimezoneName    string            `json:"timezone-name"`
+	TimezoneOffset  int               `json:"timezone-offset"` // ms east of UTC
+	FlinkVersion    string            `json:"flink-version"`
+	FlinkRevision   string            `json:"flink-revision"`
+	Features        DashboardFeatures `json:"features"`
+}
+
+// DashboardFeatures says which actions the web UI may offer.
+type DashboardFeatures struct {
+	WebSubmit  bool `json:"web-submit"`  // jars can be uploaded and run
+	WebCancel  bool `json:"web-cancel"`  // jobs can be cancelled
+	WebRescale bool `json:"web-rescale"` // jobs can be rescaled: never here
+	WebHistory bool `json:"web-history"` // this is a HistoryServer: never here
+}
+
+// ClusterOverviewWithVersion answers GET /overview: the TaskManagers and
+// slots, the jobs per state, and the version.
+type ClusterOverviewWithVersion struct {
+	TaskManagers        int    `json:"taskmanagers"`
+	SlotsTotal          int    `json:"slots-total"`
+	SlotsAvailable      int    `json:"slots-available"`
+	SlotsFreeAndBlocked int    `json:"slots-free-and-blocked"` // always 0: nothing is ever blocked
+	TaskManagersBlocked int    `json:"taskmanagers-blocked"`   // always 0
+	JobsRunning         int    `json:"jobs-running"`           // every job not globally terminal
+	JobsFinished        int    `json:"jobs-finished"`
+	JobsCancelled       int    `json:"jobs-cancelled"`
+	JobsFailed          int    `json:"jobs-failed"`
+	FlinkVersion        string `json:"flink-version"`
+	FlinkCommit         string `json:"flink-commit"`
+}
+
+// ConfigurationInfoEntry is one option of GET /jobmanager/config, which
+// answers a JSON array of them, sorted by key.
+type ConfigurationInfoEntry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// TaskManagersInfo answers GET /taskmanagers.
+type TaskManagersInfo struct {
+	TaskManagers []TaskManagerInfo `json:"taskmanagers"`
+}
+
+// TaskManagerInfo describes one registered TaskExecutor, with the fields
+// of Flink's TaskManagerInfo that flinklab has. DataPort and JMXPort are
+// -1, Flink's value for "none": a flinklab TaskExecutor moves data in
+// process and has no JMX. Blocked is always false. Flink's
+// timeSinceLastHeartbeat, hardware, memoryConfiguration, totalResource
+// and freeResource describe a JVM process and its memory, which a
+// flinklab TaskExecutor does not have: they are left out.
+type TaskManagerInfo struct {
+	ID          api.ResourceID `json:"id"`
+	Path        string         `json:"path"` // the TaskExecutor's RPC address
+	DataPort    int            `json:"dataPort"`
+	JMXPort     int            `json:"jmxPort"`
+	SlotsNumber int            `json:"slotsNumber"`
+	FreeSlots   int            `json:"freeSlots"`
+	Blocked     bool           `json:"blocked"`
+}
+
+// TaskManagerDetailsInfo answers GET /taskmanagers/{taskmanagerid}: the
+// TaskManagerInfo and the TaskManager's metrics, which are all zero, as
+// Flink reports them for a TaskManager it has no metrics of.
+type TaskManagerDetailsInfo struct {
+	TaskManagerInfo
+	Metrics TaskManagerMetricsInfo `json:"metrics"`
+}
+
+// TaskManagerMetricsInfo is Flink's TaskManagerMetricsInfo: JVM memory,
+// network buffers and garbage collectors. flinklab collects none of them:
+// every number is 0 and garbageCollectors is [], Flink's
+// TaskManagerMetricsInfo.empty().
+type TaskManagerMetricsInfo struct {
+	HeapUsed                            int64                  `json:"heapUsed"`
+	HeapCommitted                       int64                  `json:"heapCommitted"`
+	HeapMax                             int64                  `json:"heapMax"`
+	NonHeapUsed                         int64                  `json:"nonHeapUsed"`
+	NonHeapCommitted                    int64                  `json:"nonHeapCommitted"`
+	NonHeapMax                          int64                  `json:"nonHeapMax"`
+	DirectCount                         int64                  `json:"directCount"`
+	DirectUsed                          int64                  `json:"directUsed"`
+	DirectMax                           int64                  `json:"directMax"`
+	MappedCount                         int64                  `json:"mappedCount"`
+	MappedUsed                          int64                  `json:"mappedUsed"`
+	MappedMax                           int64                  `json:"mappedMax"`
+	MemorySegmentsAvailable             int64                  `json:"memorySegmentsAvailable"` // deprecated in Flink
+	MemorySegmentsTotal                 int64                  `json:"memorySegmentsTotal"`     // deprecated in Flink
+	NettyShuffleMemorySegmentsAvailable int64                  `json:"nettyShuffleMemorySegmentsAvailable"`
+	NettyShuffleMemorySegmentsUsed      int64                  `json:"nettyShuffleMemorySegmentsUsed"`
+	NettyShuffleMemorySegmentsTotal     int64                  `json:"nettyShuffleMemorySegmentsTotal"`
+	NettyShuffleMemoryAvailable         int64                  `json:"nettyShuffleMemoryAvailable"`
+	NettyShuffleMemoryUsed              int64                  `json:"nettyShuffleMemoryUsed"`
+	NettyShuffleMemoryTotal             int64                  `json:"nettyShuffleMemoryTotal"`
+	GarbageCollectors                   []GarbageCollectorInfo `json:"garbageCollectors"`
+}
+
+// GarbageCollectorInfo is one JVM garbage collector; flinklab has none.
+type GarbageCollectorInfo struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+	Time  int64  `json:"time"`
+}
+
+// LogListInfo answers GET /jobmanager/logs: the files of the log
+// directory, sorted by name.
+type LogListInfo struct {
+	Logs []LogInfo `json:"logs"`
+}
+
+// LogInfo is one log file: its name (what to ask GET
+// /jobmanager/logs/{filename} for), its size in bytes and when it was last
+// modified, in ms since the epoch.
+type LogInfo struct {
+	Name  string `json:"name"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime"`
+}

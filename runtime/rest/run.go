@@ -22,6 +22,7 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/fault"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/trace"
 )
 
@@ -35,22 +36,15 @@ import (
 // job (step m3), long before it runs.
 //
 // A run the Dispatcher refuses leaves nothing behind: no BLOB that this
-// request added, no plan and no trace event. Steps m1 and m2 are recorded
-// only once the job exists, with the times they happened, so the job's
-// trace still reads m1, m2, m3.
-//
-// One run is answered 500 after the Dispatcher accepted it: the JobID
-// named a job the Dispatcher knew when the jar was to be stored (so it
-// was not), the Dispatcher accepted the run anyway (that job was gone by
-// then), and storing the jar now fails. The job could not start without
-// its jar, so the handler cancels it through the Dispatcher (CancelJob)
-// and answers with the storage error, in Flink's 500 shape.
-func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, error) {
+// request added, no plan and no trace event (see submitWithJars). Steps m1
+// and m2 are recorded only once the job exists, with the times they
+// happened, so the job's trace still reads m1, m2, m3.
+func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, error) {
 	// Step m2: the run request arrives.
 	received := s.now()
 	jarID := r.PathValue("jarid")
 	var body JarRunRequestBody
-	if err := decodeJSONBody(w, r, &body, "JarRunRequestBody"); err != nil {
+	if err := decodeJSONBody(r, &body, "JarRunRequestBody"); err != nil {
 		return nil, err
 	}
 	if kind, ok := s.deps.Faults.Fire(trace.M2, api.JobID{}); ok {
@@ -69,64 +63,14 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 	}
 	uploaded := s.uploadTimeOf(jarID, int64(len(data)), modTime)
 
-	// Build the JobGraph (Flink: PackagedProgramUtils.createJobGraph runs
-	// the user's main method, which builds the StreamGraph).
-	program, err := client.ReadPackagedProgram(data)
+	program, entryClass, jobGraph, err := s.jobGraphOf(data, params)
 	if err != nil {
 		return nil, badRequest("Could not execute application.", err.Error())
-	}
-	entryClass := params.entryClass
-	if entryClass == "" {
-		entryClass = program.ProgramClass()
-	}
-	jobGraph, err := s.deps.Programs.JobGraph(program, entryClass, params.args, params.parallelism)
-	if err != nil {
-		return nil, badRequest("Could not execute application.", err.Error())
-	}
-	if jobGraph == nil {
-		return nil, badRequest("Could not execute application.", "No jobs included in application.")
-	}
-	if params.jobID != nil {
-		jobGraph.JobID = *params.jobID
 	}
 	jobID := jobGraph.JobID
-
-	// One run per JobID at a time: a second run of the same jobId waits
-	// here, so that it cannot delete the BLOB the first one stored.
-	release, err := s.claimRun(r.Context(), jobID)
-	if err != nil {
-		return nil, fmt.Errorf("run job %s: %w", jobID, err)
+	if err := s.submitWithJars(r.Context(), jobGraph, [][]byte{data}); err != nil {
+		return nil, err
 	}
-	defer release()
-
-	// Upload the jar to the BlobServer under the JobID (Flink:
-	// ClientUtils.extractAndUploadJobGraphFiles) and name it in the JobGraph.
-	key := blob.KeyOf(data)
-	existed, err := s.hasBlob(r.Context(), jobID, key)
-	if err != nil {
-		return nil, fmt.Errorf("Could not upload job files: %w", err)
-	}
-	if !existed {
-		if _, err := s.deps.BlobServer.PutPermanentBytes(jobID, data); err != nil {
-			return nil, fmt.Errorf("Could not upload job files: %w", err)
-		}
-	}
-	if !slices.Contains(jobGraph.UserJarBlobKeys, key) {
-		jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, key)
-	}
-	plan := newJobPlan(jobGraph) // before the Dispatcher owns the graph
-
-	// Step m3 happens in the Dispatcher.
-	if err := s.deps.Dispatcher.SubmitJob(trace.WithCaller(r.Context(), "REST"), jobGraph); err != nil {
-		// Refused, a duplicate JobID included: take back the jar this
-		// request stored, and nothing else (a job of that ID keeps its
-		// own BLOBs, the same jar included).
-		if !existed {
-			s.removeAddedJar(jobID, key)
-		}
-		return nil, fmt.Errorf("submit job %s: %w", jobID, err)
-	}
-	s.plans.store(jobID, plan)
 
 	// Steps m1 and m2, recorded now that the job exists, at the times they
 	// happened: the upload is the beginning of every job run from the jar.
@@ -136,6 +80,94 @@ func (s *Server) handleJarRun(w http.ResponseWriter, r *http.Request) (any, erro
 		jarID, entryClass, jobGraph.Name, parallelismText(params.parallelism), params.args)
 	s.log.Info(fmt.Sprintf("Jar %s runs as job '%s' (%s).", jarID, jobGraph.Name, jobID))
 	return JarRunResponseBody{JobID: jobID}, nil
+}
+
+// submitWithJars stores the jars to the BlobServer under the job's ID,
+// names them in the JobGraph (Flink: ClientUtils.uploadJobGraphFiles), and
+// hands the job to the Dispatcher, where step m3 happens. POST
+// /jars/{jarid}/run and POST /jobs share it.
+//
+// A job the Dispatcher refuses, a duplicate JobID included, leaves nothing
+// behind: the handler takes back exactly the BLOBs this request added
+// (a jar the BlobServer already held under that JobID belongs to the job
+// that stored it), and keeps no plan. Submissions of one JobID through
+// this endpoint take turns (claimRun), so that none deletes a BLOB
+// another one has just stored and relies on.
+func (s *Server) submitWithJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars [][]byte) error {
+	jobID := jobGraph.JobID
+	release, err := s.claimRun(ctx, jobID)
+	if err != nil {
+		return fmt.Errorf("submit job %s: %w", jobID, err)
+	}
+	defer release()
+
+	added, err := s.storeJars(ctx, jobGraph, jars)
+	if err != nil {
+		return err
+	}
+	plan := newJobPlan(jobGraph) // before the Dispatcher owns the graph
+	if err := s.deps.Dispatcher.SubmitJob(trace.WithCaller(ctx, "REST"), jobGraph); err != nil {
+		s.removeAddedJars(jobID, added)
+		return fmt.Errorf("submit job %s: %w", jobID, err)
+	}
+	s.plans.store(jobID, plan)
+	return nil
+}
+
+// storeJars puts each jar to the BlobServer under the job's ID, unless it
+// holds that jar already, and adds its key to the JobGraph's
+// UserJarBlobKeys. It returns the keys it added to the BlobServer. If one
+// jar cannot be stored, the ones stored before it are taken back.
+func (s *Server) storeJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars [][]byte) ([]blob.PermanentBlobKey, error) {
+	jobID := jobGraph.JobID
+	var added []blob.PermanentBlobKey
+	for _, data := range jars {
+		key := blob.KeyOf(data)
+		existed, err := s.hasBlob(ctx, jobID, key)
+		if err == nil && !existed {
+			_, err = s.deps.BlobServer.PutPermanentBytes(jobID, data)
+			if err == nil {
+				added = append(added, key)
+			}
+		}
+		if err != nil {
+			s.removeAddedJars(jobID, added)
+			return nil, fmt.Errorf("Could not upload job files: %w", err)
+		}
+		if !slices.Contains(jobGraph.UserJarBlobKeys, key) {
+			jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, key)
+		}
+	}
+	return added, nil
+}
+
+// jobGraphOf builds the JobGraph of a jar with the request's settings, as
+// Flink's JarHandlerContext.toJobGraph does: PackagedProgramUtils
+// .createJobGraph runs the user's main method, which builds the
+// StreamGraph. The graph gets the request's jobId, if it names one. It
+// returns the program, the entry class it ran and the graph; an error
+// means the jar could not be read (client.ErrInvalidJar), the program
+// failed, or it built no job. The run and the plan handlers share it.
+func (s *Server) jobGraphOf(data []byte, params jarRunParams) (*client.PackagedProgram, string, *jobgraph.JobGraph, error) {
+	program, err := client.ReadPackagedProgram(data)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	entryClass := params.entryClass
+	if entryClass == "" {
+		entryClass = program.ProgramClass()
+	}
+	jobGraph, err := s.deps.Programs.JobGraph(program, entryClass, params.args, params.parallelism)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if jobGraph == nil {
+		return nil, "", nil, errors.New("No jobs included in application.")
+	}
+	if params.jobID != nil {
+		jobGraph.JobID = *params.jobID
+	}
+	return program, entryClass, jobGraph, nil
 }
 
 // hasBlob reports whether the BlobServer holds the BLOB key of jobID.
@@ -151,12 +183,15 @@ func (s *Server) hasBlob(ctx context.Context, jobID api.JobID, key blob.Permanen
 	return true, nil
 }
 
-// removeAddedJar deletes the jar this request stored for a run the
-// Dispatcher refused. Runs of one JobID take turns (claimRun), so no other
-// run of this endpoint relies on that BLOB meanwhile.
-func (s *Server) removeAddedJar(jobID api.JobID, key blob.PermanentBlobKey) {
-	if err := s.deps.BlobServer.DeletePermanent(jobID, key); err != nil {
-		s.log.Warn(fmt.Sprintf("Could not delete the jar of the rejected job %s.", jobID), "cause", err.Error())
+// removeAddedJars deletes the jars a request stored for a job the
+// Dispatcher refused (or before a later jar failed to store). Submissions
+// of one JobID take turns (claimRun), so no other one of this endpoint
+// relies on those BLOBs meanwhile.
+func (s *Server) removeAddedJars(jobID api.JobID, keys []blob.PermanentBlobKey) {
+	for _, key := range keys {
+		if err := s.deps.BlobServer.DeletePermanent(jobID, key); err != nil {
+			s.log.Warn(fmt.Sprintf("Could not delete the jar of the rejected job %s.", jobID), "cause", err.Error())
+		}
 	}
 }
 
@@ -309,7 +344,7 @@ func parallelismText(p int) string {
 // rather than looked up outside the directory.
 func (s *Server) readJar(jarID string) ([]byte, time.Time, error) {
 	jarNotFound := notFound(fmt.Sprintf("Jar file %s%c%s does not exist", s.jarDir, filepath.Separator, jarID))
-	if jarID != filepath.Base(jarID) || strings.ContainsAny(jarID, `/\`+"\x00") || !isJarName(jarID) {
+	if !isJarID(jarID) {
 		return nil, time.Time{}, jarNotFound
 	}
 	f, err := os.Open(filepath.Join(s.jarDir, jarID))
@@ -337,13 +372,24 @@ func (s *Server) readJar(jarID string) ([]byte, time.Time, error) {
 	return data, info.ModTime(), nil
 }
 
-// decodeJSONBody reads a JSON request body of at most maxJSONBodySize bytes
-// into v, strictly as Flink's REST mapper does: unknown fields are an
-// error. An empty body counts as {}.
-func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, typeName string) error {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBodySize))
+// decodeJSONBody reads a JSON request body into v with decodeJSON.
+func decodeJSONBody(r *http.Request, v any, typeName string) error {
+	return decodeJSON(r.Body, v, typeName)
+}
+
+// decodeJSON reads a JSON document of at most maxJSONBodySize bytes into
+// v, strictly as Flink's REST mapper does: unknown fields are an error,
+// and so is anything after the object. An empty document counts as {}. A
+// larger one is refused as not of the expected format (400) before it is
+// parsed: a request body of JSON has no business being that large.
+func decodeJSON(r io.Reader, v any, typeName string) error {
+	notTheFormat := fmt.Sprintf("Request did not match expected format %s.", typeName)
+	data, err := io.ReadAll(io.LimitReader(r, maxJSONBodySize+1))
 	if err != nil {
 		return requestReadError(err)
+	}
+	if len(data) > maxJSONBodySize {
+		return badRequest(notTheFormat, fmt.Sprintf("The JSON body is larger than %d bytes.", maxJSONBodySize))
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
@@ -355,7 +401,7 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, typeName stri
 		err = errors.New("unexpected data after the JSON object")
 	}
 	if err != nil {
-		return badRequest(fmt.Sprintf("Request did not match expected format %s.", typeName), err.Error())
+		return badRequest(notTheFormat, err.Error())
 	}
 	return nil
 }

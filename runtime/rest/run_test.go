@@ -78,8 +78,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		},
 		{
 			name: "a body over 1 MiB", body: `{"programArgsList": ["` + strings.Repeat("x", 1<<20) + `"]}`,
-			wantStatus: http.StatusRequestEntityTooLarge,
-			wantErrors: []string{"Request entity too large: the limit is 1048576 bytes."},
+			wantStatus: http.StatusBadRequest,
+			wantErrors: []string{"Request did not match expected format JarRunRequestBody.", "The JSON body is larger than 1048576 bytes."},
 		},
 		{
 			name: "parallelism query parameter not a number", query: "?parallelism=two",

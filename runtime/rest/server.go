@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +24,7 @@ import (
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/trace"
 )
 
@@ -43,8 +48,9 @@ const (
 	DefaultShutdownTimeout = 10 * time.Second
 )
 
-// maxJSONBodySize bounds the body of a JSON request such as a run request.
-// A larger body is answered with 413, like an oversized upload.
+// maxJSONBodySize bounds a JSON request body, such as a run request or
+// the "request" part of POST /jobs: 1 MiB. A larger one is answered 400,
+// as a body that is not of the expected format.
 const maxJSONBodySize = 1 << 20
 
 // jarDirName is the directory under Config.UploadDir that holds the
@@ -63,8 +69,9 @@ type Config struct {
 	// <UploadDir>/flink-web-upload and survive a restart of the server.
 	// "" means a fresh temporary directory that Close removes.
 	UploadDir string
-	// MaxUploadSize bounds the body of an upload, in bytes; 0 means
-	// DefaultMaxUploadSize. A larger upload is answered with 413.
+	// MaxUploadSize bounds the body of an upload (POST /jars/upload) and
+	// of a job submission (POST /jobs), in bytes; 0 means
+	// DefaultMaxUploadSize. A larger one is answered with 413.
 	MaxUploadSize int64
 	// Logger receives the endpoint's log lines; nil means slog.Default().
 	Logger *slog.Logger
@@ -76,6 +83,10 @@ type Config struct {
 	// GET /jobs/{jobid}/plan); 0 means DefaultMaxJobPlans. Once full,
 	// storing one more drops the oldest.
 	MaxJobPlans int
+	// LogDir is Flink's env.log.dir: GET /jobmanager/logs lists its files
+	// and GET /jobmanager/logs/{filename} serves them. "" means no log
+	// directory: the list is empty and every file is not found.
+	LogDir string
 }
 
 // ProgramRunner turns a job jar into a JobGraph: it finds the registered
@@ -94,12 +105,29 @@ type ProgramRunner interface {
 	JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
 }
 
-// Deps are the components the endpoint talks to. All but Trace and Faults
-// are required.
+// ResourceManagerInfo is what the endpoint asks the ResourceManager:
+// read-only views of the TaskManagers and their slots, for GET /overview
+// and /taskmanagers. *resourcemanager.ResourceManager satisfies it (Flink:
+// the ResourceManagerGateway's requestResourceOverview and
+// requestTaskManagerInfo).
+type ResourceManagerInfo interface {
+	// RequestResourceOverview counts the registered TaskManagers, their
+	// slots and the free ones.
+	RequestResourceOverview(ctx context.Context) (resourcemanager.ResourceOverview, error)
+	// RequestTaskManagerInfo describes every registered TaskManager.
+	RequestTaskManagerInfo(ctx context.Context) ([]resourcemanager.TaskManagerInfo, error)
+}
+
+var _ ResourceManagerInfo = (*resourcemanager.ResourceManager)(nil)
+
+// Deps are the components the endpoint talks to. All but Trace, Faults and
+// Configuration are required.
 type Deps struct {
 	// Dispatcher receives the jobs (step m3) and answers questions about
 	// them.
 	Dispatcher gateway.DispatcherGateway
+	// ResourceManager answers questions about the TaskManagers and slots.
+	ResourceManager ResourceManagerInfo
 	// BlobServer stores each job's jar under its JobID before the job is
 	// submitted; the TaskExecutors fetch it from there at step m10.
 	BlobServer *blob.BlobServer
@@ -111,6 +139,11 @@ type Deps struct {
 	// and clears its faults; nil injects nothing, and /cluster/faults
 	// answers 403.
 	Faults *fault.Injector
+	// Configuration holds the options the cluster was started with, under
+	// Flink's keys (e.g. "taskmanager.numberOfTaskSlots": "2"). GET
+	// /jobmanager/config shows them together with the endpoint's own
+	// (rest.address, rest.port, …). nil shows only those.
+	Configuration map[string]string
 }
 
 // Server is the cluster's REST endpoint: Flink's DispatcherRestEndpoint
@@ -161,6 +194,8 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 	switch {
 	case deps.Dispatcher == nil:
 		return nil, errors.New("rest: Deps.Dispatcher is required")
+	case deps.ResourceManager == nil:
+		return nil, errors.New("rest: Deps.ResourceManager is required")
 	case deps.BlobServer == nil:
 		return nil, errors.New("rest: Deps.BlobServer is required")
 	case deps.Programs == nil:
@@ -221,34 +256,83 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 // routes registers every endpoint twice: as Flink's unversioned path and
 // under /v1, the version prefix clients generated from the OpenAPI spec
 // use. Anything else is answered 404 "Not found: <uri>", as Flink's router
-// does, also for a known path with another method.
-func (s *Server) routes() *http.ServeMux {
+// does, also for a known path with another method, and for a path with
+// "." or ".." segments or doubled slashes: Go's ServeMux would redirect
+// "/jobmanager/logs/../x" to "/x", and Flink's router matches the path as
+// sent, where no route has such segments.
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", "/v1"} {
+		mux.Handle("GET "+prefix+"/config", s.handler(s.handleDashboardConfig))                            // DashboardConfigHandler
+		mux.Handle("GET "+prefix+"/overview", s.handler(s.handleClusterOverview))                          // ClusterOverviewHandler
 		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))                            // JarUploadHandler
 		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                                      // JarListHandler
+		mux.Handle("DELETE "+prefix+"/jars/{jarid}", s.handler(s.handleJarDelete))                         // JarDeleteHandler
+		mux.Handle("GET "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                         // JarPlanHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                        // JarPlanHandler
 		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))                          // JarRunHandler
+		mux.Handle("GET "+prefix+"/jobs", s.handler(s.handleJobIDsOverview))                               // JobIdsHandler
+		mux.Handle("POST "+prefix+"/jobs", s.handler(s.handleJobSubmit))                                   // JobSubmitHandler
 		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))                        // JobsOverviewHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))                           // JobDetailsHandler
+		mux.Handle("PATCH "+prefix+"/jobs/{jobid}", s.handler(s.handleJobCancel))                          // JobCancellationHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/execution-result", s.handler(s.handleJobExecutionResult))  // JobExecutionResultHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))                         // JobPlanHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus))                     // JobStatusHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}/vertices/{vertexid}", s.handler(s.handleJobVertexDetails)) // JobVertexDetailsHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}/exceptions", s.handler(s.handleJobExceptions))             // JobExceptionsHandler
+		mux.Handle("GET "+prefix+"/taskmanagers", s.handler(s.handleTaskManagers))                         // TaskManagersHandler
+		mux.Handle("GET "+prefix+"/taskmanagers/{taskmanagerid}", s.handler(s.handleTaskManagerDetails))   // TaskManagerDetailsHandler
+		mux.Handle("GET "+prefix+"/jobmanager/config", s.handler(s.handleClusterConfig))                   // ClusterConfigHandler
+		mux.Handle("GET "+prefix+"/jobmanager/logs", s.handler(s.handleJobManagerLogList))                 // JobManagerLogListHandler
+		mux.Handle("GET "+prefix+"/jobmanager/logs/{filename}", s.handler(s.handleJobManagerCustomLog))    // JobManagerCustomLogHandler
 		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.handler(s.handleJobTrace))                       // flinklab's own, not Flink's
 		mux.Handle("GET "+prefix+"/cluster/faults", s.handler(s.handleFaultsList))                         // flinklab's own, not Flink's
 		mux.Handle("POST "+prefix+"/cluster/faults", s.handler(s.handleFaultInject))                       // flinklab's own, not Flink's
 		mux.Handle("DELETE "+prefix+"/cluster/faults", s.handler(s.handleFaultsClear))                     // flinklab's own, not Flink's
 	}
-	mux.Handle("/", s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
+	notFound := s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())
-	}))
-	return mux
+	})
+	mux.Handle("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); p != cleanPath(p) {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is the path ServeMux would redirect p to: path.Clean, keeping
+// a trailing slash.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
 }
 
 // handlerFunc is one endpoint: it returns the response body, or an error
 // that errorResponse turns into Flink's {"errors": [...]}. It mirrors
-// Flink's AbstractRestHandler#handleRequest.
+// Flink's AbstractRestHandler#handleRequest. The body is written as JSON
+// with 200 OK, unless it is an accepted (202 Accepted) or a plainTextFile.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
+
+// accepted is the body of an answer with 202 Accepted instead of 200 OK,
+// as Flink's JobSubmitHandler and JobCancellationHandler answer.
+type accepted struct{ body any }
+
+// plainTextFile is a file to send as it is, as text/plain, as Flink's
+// HandlerUtils.transferFile does for a log file. The handler closes it.
+type plainTextFile struct {
+	f    *os.File
+	size int64
+}
 
 func (s *Server) handler(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -268,7 +352,18 @@ func (s *Server) handler(h handlerFunc) http.Handler {
 			writeJSON(w, status, errBody)
 			return
 		}
-		writeJSON(w, http.StatusOK, body)
+		switch body := body.(type) {
+		case accepted:
+			writeJSON(w, http.StatusAccepted, body.body)
+		case plainTextFile:
+			defer body.f.Close()
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("Content-Length", strconv.FormatInt(body.size, 10))
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.CopyN(w, body.f, body.size) // a client that hangs up gets less
+		default:
+			writeJSON(w, http.StatusOK, body)
+		}
 	})
 }
 

@@ -253,6 +253,10 @@ func TestServerBindsLoopbackAndLogsLikeFlink(t *testing.T) {
 func TestServerLifecycle(t *testing.T) {
 	deps := rest.Deps{Dispatcher: &fakeDispatcher{}, Programs: &fakeProgramRunner{}}
 	if _, err := rest.NewServer(rest.Config{}, deps); err == nil {
+		t.Error("NewServer without a ResourceManager succeeded")
+	}
+	deps.ResourceManager = newFakeResourceManager()
+	if _, err := rest.NewServer(rest.Config{}, deps); err == nil {
 		t.Error("NewServer without a BlobServer succeeded")
 	}
 	blobServer, err := blob.NewBlobServer(blob.ServerConfig{StorageDir: t.TempDir()})
@@ -309,6 +313,8 @@ func TestUnknownRoutesAnswerNotFound(t *testing.T) {
 		{http.MethodGet, "/nope"},
 		{http.MethodGet, "/jars/upload"}, // known path, wrong method: Flink's router answers 404 too
 		{http.MethodDelete, "/jobs/overview"},
+		{http.MethodGet, "/jobs/../jobs/overview"}, // matched as sent, not cleaned and redirected
+		{http.MethodGet, "/v1//jobs/overview"},
 	} {
 		req, _ := http.NewRequest(tt.method, h.baseURL+tt.path, nil)
 		r := h.do(req)
