@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/rpc"
 )
 
 // Errors the Dispatcher answers with. The REST layer maps them to HTTP.
@@ -16,6 +17,11 @@ var (
 	// already ended.
 	ErrJobAlreadyTerminated = errors.New("job already terminated")
 )
+
+func init() {
+	rpc.RegisterError("dispatcher.ErrJobNotFound", ErrJobNotFound)
+	rpc.RegisterError("dispatcher.ErrJobAlreadyTerminated", ErrJobAlreadyTerminated)
+}
 
 // JobSubmissionError is Flink's JobSubmissionException: the Dispatcher
 // refused a job, and nothing was persisted.

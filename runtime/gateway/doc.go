@@ -26,6 +26,18 @@
 // The TaskExecutor is not fenced, but SubmitTask and RequestSlot carry the
 // sender's token and the TaskExecutor checks it, as Flink does.
 //
+// # Between processes
+//
+// All of a gateway's arguments and results are plain data that travel as
+// JSON, so the same interfaces work over rpc.TCPService: package
+// gateway/remote holds the stubs a caller gets for a remote endpoint. Two
+// kinds of value need help on the wire: errors (a cause argument, a
+// TaskExecutionState's FailureCause) travel in the RPC layer's error form,
+// and the JobGraph in its own JSON codec. The sentinels callers test with
+// errors.Is (ErrRegistrationFailure, ErrRegistrationRejected) and the
+// TimeoutException they find with errors.As are registered with package
+// rpc, so they survive the trip.
+//
 // # Who calls what during a submission
 //
 //	m3  REST/MiniCluster → Dispatcher      DispatcherGateway.SubmitJob

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/rpc"
 )
 
 // JobMasterHeartbeatGateway holds the JobMaster's heartbeat RPCs (Flink:
@@ -66,7 +67,8 @@ type (
 // connection to a peer whose heartbeat timed out (Flink: a
 // java.util.concurrent.TimeoutException with the heartbeat listener's
 // message, such as "Heartbeat of TaskManager with id tm-1 timed out.").
-// Use errors.As to tell it from other causes.
+// Use errors.As to tell it from other causes; that works across processes
+// too, as the type is registered with rpc.RegisterErrorType.
 //
 // Error returns the message alone, as Flink's log lines print a cause:
 // "Disconnect TaskExecutor tm-1 because: Heartbeat of TaskManager with id
@@ -76,3 +78,5 @@ type TimeoutException struct {
 }
 
 func (e *TimeoutException) Error() string { return e.Message }
+
+func init() { rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException") }

@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/rpc"
 )
 
 // JobMasterGateway is what TaskExecutors and the job's JobManagerRunner may
@@ -64,7 +66,48 @@ type SlotOffer struct {
 // TaskExecutionState reports that a task reached a state. FailureCause is
 // set when the state is FAILED.
 type TaskExecutionState struct {
+	AttemptID    api.ExecutionAttemptID
+	State        api.ExecutionState
+	FailureCause error
+}
+
+// taskExecutionStateJSON is the JSON form of a TaskExecutionState.
+type taskExecutionStateJSON struct {
 	AttemptID    api.ExecutionAttemptID `json:"executionId"`
 	State        api.ExecutionState     `json:"executionState"`
-	FailureCause error                  `json:"-"`
+	FailureCause json.RawMessage        `json:"failureCause,omitempty"`
+}
+
+// MarshalJSON writes the state with its failure cause in the RPC layer's
+// form for errors (rpc.MarshalError): the cause's text, and the registered
+// errors in it, which errors.Is and errors.As find again after
+// UnmarshalJSON. So a TaskExecutor in another process tells the JobMaster
+// why a task failed.
+func (s TaskExecutionState) MarshalJSON() ([]byte, error) {
+	doc := taskExecutionStateJSON{AttemptID: s.AttemptID, State: s.State}
+	if s.FailureCause != nil {
+		cause, err := rpc.MarshalError(s.FailureCause)
+		if err != nil {
+			return nil, err
+		}
+		doc.FailureCause = cause
+	}
+	return json.Marshal(doc)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *TaskExecutionState) UnmarshalJSON(data []byte) error {
+	var doc taskExecutionStateJSON
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	*s = TaskExecutionState{AttemptID: doc.AttemptID, State: doc.State}
+	if len(doc.FailureCause) > 0 {
+		cause, err := rpc.UnmarshalError(doc.FailureCause)
+		if err != nil {
+			return err
+		}
+		s.FailureCause = cause
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/rpc"
 )
 
 // ResourceManagerGateway is what JobMasters and TaskExecutors may ask of the
@@ -129,6 +130,11 @@ var (
 	// RegistrationResponse.Rejection).
 	ErrRegistrationRejected = errors.New("registration rejected")
 )
+
+func init() {
+	rpc.RegisterError("gateway.ErrRegistrationFailure", ErrRegistrationFailure)
+	rpc.RegisterError("gateway.ErrRegistrationRejected", ErrRegistrationRejected)
+}
 
 // RegistrationFailure returns an error wrapping ErrRegistrationFailure.
 func RegistrationFailure(format string, args ...any) error {

@@ -1,6 +1,10 @@
 package resourcemanager
 
-import "errors"
+import (
+	"errors"
+
+	"flinklab/runtime/rpc"
+)
 
 // Errors the ResourceManager's gateway methods wrap, each with Flink's
 // message (Flink throws a ResourceManagerException with that message).
@@ -14,3 +18,9 @@ var (
 	// is not the current one.
 	ErrUnknownTaskManager = errors.New("unknown task manager")
 )
+
+func init() {
+	rpc.RegisterError("resourcemanager.ErrUnknownJobManager", ErrUnknownJobManager)
+	rpc.RegisterError("resourcemanager.ErrJobLeaderIDMismatch", ErrJobLeaderIDMismatch)
+	rpc.RegisterError("resourcemanager.ErrUnknownTaskManager", ErrUnknownTaskManager)
+}

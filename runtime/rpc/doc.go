@@ -65,11 +65,44 @@
 // # Services and addresses
 //
 // A Service finds an endpoint by its address. LocalService connects
-// endpoints in one process (the MiniCluster); a TCP service that joins
-// processes would implement the same interface (not built yet). Addresses look like Flink's Pekko paths, e.g.
-// "pekko://flink/user/rpc/resourcemanager_0".
+// endpoints in one process (the MiniCluster). Addresses look like Flink's
+// Pekko paths, e.g. "pekko://flink/user/rpc/resourcemanager_0".
+//
+// # Between processes: TCPService
+//
+// TCPService (tcp.go) implements the same Service over TCP, with remote
+// Pekko addresses such as
+// "pekko.tcp://flink@127.0.0.1:6123/user/rpc/resourcemanager_0". The
+// gateway interfaces do not change; what a caller holds for a remote
+// endpoint is a stub (stub.go, and package gateway/remote for the
+// gateways' stubs) that sends each call as a request frame and waits for
+// the response:
+//
+//	caller ── stub.RegisterTaskExecutor(ctx, …) ── Invoker ── clientConn ══ TCP ══ serverConn ── ResourceManager.RegisterTaskExecutor(ctx, …)
+//	                                                 one connection per peer,      one goroutine per call,
+//	                                                 calls matched by request ID   ctx deadline = the caller's
+//
+// The parts, each in a file of its own:
+//
+//   - tcpframe.go: the wire format, length-prefixed JSON frames, and the
+//     frame size limit;
+//   - tcpclient.go: the calling side, with Flink's errors for a call that
+//     timed out (ErrTimeout) or could not be delivered
+//     (ErrRecipientUnreachable);
+//   - tcpserver.go: the serving side, which finds the method a request
+//     names by reflection, and closes a connection that breaks the
+//     protocol;
+//   - wireerror.go: errors on the wire, so that errors.Is and errors.As
+//     still work at the caller (RegisterError, RegisterErrorType).
+//
+// Fencing tokens are ordinary arguments, so they cross the wire with the
+// call; the receiving FencedEndpoint refuses a stale one, and the caller
+// gets ErrFencingTokenMismatch as it would in one process.
 //
 // Differs from Flink: there is no actor system. An in-process "RPC" is a
 // closure put into the receiver's mailbox, and the gateway a caller holds is
-// the component itself, whose exported methods do that.
+// the component itself, whose exported methods do that. Between processes
+// there is no Pekko remoting either: one TCP connection per peer carries
+// JSON frames, and the stubs are written by hand where Flink makes dynamic
+// proxies.
 package rpc

@@ -16,17 +16,26 @@ type Service interface {
 	Register(address string, gateway any) error
 	// Unregister removes the endpoint at address.
 	Unregister(address string)
-	// Connect returns the gateway registered at address.
+	// Connect returns the gateway registered at address, or for a remote
+	// address a handle that Connect[G] turns into a stub of G.
 	Connect(ctx context.Context, address string) (any, error)
 }
 
 // Connect returns the gateway at address, typed as G (Flink's
-// RpcService.connect(address, Class<G>)).
+// RpcService.connect(address, Class<G>)). For a remote endpoint, which a
+// TCPService answers with an *Invoker, it returns the stub registered for G
+// (see RegisterStub).
 func Connect[G any](ctx context.Context, s Service, address string) (G, error) {
 	var zero G
 	raw, err := s.Connect(ctx, address)
 	if err != nil {
 		return zero, err
+	}
+	if inv, ok := raw.(*Invoker); ok {
+		if g, ok := raw.(G); ok {
+			return g, nil // the caller asked for the Invoker itself
+		}
+		return newStubFor[G](inv)
 	}
 	g, ok := raw.(G)
 	if !ok {

@@ -3,6 +3,8 @@ package taskexecutor
 import (
 	"errors"
 	"fmt"
+
+	"flinklab/runtime/rpc"
 )
 
 // Errors the TaskExecutor's gateway methods return, named after Flink's
@@ -19,6 +21,12 @@ var (
 	// unknown attempt (Flink's TaskException).
 	ErrTask = errors.New("TaskException")
 )
+
+func init() {
+	rpc.RegisterError("taskexecutor.ErrTaskSubmission", ErrTaskSubmission)
+	rpc.RegisterError("taskexecutor.ErrTaskManager", ErrTaskManager)
+	rpc.RegisterError("taskexecutor.ErrTask", ErrTask)
+}
 
 // exception is an error shaped like a Java exception in Flink's logs: an
 // optional kind (one of the sentinels above, matched by errors.Is), Flink's

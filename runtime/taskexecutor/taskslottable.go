@@ -9,6 +9,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
 )
 
 // TaskSlotState is the state of one slot in a TaskSlotTable (Flink's
@@ -94,6 +95,14 @@ var (
 	// ErrDuplicateTask: the slot already holds a task of that attempt.
 	ErrDuplicateTask = errors.New("duplicate task")
 )
+
+// The slot errors that RequestSlot and SubmitTask answer with.
+func init() {
+	rpc.RegisterError("taskexecutor.ErrSlotAllocation", ErrSlotAllocation)
+	rpc.RegisterError("taskexecutor.ErrSlotOccupied", ErrSlotOccupied)
+	rpc.RegisterError("taskexecutor.ErrSlotNotFound", ErrSlotNotFound)
+	rpc.RegisterError("taskexecutor.ErrSlotNotActive", ErrSlotNotActive)
+}
 
 // TaskSlotPayload is what a TaskSlotTable holds in its slots: a task
 // (Flink's TaskSlotPayload, implemented by Task).

@@ -1,8 +1,9 @@
 // Package gatewaytest provides fakes of the runtime gateways for tests:
 // TaskExecutorGateway, JobMasterGateway (which also fakes
-// JobMasterHeartbeatGateway) and ResourceManagerGateway.
-// It mirrors Flink's TestingTaskExecutorGateway, TestingJobMasterGateway
-// and TestingResourceManagerGateway.
+// JobMasterHeartbeatGateway), ResourceManagerGateway and
+// DispatcherGateway.
+// It mirrors Flink's TestingTaskExecutorGateway, TestingJobMasterGateway,
+// TestingResourceManagerGateway and TestingDispatcherGateway.
 //
 // Each fake has one exported function field per gateway method, named for
 // the method with a Func suffix (RequestSlot → RequestSlotFunc). A method

@@ -1,0 +1,72 @@
+package gatewaytest
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
+)
+
+// DispatcherGateway is a fake gateway.DispatcherGateway. Its methods call
+// the function fields when they are set and otherwise succeed with zero
+// values.
+type DispatcherGateway struct {
+	SubmitJobFunc        func(ctx context.Context, jobGraph *jobgraph.JobGraph) error
+	CancelJobFunc        func(ctx context.Context, jobID api.JobID) error
+	RequestJobStatusFunc func(ctx context.Context, jobID api.JobID) (api.JobStatus, error)
+	RequestJobFunc       func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
+	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
+	RequestJobResultFunc func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
+}
+
+var _ gateway.DispatcherGateway = (*DispatcherGateway)(nil)
+
+// SubmitJob calls SubmitJobFunc, or accepts the job.
+func (f *DispatcherGateway) SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGraph) error {
+	if f.SubmitJobFunc != nil {
+		return f.SubmitJobFunc(ctx, jobGraph)
+	}
+	return nil
+}
+
+// CancelJob calls CancelJobFunc, or succeeds.
+func (f *DispatcherGateway) CancelJob(ctx context.Context, jobID api.JobID) error {
+	if f.CancelJobFunc != nil {
+		return f.CancelJobFunc(ctx, jobID)
+	}
+	return nil
+}
+
+// RequestJobStatus calls RequestJobStatusFunc, or answers RUNNING.
+func (f *DispatcherGateway) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
+	if f.RequestJobStatusFunc != nil {
+		return f.RequestJobStatusFunc(ctx, jobID)
+	}
+	return api.JobRunning, nil
+}
+
+// RequestJob calls RequestJobFunc, or answers an empty graph (never nil).
+func (f *DispatcherGateway) RequestJob(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
+	if f.RequestJobFunc != nil {
+		return f.RequestJobFunc(ctx, jobID)
+	}
+	return &gateway.ArchivedExecutionGraph{JobID: jobID}, nil
+}
+
+// ListJobs calls ListJobsFunc, or answers no jobs.
+func (f *DispatcherGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
+	if f.ListJobsFunc != nil {
+		return f.ListJobsFunc(ctx)
+	}
+	return nil, nil
+}
+
+// RequestJobResult calls RequestJobResultFunc, or answers that the job
+// FINISHED.
+func (f *DispatcherGateway) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
+	if f.RequestJobResultFunc != nil {
+		return f.RequestJobResultFunc(ctx, jobID)
+	}
+	return api.JobResult{JobID: jobID, JobStatus: api.JobFinished, ApplicationStatus: api.ApplicationSucceeded}, nil
+}

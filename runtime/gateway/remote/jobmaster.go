@@ -1,0 +1,61 @@
+package remote
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+)
+
+// jobMasterStub is a remote gateway.JobMasterGateway and
+// gateway.JobMasterHeartbeatGateway, as the JobMaster is both.
+type jobMasterStub struct{ inv *rpc.Invoker }
+
+var (
+	_ gateway.JobMasterGateway          = jobMasterStub{}
+	_ gateway.JobMasterHeartbeatGateway = jobMasterStub{}
+)
+
+func (s jobMasterStub) RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
+	tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	return rpc.CallRemote[gateway.JMTMRegistrationSuccess](ctx, s.inv, "RegisterTaskManager", jobMasterID, jobID, tm)
+}
+
+func (s jobMasterStub) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
+	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	return rpc.CallRemote[[]gateway.SlotOffer](ctx, s.inv, "OfferSlots", jobMasterID, taskManager, offers)
+}
+
+func (s jobMasterStub) UpdateTaskExecutionState(ctx context.Context, jobMasterID api.JobMasterID, state gateway.TaskExecutionState) error {
+	return s.inv.Call(ctx, "UpdateTaskExecutionState", jobMasterID, state)
+}
+
+func (s jobMasterStub) DisconnectTaskManager(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID, cause error) error {
+	return s.inv.Call(ctx, "DisconnectTaskManager", jobMasterID, taskManager, cause)
+}
+
+func (s jobMasterStub) NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error {
+	return s.inv.Call(ctx, "NotifyNotEnoughResourcesAvailable", jobMasterID, acquired)
+}
+
+func (s jobMasterStub) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
+	return rpc.CallRemote[api.JobStatus](ctx, s.inv, "RequestJobStatus")
+}
+
+func (s jobMasterStub) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	return rpc.CallRemote[*gateway.ArchivedExecutionGraph](ctx, s.inv, "RequestJob")
+}
+
+func (s jobMasterStub) Cancel(ctx context.Context) error {
+	return s.inv.Call(ctx, "Cancel")
+}
+
+func (s jobMasterStub) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,
+	payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error {
+	return s.inv.Call(ctx, "HeartbeatFromTaskManager", resourceID, payload)
+}
+
+func (s jobMasterStub) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
+	return s.inv.Call(ctx, "HeartbeatFromResourceManager", resourceID)
+}

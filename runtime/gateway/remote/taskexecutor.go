@@ -1,0 +1,43 @@
+package remote
+
+import (
+	"context"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/rpc"
+)
+
+// taskExecutorStub is a remote gateway.TaskExecutorGateway.
+type taskExecutorStub struct{ inv *rpc.Invoker }
+
+var _ gateway.TaskExecutorGateway = taskExecutorStub{}
+
+func (s taskExecutorStub) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
+	return s.inv.Call(ctx, "RequestSlot", slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
+}
+
+func (s taskExecutorStub) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	return s.inv.Call(ctx, "SubmitTask", tdd, jobMasterID)
+}
+
+func (s taskExecutorStub) CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error {
+	return s.inv.Call(ctx, "CancelTask", attemptID)
+}
+
+func (s taskExecutorStub) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
+	return s.inv.Call(ctx, "FreeSlot", allocationID, cause)
+}
+
+func (s taskExecutorStub) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
+	return s.inv.Call(ctx, "DisconnectJobManager", jobID, cause)
+}
+
+func (s taskExecutorStub) HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error {
+	return s.inv.Call(ctx, "HeartbeatFromJobManager", resourceID, payload)
+}
+
+func (s taskExecutorStub) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
+	return s.inv.Call(ctx, "HeartbeatFromResourceManager", resourceID)
+}

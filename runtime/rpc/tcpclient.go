@@ -1,0 +1,253 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// The calling side of TCPService: one clientConn per peer, shared by every
+// call to that peer.
+
+// invoke sends one call to inv's endpoint and waits for its answer: the
+// JSON of the result (null for a method without one), or the error the
+// method returned, or an error of the transport:
+//
+//   - ErrRecipientUnreachable when the peer cannot be dialled, or the
+//     connection breaks before the answer arrives (the call may or may not
+//     have run);
+//   - ErrTimeout when ctx ends first (the call may still run at the peer);
+//   - Flink's "rpc invocation size" error when the call is over the frame
+//     limit, without sending it.
+//
+// An empty method is the handshake that Connect sends.
+func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, args []any) (json.RawMessage, error) {
+	invocation := invocationName(method)
+	req := request{Target: inv.target, Method: method}
+	for i, arg := range args {
+		raw, err := encodeValue(arg)
+		if err != nil {
+			return nil, fmt.Errorf("could not encode argument %d of %s: %w", i+1, invocation, err)
+		}
+		req.Args = append(req.Args, raw)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, timedOut(invocation, inv.address, err)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		// What is left of the caller's timeout, in whole milliseconds,
+		// rounded up so that it never becomes "no deadline".
+		req.TimeoutMs = (time.Until(deadline) + time.Millisecond - 1).Milliseconds()
+		req.TimeoutMs = max(req.TimeoutMs, 1)
+	}
+
+	c, err := s.connection(ctx, inv.hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.: %w", ErrRecipientUnreachable, inv.address, err)
+	}
+	resp, err := c.call(ctx, req)
+	var tooLarge *frameTooLargeError
+	switch {
+	case err == nil:
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("The rpc invocation size %d exceeds the maximum pekko framesize (%d bytes): %s at %s.",
+			tooLarge.size, tooLarge.limit, invocation, inv.address)
+	case ctx.Err() != nil:
+		return nil, timedOut(invocation, inv.address, ctx.Err())
+	default:
+		return nil, fmt.Errorf("%w: Could not send message [%s] to recipient [%s], because the recipient is unreachable. "+
+			"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable. Caused by: %v",
+			ErrRecipientUnreachable, invocation, inv.address, err)
+	}
+	if resp.Error != nil {
+		return nil, decodeError(resp.Error)
+	}
+	if resp.Result == nil {
+		return json.RawMessage("null"), nil
+	}
+	return resp.Result, nil
+}
+
+// invocationName names a call as Flink's logs do.
+func invocationName(method string) string {
+	if method == "" {
+		return "RemoteHandshakeMessage"
+	}
+	return "RemoteRpcInvocation(" + method + ")"
+}
+
+// timedOut is the error of a call whose caller stopped waiting: Flink's
+// "Invocation of [...] at recipient [...] timed out."
+func timedOut(invocation, address string, cause error) error {
+	return fmt.Errorf("%w: Invocation of [%s] at recipient [%s] timed out.: %w", ErrTimeout, invocation, address, cause)
+}
+
+// clientConn is the connection to one peer TCPService. Calls go out as
+// requests, each with a fresh ID; the read loop hands each response to
+// the call waiting for that ID. Once broken, a clientConn stays broken,
+// and the next call dials a new one (TCPService.connection).
+type clientConn struct {
+	service  *TCPService
+	hostPort string
+	conn     net.Conn
+
+	writeMu sync.Mutex // one frame at a time
+
+	mu      sync.Mutex
+	nextID  uint64
+	pending map[uint64]chan response // calls waiting for their answer, by request ID
+	err     error                    // why the connection closed; nil while it is open
+	done    chan struct{}            // closed when the read loop has returned
+}
+
+func newClientConn(s *TCPService, hostPort string, nc net.Conn) *clientConn {
+	return &clientConn{
+		service:  s,
+		hostPort: hostPort,
+		conn:     nc,
+		pending:  make(map[uint64]chan response),
+		done:     make(chan struct{}),
+	}
+}
+
+// alive reports whether the connection is still open.
+func (c *clientConn) alive() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err == nil
+}
+
+// close closes the connection; reason is what calls that were waiting, or
+// come later, are told. Only the first reason counts.
+func (c *clientConn) close(reason error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = reason
+	c.mu.Unlock()
+	_ = c.conn.Close()
+}
+
+// reason returns why the connection closed.
+func (c *clientConn) reason() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// call sends req and waits for its response. It fails with ctx's error
+// when ctx ends first, with a *frameTooLargeError when req is too large to
+// send, and with the connection's reason when it breaks.
+func (c *clientConn) call(ctx context.Context, req request) (response, error) {
+	reply := make(chan response, 1) // the read loop never waits for a caller
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return response{}, c.err
+	}
+	c.nextID++
+	req.ID = c.nextID
+	c.pending[req.ID] = reply
+	c.mu.Unlock()
+	defer c.forget(req.ID)
+
+	body, err := json.Marshal(req)
+	if err != nil {
+		return response{}, err
+	}
+	frame, err := appendFrame(nil, body, c.service.cfg.MaxFrameSize)
+	if err != nil {
+		return response{}, err
+	}
+	if err := c.write(ctx, frame); err != nil {
+		c.close(fmt.Errorf("could not send a request: %w", err))
+		return response{}, c.reason()
+	}
+
+	select {
+	case resp := <-reply:
+		return resp, nil
+	case <-ctx.Done():
+		return response{}, ctx.Err()
+	case <-c.done:
+		select {
+		case resp := <-reply: // answered just before the connection broke
+			return resp, nil
+		default:
+			return response{}, c.reason()
+		}
+	}
+}
+
+// forget drops a call that no longer waits; its answer, if it comes, is
+// dropped too.
+func (c *clientConn) forget(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+}
+
+// write sends one frame, giving up at ctx's deadline. A frame only partly
+// written leaves the stream unusable, so the caller closes the connection
+// when write fails.
+func (c *clientConn) write(ctx context.Context, frame []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = c.conn.SetWriteDeadline(deadline)
+		defer func() { _ = c.conn.SetWriteDeadline(time.Time{}) }()
+	}
+	_, err := c.conn.Write(frame)
+	return err
+}
+
+// readLoop hands each response to its call until the connection breaks.
+func (c *clientConn) readLoop() {
+	defer close(c.done)
+	r := bufio.NewReader(c.conn)
+	for {
+		body, err := readFrame(r, c.service.cfg.MaxFrameSize)
+		if err != nil {
+			c.closeAfterReadError(err)
+			return
+		}
+		resp, err := decodeResponse(body)
+		if err != nil {
+			c.service.log.Error(fmt.Sprintf("Closing connection to %s: %v", c.hostPort, err))
+			c.close(err)
+			return
+		}
+		c.mu.Lock()
+		reply := c.pending[resp.ID]
+		delete(c.pending, resp.ID)
+		c.mu.Unlock()
+		if reply != nil {
+			reply <- resp
+		}
+	}
+}
+
+func (c *clientConn) closeAfterReadError(err error) {
+	if c.reason() != nil {
+		return // closed on purpose: by Close, or after a failed write
+	}
+	var tooLarge *frameTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		c.service.log.Error(fmt.Sprintf("Closing connection to %s: %v.", c.hostPort, err))
+	case errors.Is(err, io.EOF):
+		err = errors.New("the connection was closed by the peer")
+		c.service.log.Info(fmt.Sprintf("The connection to the RPC service at %s was closed by the peer.", c.hostPort))
+	default:
+		c.service.log.Warn(fmt.Sprintf("Lost the connection to the RPC service at %s.", c.hostPort), "cause", err.Error())
+	}
+	c.close(err)
+}

@@ -1,0 +1,180 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// The serving side of TCPService: one serverConn per connection a peer
+// dialled.
+
+// serverConn reads the requests of one connection and runs each call on a
+// goroutine of its own, so a slow call (RequestJobResult waits for the job
+// to end) holds up nothing else; the answers go back in the order the calls
+// finish.
+type serverConn struct {
+	service *TCPService
+	conn    net.Conn
+	peer    string // the peer's host:port, for log lines
+
+	// ctx is cancelled when the connection closes; every call's ctx
+	// derives from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	writeMu sync.Mutex     // one frame at a time
+	calls   sync.WaitGroup // calls still running
+}
+
+func newServerConn(s *TCPService, nc net.Conn) *serverConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &serverConn{service: s, conn: nc, peer: nc.RemoteAddr().String(), ctx: ctx, cancel: cancel}
+}
+
+// close closes the connection and cancels the calls it brought in. It may
+// be called more than once.
+func (c *serverConn) close() {
+	_ = c.conn.Close() // first, so that no call answers after Close
+	c.cancel()
+}
+
+// serve reads requests until the connection ends or breaks the protocol,
+// then waits for the calls still running.
+func (c *serverConn) serve() {
+	r := bufio.NewReader(c.conn)
+	for {
+		body, err := readFrame(r, c.service.cfg.MaxFrameSize)
+		if err != nil {
+			c.logReadError(err)
+			break
+		}
+		req, err := decodeRequest(body)
+		if err != nil {
+			c.service.log.Error(fmt.Sprintf("Closing connection from %s: %v", c.peer, err))
+			break
+		}
+		c.calls.Go(func() { c.answer(req, c.handle(req)) })
+	}
+	c.close()
+	c.calls.Wait()
+	c.service.mu.Lock()
+	delete(c.service.incoming, c)
+	c.service.mu.Unlock()
+}
+
+func (c *serverConn) logReadError(err error) {
+	var tooLarge *frameTooLargeError
+	switch {
+	case c.ctx.Err() != nil, errors.Is(err, net.ErrClosed):
+		// closed by us (TCPService.Close)
+	case errors.Is(err, io.EOF):
+		// the peer hung up between frames: the normal end
+	case errors.As(err, &tooLarge):
+		c.service.log.Error(fmt.Sprintf("Closing connection from %s: %v.", c.peer, err))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		c.service.log.Error(fmt.Sprintf("Closing connection from %s: it ended in the middle of a frame.", c.peer))
+	default:
+		c.service.log.Warn(fmt.Sprintf("Closing connection from %s.", c.peer), "cause", err.Error())
+	}
+}
+
+// handle runs one call and returns its answer.
+func (c *serverConn) handle(req request) response {
+	address := c.service.Address(req.Target)
+	ep := c.service.endpoint(req.Target)
+	switch {
+	case ep == nil && req.Method == "":
+		return errorResponse(req.ID, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.", ErrRecipientUnreachable, address))
+	case ep == nil:
+		return errorResponse(req.ID, fmt.Errorf("%w: Could not send message [%s] to recipient [%s], because the recipient is unreachable. "+
+			"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable.",
+			ErrRecipientUnreachable, invocationName(req.Method), address))
+	case req.Method == "": // the handshake: which methods the endpoint serves
+		return resultResponse(req.ID, sortedNames(ep.methods))
+	}
+	method, ok := ep.methods[req.Method]
+	if !ok {
+		return errorResponse(req.ID, fmt.Errorf("Could not find rpc method %s on the rpc endpoint under address %s.", req.Method, address))
+	}
+
+	ctx := c.ctx
+	if req.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	in, err := decodeArgs(ctx, method.Type(), req.Args)
+	if err != nil {
+		return errorResponse(req.ID, fmt.Errorf("Could not decode the arguments of rpc method %s: %w", req.Method, err))
+	}
+	out := method.Call(in)
+
+	if err, _ := out[len(out)-1].Interface().(error); err != nil {
+		return errorResponse(req.ID, err)
+	}
+	if len(out) == 1 {
+		return response{ID: req.ID}
+	}
+	return resultResponse(req.ID, out[0].Interface())
+}
+
+// decodeArgs turns the JSON arguments of a call into the parameters of the
+// method, ctx first.
+func decodeArgs(ctx context.Context, m reflect.Type, args []json.RawMessage) ([]reflect.Value, error) {
+	if len(args) != m.NumIn()-1 {
+		return nil, fmt.Errorf("it takes %d arguments, got %d", m.NumIn()-1, len(args))
+	}
+	in := []reflect.Value{reflect.ValueOf(ctx)}
+	for i, raw := range args {
+		v, err := decodeValue(raw, m.In(i+1))
+		if err != nil {
+			return nil, fmt.Errorf("argument %d (%s): %w", i+1, m.In(i+1), err)
+		}
+		in = append(in, v)
+	}
+	return in, nil
+}
+
+func resultResponse(id uint64, result any) response {
+	raw, err := encodeValue(result)
+	if err != nil {
+		return errorResponse(id, fmt.Errorf("Could not encode the result: %w", err))
+	}
+	return response{ID: id, Result: raw}
+}
+
+func errorResponse(id uint64, err error) response {
+	return response{ID: id, Error: encodeError(err)}
+}
+
+// answer sends a call's response. An answer over the frame limit is
+// replaced by an error saying so (Flink: "The method ...'s result size ...
+// exceeds the maximum size"), so the caller learns why rather than
+// timing out.
+func (c *serverConn) answer(req request, resp response) {
+	limit := c.service.cfg.MaxFrameSize
+	body, err := json.Marshal(resp)
+	if err != nil {
+		body, _ = json.Marshal(errorResponse(req.ID, fmt.Errorf("Could not encode the answer of rpc method %s: %w", req.Method, err)))
+	}
+	frame, err := appendFrame(nil, body, limit)
+	var tooLarge *frameTooLargeError
+	if errors.As(err, &tooLarge) {
+		body, _ = json.Marshal(errorResponse(req.ID, fmt.Errorf("The method %s's result size %d exceeds the maximum size %d.",
+			req.Method, tooLarge.size, tooLarge.limit)))
+		frame, _ = appendFrame(nil, body, limit)
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := c.conn.Write(frame); err != nil {
+		c.close() // the peer is gone, or the stream is broken: the read loop ends too
+	}
+}
