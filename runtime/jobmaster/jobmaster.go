@@ -458,17 +458,29 @@ func (jm *JobMaster) DisconnectTaskManager(ctx context.Context, jobMasterID api.
 		if _, ok := jm.taskManagers[taskManager]; !ok {
 			return struct{}{}, nil
 		}
-		jm.disconnectTaskManager(taskManager, cause)
+		jm.disconnectTaskManagerAndTell(taskManager, cause, false) // the TaskExecutor said goodbye
 		return struct{}{}, nil
 	})
 	return err
 }
 
 // disconnectTaskManager forgets a TaskExecutor and releases its slots; the
-// tasks that ran in them fail with cause, and the failover takes over. The
-// TaskExecutor is told too (DisconnectJobManager), as in Flink: if it is
-// alive, it frees the job's slots there.
+// tasks that ran in them fail with cause, and the failover takes over.
+// When the JobMaster decided it (a heartbeat), the TaskExecutor is told too
+// (DisconnectJobManager), as in Flink: if it is alive, it frees the job's
+// slots there.
+//
+// Differs from Flink: when the TaskExecutor said goodbye itself, Flink
+// echoes the disconnect anyway, and the echo finds no connection, because
+// Pekko delivers it before any later message between the two. Here two
+// calls are not ordered: a late echo could close the connection the
+// TaskExecutor has registered anew meanwhile, and lose the slot it just
+// offered. So the JobMaster does not echo a goodbye.
 func (jm *JobMaster) disconnectTaskManager(taskManager api.ResourceID, cause error) {
+	jm.disconnectTaskManagerAndTell(taskManager, cause, true)
+}
+
+func (jm *JobMaster) disconnectTaskManagerAndTell(taskManager api.ResourceID, cause error, tell bool) {
 	jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", taskManager, cause))
 	jm.taskManagerHeartbeatManager.UnmonitorTarget(taskManager)
 	tm, ok := jm.taskManagers[taskManager]
@@ -476,7 +488,7 @@ func (jm *JobMaster) disconnectTaskManager(taskManager api.ResourceID, cause err
 	released := jm.slotPool.ReleaseTaskManager(taskManager)
 	jm.scheduler.ReleaseSlots(released, cause)
 
-	if !ok {
+	if !ok || !tell {
 		return
 	}
 	jobID := jm.jobGraph.JobID

@@ -116,6 +116,8 @@ func (te *TaskExecutor) closeJobManagerConnection(job *jobTableEntry, cause erro
 	for _, allocationID := range te.taskSlotTable.ActiveSlots(job.id) {
 		if inactive, err := te.taskSlotTable.MarkSlotInactive(allocationID); err == nil && !inactive {
 			te.freeSlotInternal(allocationID, errors.New("Slot could not be marked inactive."))
+		} else if err == nil {
+			te.startSlotTimeout(allocationID) // offered to the next leader, or freed in time
 		}
 	}
 	return conn
@@ -150,6 +152,9 @@ func (te *TaskExecutor) internalOfferSlotsToJobManager(job *jobTableEntry) {
 	offers := make([]gateway.SlotOffer, len(reserved))
 	for i, slot := range reserved {
 		offers[i] = gateway.SlotOffer{AllocationID: slot.AllocationID, SlotIndex: slot.Index, ResourceProfile: slot.ResourceProfile}
+		// An offered slot is spoken for: the JobMaster's answer decides
+		// (accepted: ACTIVE; rejected: freed; no answer: offered again).
+		te.stopSlotTimeout(slot.AllocationID)
 	}
 	te.slotOffers++
 	offerID := te.slotOffers

@@ -49,6 +49,11 @@ type Config struct {
 	// (DefaultTaskCancellationTimeout). Unlike Flink, 0 takes the default
 	// and does not disable the wait.
 	TaskCancellationTimeout time.Duration
+	// SlotTimeout is taskmanager.slot.timeout: how long a slot may stay
+	// allocated to a job without being used (offered and accepted, or
+	// running tasks) before it is freed again. Zero takes RPCTimeout, as
+	// Flink falls back to pekko.ask.timeout.
+	SlotTimeout time.Duration
 	// Heartbeat holds the heartbeat.* options with which the TaskExecutor
 	// watches its JobMasters and the ResourceManager. Zero fields take
 	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
@@ -104,8 +109,12 @@ type TaskExecutor struct {
 	jobLeaderService               *jobLeaderService
 	jobTable                       map[api.JobID]*jobTableEntry
 	currentSlotOfferPerJob         map[api.JobID]uint64
-	slotOffers                     uint64 // numbers the slot offers
-	stopping                       bool
+	// slotTimeouts holds, per allocated slot that is not in use, the ticket
+	// of its pending timeout; a timeout whose ticket is gone is stale.
+	slotTimeouts map[api.AllocationID]uint64
+	slotTickets  uint64
+	slotOffers   uint64 // numbers the slot offers
+	stopping     bool
 	// The heartbeat managers (receivers: the JobMasters and the
 	// ResourceManager ask, we answer), one target per connection.
 	jobManagerHeartbeatManager      heartbeat.HeartbeatManager[gateway.AllocatedSlotReport, gateway.TaskExecutorToJobManagerHeartbeatPayload]
@@ -130,6 +139,9 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	}
 	if cfg.RPCTimeout <= 0 {
 		cfg.RPCTimeout = DefaultRPCTimeout
+	}
+	if cfg.SlotTimeout <= 0 {
+		cfg.SlotTimeout = cfg.RPCTimeout
 	}
 	if cfg.TaskCancellationTimeout <= 0 {
 		cfg.TaskCancellationTimeout = DefaultTaskCancellationTimeout
@@ -414,6 +426,7 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 		te.logger.Debug(fmt.Sprintf("Could not allocate slot for allocation id %s.", allocationID), "cause", err)
 		return err
 	}
+	te.startSlotTimeout(allocationID)
 
 	if !te.jobLeaderService.containsJob(jobID) {
 		// Find the job's JobMaster and register there; the slot is offered
@@ -466,6 +479,7 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 	if !te.taskSlotTable.TryMarkSlotActive(jobID, tdd.AllocationID) {
 		return te.rejectSubmission(jobID, "No task slot allocated for job ID %s and allocation ID %s.", jobID, tdd.AllocationID)
 	}
+	te.stopSlotTimeout(tdd.AllocationID)
 
 	task := taskmanager.NewTask(tdd, taskmanager.Deps{
 		BlobService: te.blobService(),
@@ -634,4 +648,31 @@ type leaderListenerFunc func(address string, sessionID api.LeaderSessionID)
 
 func (f leaderListenerFunc) NotifyLeaderAddress(address string, sessionID api.LeaderSessionID) {
 	f(address, sessionID)
+}
+
+// startSlotTimeout frees an allocated slot that is still not in use after
+// SlotTimeout: its job may never come for it (its JobMaster ended before
+// the slot could be offered, say). Flink: TaskSlotTable's TimerService and
+// TaskExecutor#timeoutSlot.
+func (te *TaskExecutor) startSlotTimeout(allocationID api.AllocationID) {
+	if te.slotTimeouts == nil {
+		te.slotTimeouts = make(map[api.AllocationID]uint64)
+	}
+	te.slotTickets++
+	ticket := te.slotTickets
+	te.slotTimeouts[allocationID] = ticket
+	te.ScheduleRunAsync(func() {
+		if te.slotTimeouts[allocationID] != ticket {
+			return // the slot was used, freed or timed again meanwhile
+		}
+		delete(te.slotTimeouts, allocationID)
+		if _, ok := te.taskSlotTable.OwningJob(allocationID); ok {
+			te.freeSlotInternal(allocationID, fmt.Errorf("The slot %s has timed out.", allocationID))
+		}
+	}, te.cfg.SlotTimeout)
+}
+
+// stopSlotTimeout cancels the slot's timeout: it is in use.
+func (te *TaskExecutor) stopSlotTimeout(allocationID api.AllocationID) {
+	delete(te.slotTimeouts, allocationID)
 }

@@ -721,3 +721,34 @@ func TestRequestSlotForAJobWhoseLeaderCannotBeWatchedLeavesNothingBehind(t *test
 		assert.Empty(t, jobs)
 	})
 }
+
+// A slot allocated for a job whose JobMaster never shows up (it ended
+// before the TaskExecutor could register there) is freed after
+// taskmanager.slot.timeout and returned to the ResourceManager, as Flink's
+// TaskExecutor#timeoutSlot does; a slot the JobMaster accepted is not.
+func TestAnUnusedSlotTimesOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		synctest.Wait()
+		orphan, err := h.requestSlot(0, api.NewJobID()) // no leader for this job, ever
+		require.NoError(t, err)
+		used := api.NewJobID()
+		h.startJobMaster(used)
+		_, err = h.requestSlot(1, used)
+		require.NoError(t, err)
+		synctest.Wait()
+		require.Equal(t, taskexecutor.SlotAllocated, h.slotState(0))
+		require.Equal(t, taskexecutor.SlotActive, h.slotState(1))
+
+		time.Sleep(taskexecutor.DefaultRPCTimeout - time.Millisecond) // Flink's fallback: pekko.ask.timeout
+		synctest.Wait()
+		assert.Equal(t, taskexecutor.SlotAllocated, h.slotState(0), "not yet")
+
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.Equal(t, []api.AllocationID{orphan}, drain(h.rm.slotsAvailable), "the ResourceManager is told")
+		assert.Equal(t, taskexecutor.SlotActive, h.slotState(1), "the used slot stays")
+		assert.Contains(t, h.logs.String(), "The slot "+orphan.String()+" has timed out.")
+	})
+}
