@@ -228,7 +228,7 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 	}
 	tm, ok := s.TaskExecutor(slot.TaskManager.ResourceID)
 	if !ok {
-		s.markFailed(e, errors.New("Target slot (TaskManager) for deployment is no longer alive."))
+		s.markFailed(e, errors.New("JobException: Target slot (TaskManager) for deployment is no longer alive."))
 		return
 	}
 	s.transitionExecution(e, api.ExecutionDeploying, nil)

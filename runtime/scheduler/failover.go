@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"flinklab/runtime/api"
@@ -138,7 +140,7 @@ const maxConcurrentExceptions = ExceptionHistorySize
 // first, dropping the oldest beyond ExceptionHistorySize (Flink:
 // archiveFromFailureHandlingResult, into a BoundedFIFOQueue).
 func (s *DefaultScheduler) recordException(e *executiongraph.Execution, cause error, at time.Time) {
-	entry := gateway.ExceptionHistoryEntry{Exception: cause.Error(), Timestamp: at, TaskName: e.VertexWithAttempt()}
+	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: at, TaskName: e.VertexWithAttempt()}
 	if slot, ok := e.AssignedSlot(); ok {
 		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
 	}
@@ -154,7 +156,7 @@ func (s *DefaultScheduler) addConcurrentException(e *executiongraph.Execution, c
 	if len(s.exceptionHistory) == 0 {
 		return
 	}
-	entry := gateway.ExceptionHistoryEntry{Exception: cause.Error(), Timestamp: time.Now(), TaskName: e.VertexWithAttempt()}
+	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: time.Now(), TaskName: e.VertexWithAttempt()}
 	if slot, ok := e.AssignedSlot(); ok {
 		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
 	}
@@ -162,4 +164,16 @@ func (s *DefaultScheduler) addConcurrentException(e *executiongraph.Execution, c
 	if len(root.ConcurrentExceptions) < maxConcurrentExceptions {
 		root.ConcurrentExceptions = append(root.ConcurrentExceptions, entry)
 	}
+}
+
+// exceptionText is a failure as the exception history shows it: the error
+// text, led by the name of the exception Flink would throw. A heartbeat
+// timeout's text is the bare message (it is also a log line), so its
+// class is added here: Flink's is java.util.concurrent.TimeoutException.
+func exceptionText(cause error) string {
+	var timeout *gateway.TimeoutException
+	if errors.As(cause, &timeout) && !strings.HasPrefix(cause.Error(), "TimeoutException") {
+		return "TimeoutException: " + cause.Error()
+	}
+	return cause.Error()
 }
