@@ -89,7 +89,7 @@ func TestASilentTaskExecutorIsDisconnectedAfterTheHeartbeatTimeout(t *testing.T)
 		assert.Equal(t, api.JobRestarting, h.status())
 		job := h.job()
 		require.NotEmpty(t, job.ExceptionHistory)
-		assert.Equal(t, timedOut, job.ExceptionHistory[0].Exception)
+		assert.Equal(t, "TimeoutException: "+timedOut, job.ExceptionHistory[0].Exception)
 		assert.Equal(t, api.ResourceID("taskexecutor-0"), job.ExceptionHistory[0].TaskManagerID)
 		time.Sleep(time.Second) // the restart delay
 		synctest.Wait()

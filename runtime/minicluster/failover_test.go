@@ -123,7 +123,7 @@ func TestAKilledTaskManagerIsNoticedByItsHeartbeatAndTheJobFailsOver(t *testing.
 		graph := requestJob(t, cluster, jobID)
 		assertRunsAgainOn(t, graph, survivorID)
 		require.NotEmpty(t, graph.ExceptionHistory)
-		assert.Equal(t, timedOut, graph.ExceptionHistory[0].Exception, "the tasks failed because of the timeout, not of a report")
+		assert.Equal(t, "TimeoutException: "+timedOut, graph.ExceptionHistory[0].Exception, "the tasks failed because of the timeout, not of a report")
 		assert.Equal(t, victimID, graph.ExceptionHistory[0].TaskManagerID)
 
 		assertInOrder(t, logs.String(),
