@@ -24,8 +24,8 @@ type CacheConfig struct {
 	// StorageDir is where downloaded BLOBs are kept. It is created if
 	// missing and is left on disk by Close: the caller owns it.
 	StorageDir string
-	// Source is what BLOBs are downloaded from: the BlobServer, in-process
-	// for now. It must be set.
+	// Source is what BLOBs are downloaded from: the BlobServer itself in
+	// its own process, a TCPSource from another. It must be set.
 	Source Source
 	// FetchRetries is how many times a failed download is retried
 	// (blob.fetch.retries). 0 means DefaultFetchRetries; a negative value
@@ -33,8 +33,8 @@ type CacheConfig struct {
 	FetchRetries int
 	// Logger receives the cache's log lines; nil means slog.Default().
 	Logger *slog.Logger
-	// ServerAddress names the BlobServer in log lines and errors. Empty
-	// means "in-process".
+	// ServerAddress names the BlobServer in log lines and errors: its
+	// Address, "host:port" for one that listens. Empty means "in-process".
 	ServerAddress string
 	// Faults may break step m10: a download whose fault fires fails on
 	// every attempt, so the task fails to deploy. Nil injects nothing.

@@ -1,9 +1,10 @@
 // Package blob moves a job's jars from the client to every TaskExecutor that
 // runs the job's tasks. It mirrors Flink's org.apache.flink.runtime.blob:
 //
-//	BlobServer          the JobManager's store     (Flink: BlobServer)
+//	BlobServer          the JobManager's store     (Flink: BlobServer, BlobServerConnection)
 //	PermanentBlobCache  each TaskExecutor's copy   (Flink: PermanentBlobCache)
 //	Source              what a cache reads from    (Flink: BlobClient#downloadFromBlobServer)
+//	TCPSource           a Source in another process (Flink: BlobClient's GET)
 //	PermanentBlobKey    the name of one BLOB       (Flink: PermanentBlobKey)
 //
 // # What a BLOB is
@@ -23,8 +24,8 @@
 // # The path of a jar
 //
 //	client ──m1 upload──▶ BlobServer (JobManager)        <dir>/job_<id>/blob_p-<sha256>
-//	                          │ Open (the Source)
-//	                          ▼
+//	                          │ Open (the Source): in-process, or a TCPSource
+//	                          ▼    over the server's listener (blob.server.port)
 //	TaskExecutor ──m10──▶ PermanentBlobCache.GetFile     <cacheDir>/job_<id>/blob_p-<sha256>
 //	                          │ local path
 //	                          ▼
@@ -95,22 +96,48 @@
 // every task gets the same path. A caller whose ctx ends stops waiting; if
 // it was the one downloading, a waiting caller takes the download over.
 //
+// # Between processes
+//
+// In the embedded cluster the BlobServer is itself the caches' Source. When
+// the TaskExecutors run in processes of their own, the BlobServer listens
+// on a TCP port (ServerConfig.ListenAddress, Flink's blob.server.port; its
+// Address is then "host:port"), and each TaskExecutor's cache downloads
+// through NewTCPSource(that address). Each download is one connection
+// carrying one GET:
+//
+//	cache ── GET{jobID, key} ──────────────────────────▶ BlobServer
+//	      ◀─ RETURN_OKAY, length, the BLOB's bytes ───── (or RETURN_ERROR, kind, message)
+//
+// protocol.go has the bytes. The cache does not know which Source it has:
+// it hashes what arrives and compares it with the key, retries as before,
+// and a transfer damaged on the network is an ErrChecksumMismatch like any
+// other. A BLOB the server does not have is still an error wrapping
+// fs.ErrNotExist, and a connection cut short an io.ErrUnexpectedEOF.
+//
 // # Lifecycle
 //
 // The JobManager creates one BlobServer at start-up (it logs "Started BLOB
 // server at ..."), and the Dispatcher calls CleanupJob when a job reaches a
 // globally terminal state. Each TaskExecutor creates one PermanentBlobCache
 // and calls ReleaseJob when it stops running tasks of a job. Close stops
-// either one; later calls fail with ErrClosed.
+// either one; later calls fail with ErrClosed. A listening server's Close
+// also stops listening and closes the connections it serves.
 //
 // # Differs from Flink
 //
 //   - Keys are the SHA-256 of the content. Flink's keys are a SHA-1 digest
 //     plus a random part; ours make the key and the checksum one value.
-//   - The cache downloads in-process by calling BlobServer.Open through the
-//     Source interface. A TCP BlobClient will implement the same interface
-//     when the JobManager and the TaskManagers run as separate processes; the
-//     cache will not change.
+//   - In one process the cache downloads by calling BlobServer.Open through
+//     the Source interface; TCPSource is the same interface over TCP.
+//     Flink's BlobClient also uploads (PUT) and keeps one connection for
+//     several requests; the client here only downloads, one BLOB per
+//     connection, because uploads reach the server through the REST API in
+//     the JobManager's own process.
+//   - The protocol is Flink's in shape and constants (GET_OPERATION,
+//     JOB_RELATED_CONTENT, RETURN_OKAY, RETURN_ERROR), not byte for byte:
+//     the length is 8 bytes big-endian (Flink: 4 bytes little-endian), the
+//     key is the 32-byte SHA-256, and an error is a kind and a message, not
+//     a serialized Java exception.
 //   - Flink's message names the temp file it was writing; ours names the
 //     final path, which stays the same across attempts.
 //   - ReleaseJob deletes a job's files at once. Flink's PermanentBlobCache
@@ -122,6 +149,6 @@
 //     storage directory; Flink deletes its own random blobStore-<uuid>
 //     directory on close.
 //   - The start-up line prints Flink's defaults for blob.fetch.num-concurrent
-//     (50) and blob.fetch.backlog (1000); an in-process server enforces
-//     neither.
+//     (50) and blob.fetch.backlog (1000); the server enforces neither, and a
+//     listening server serves every connection at once.
 package blob

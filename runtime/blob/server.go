@@ -8,15 +8,21 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"sync"
 
 	"flinklab/runtime/api"
 )
 
+// DefaultListenAddress is where a BlobServer that serves over TCP listens
+// unless told otherwise: the loopback interface, on a free port (Flink's
+// blob.server.port is 0, a free port, by default).
+const DefaultListenAddress = "127.0.0.1:0"
+
 // Flink's defaults for blob.fetch.num-concurrent and blob.fetch.backlog. We
-// serve in-process and enforce neither; they appear in the start-up line so
-// that it reads like Flink's.
+// enforce neither; they appear in the start-up line so that it reads like
+// Flink's.
 const (
 	defaultFetchNumConcurrent = 50
 	defaultFetchBacklog       = 1000
@@ -30,8 +36,17 @@ type ServerConfig struct {
 	// Logger receives the server's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// Address is shown in log lines and messages only, for example
-	// "localhost:0". Empty means "in-process".
+	// "localhost:0", when the server does not listen. Empty means
+	// "in-process".
 	Address string
+	// ListenAddress is the host:port to serve BLOBs on over TCP
+	// (blob.server.port; port 0 picks a free one; DefaultListenAddress is
+	// a good choice). The server's Address is then where it listens, with
+	// the host given here, and TaskExecutors in other processes download
+	// through NewTCPSource(Address()). Empty means no listener: caches use
+	// the server itself as their Source, in-process, as in the embedded
+	// cluster.
+	ListenAddress string
 }
 
 // BlobServer stores the BLOBs of every job on the JobManager's local disk
@@ -44,11 +59,17 @@ type BlobServer struct {
 	address    string
 	log        *slog.Logger
 
+	// listener accepts the connections of TCPSources; nil when the server
+	// does not listen.
+	listener net.Listener
+
 	// mu orders the moves of finished BLOBs into a job directory against
-	// CleanupJob removing that directory, and guards closed. Writing and
-	// reading content happen outside it.
+	// CleanupJob removing that directory, and guards closed and conns.
+	// Writing and reading content happen outside it.
 	mu     sync.Mutex
 	closed bool
+	conns  map[net.Conn]struct{} // connections being served
+	wg     sync.WaitGroup        // the accept loop and every connection's goroutine
 }
 
 // NewBlobServer prepares the storage directory and returns a running server.
@@ -60,6 +81,14 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 		storageDir: cfg.StorageDir,
 		address:    cfg.Address,
 		log:        cfg.Logger,
+		conns:      make(map[net.Conn]struct{}),
+	}
+	if cfg.ListenAddress != "" {
+		listener, address, err := listen(cfg.ListenAddress)
+		if err != nil {
+			return nil, fmt.Errorf("start BLOB server: %w", err)
+		}
+		s.listener, s.address = listener, address
 	}
 	if s.address == "" {
 		s.address = "in-process"
@@ -71,11 +100,30 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 	s.log.Info(fmt.Sprintf("Started BLOB server at %s - max concurrent requests: %d - max backlog: %d",
 		s.address, defaultFetchNumConcurrent, defaultFetchBacklog),
 		"storageDir", s.storageDir)
+	if s.listener != nil {
+		s.wg.Go(s.acceptLoop)
+	}
 	return s, nil
 }
 
-// Address returns the address shown in log lines; give it to each
-// PermanentBlobCache as CacheConfig.ServerAddress.
+// listen opens the server's listener and returns it with the address
+// clients dial: the host given, and the port it got.
+func listen(address string) (net.Listener, string, error) {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, "", fmt.Errorf("listen address %q: %w", address, err)
+	}
+	listener, err := net.Listen("tcp", address)
+	if err != nil {
+		return nil, "", fmt.Errorf("could not listen at %s: %w", address, err)
+	}
+	_, port, _ := net.SplitHostPort(listener.Addr().String())
+	return listener, net.JoinHostPort(host, port), nil
+}
+
+// Address returns where the server is: "host:port" when it listens (give
+// it to NewTCPSource), otherwise the address shown in log lines. Give it
+// to each PermanentBlobCache as CacheConfig.ServerAddress too.
 func (s *BlobServer) Address() string { return s.address }
 
 // PutPermanent stores the content of r as a permanent BLOB of the job and
@@ -180,15 +228,25 @@ func (s *BlobServer) DeletePermanent(jobID api.JobID, key PermanentBlobKey) erro
 	return nil
 }
 
-// Close stops the server; every later call fails with ErrClosed. The stored
-// BLOBs stay on disk. Closing twice is allowed.
+// Close stops the server; every later call fails with ErrClosed. A server
+// that listens stops accepting connections, closes those it is serving
+// (their downloads fail, and are retried elsewhere or fail the task), and
+// waits for their goroutines. The stored BLOBs stay on disk. Closing twice
+// is allowed.
 func (s *BlobServer) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.closed {
 		s.closed = true
+		if s.listener != nil {
+			_ = s.listener.Close()
+		}
+		for conn := range s.conns {
+			_ = conn.Close()
+		}
 		s.log.Info("Stopped BLOB server at " + s.address + ".")
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 	return nil
 }
 

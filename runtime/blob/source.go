@@ -15,10 +15,10 @@ import (
 // wrapping fs.ErrNotExist. Open and the reads that follow should give up
 // when ctx is done.
 //
-// The BlobServer implements Source itself (an in-process download). A TCP
-// BlobClient, the counterpart of Flink's BlobClient#downloadFromBlobServer,
-// will implement it too, so the cache does not change when the BlobServer
-// moves into another process.
+// The BlobServer implements Source itself (an in-process download), and
+// TCPSource, the counterpart of Flink's BlobClient#downloadFromBlobServer,
+// implements it over TCP, so the cache does not change when the BlobServer
+// is in another process.
 type Source interface {
 	Open(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (io.ReadCloser, error)
 }
@@ -34,5 +34,6 @@ func (f SourceFunc) Open(ctx context.Context, jobID api.JobID, key PermanentBlob
 
 var (
 	_ Source = (*BlobServer)(nil)
+	_ Source = (*TCPSource)(nil)
 	_ Source = SourceFunc(nil)
 )

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/jobgraph"
 )
 
 // RestClusterClient talks to a cluster's REST endpoint as Flink's
@@ -86,6 +87,60 @@ func (c *RestClusterClient) RunJar(ctx context.Context, jarID string, req JarRun
 	// The jar ID is one path segment, whatever it holds ("/", "?", "%").
 	err = c.do(ctx, http.MethodPost, "/jars/"+url.PathEscape(jarID)+"/run", "application/json", bytes.NewReader(payload), &answer)
 	return answer.JobID, err
+}
+
+// SubmitJob submits a job the client has built itself (POST /jobs, steps
+// m1 and m2 in one request), as Flink's RestClusterClient#submitJob does
+// for `flink run`: one multipart request with the JobGraph file (in
+// jobgraph.Encode's JSON), the job's jar (none if jar is nil), and a JSON
+// part "request" naming both. It returns the ID of the job the cluster
+// accepted.
+func (c *RestClusterClient) SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGraph, jarName string, jar []byte) (api.JobID, error) {
+	const graphName = "flink-jobgraph.json"
+	graph, err := jobgraph.Encode(jobGraph)
+	if err != nil {
+		return api.JobID{}, err
+	}
+	request := map[string]any{"jobGraphFileName": graphName, "jobJarFileNames": []string{}}
+	if jar != nil {
+		request["jobJarFileNames"] = []string{jarName}
+	}
+	requestJSON, err := json.Marshal(request)
+	if err != nil {
+		return api.JobID{}, err
+	}
+
+	var body bytes.Buffer
+	form := multipart.NewWriter(&body)
+	writeFile := func(field, name string, data []byte) error {
+		part, err := form.CreateFormFile(field, name)
+		if err != nil {
+			return err
+		}
+		_, err = part.Write(data)
+		return err
+	}
+	err = form.WriteField("request", string(requestJSON))
+	if err == nil {
+		err = writeFile("file_0", graphName, graph)
+	}
+	if err == nil && jar != nil {
+		err = writeFile("file_1", jarName, jar)
+	}
+	if err == nil {
+		err = form.Close()
+	}
+	if err != nil {
+		return api.JobID{}, err
+	}
+
+	var answer struct {
+		JobURL string `json:"jobUrl"` // "/jobs/<32 hex>"
+	}
+	if err := c.do(ctx, http.MethodPost, "/jobs", form.FormDataContentType(), &body, &answer); err != nil {
+		return api.JobID{}, err
+	}
+	return api.ParseJobID(strings.TrimPrefix(answer.JobURL, "/jobs/"))
 }
 
 // JobStatus returns a job's current status (GET /jobs/{jobid}/status,

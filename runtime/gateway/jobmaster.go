@@ -41,11 +41,18 @@ type JobMasterGateway interface {
 	Cancel(ctx context.Context) error
 }
 
-// TaskManagerLocation says where a TaskExecutor is: its ResourceID and
-// the RPC address of its TaskExecutorGateway.
+// TaskManagerLocation says where a TaskExecutor is: its ResourceID, the
+// RPC address of its TaskExecutorGateway, and the address of its data
+// plane.
 type TaskManagerLocation struct {
 	ResourceID api.ResourceID `json:"resourceId"`
 	Address    string         `json:"address"`
+	// DataAddress is the host:port of the TaskExecutor's
+	// network.PartitionRequestServer, where consumers in other processes
+	// read the partitions its tasks produce (Flink: the TaskManagerLocation's
+	// dataPort). Empty when its partitions are read in-process only, as in
+	// the embedded cluster.
+	DataAddress string `json:"dataAddress,omitempty"`
 }
 
 func (l TaskManagerLocation) String() string { return string(l.ResourceID) + " @ " + l.Address }

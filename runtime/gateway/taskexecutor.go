@@ -89,8 +89,15 @@ type InputGateDeploymentDescriptor struct {
 	ShuffleDescriptors        []ShuffleDescriptor       `json:"shuffleDescriptors"`
 }
 
-// ShuffleDescriptor says where a consumed partition is produced.
+// ShuffleDescriptor says where a consumed partition is produced (Flink's
+// NettyShuffleDescriptor).
 type ShuffleDescriptor struct {
 	ResultPartitionID api.ResultPartitionID `json:"resultPartitionId"`
 	ProducerLocation  api.ResourceID        `json:"producerLocation"`
+	// DataAddress is the host:port of the PartitionRequestServer of the
+	// producer's TaskExecutor (its TaskManagerLocation.DataAddress), which
+	// a consumer in another process connects to (Flink: the descriptor's
+	// ConnectionID). Empty means the partition is read in-process, as
+	// every partition is in the embedded cluster.
+	DataAddress string `json:"dataAddress,omitempty"`
 }

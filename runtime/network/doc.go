@@ -7,8 +7,11 @@
 //	Buffer                  a batch of records, or an event        (Flink: Buffer, NetworkBuffer)
 //	ResultPartitionManager  the registry consumers find partitions in (Flink: ResultPartitionManager)
 //	localInputChannel       reads one subpartition in-process      (Flink: LocalInputChannel)
+//	remoteInputChannel      reads one subpartition of another process (Flink: RemoteInputChannel)
 //	InputGate               all channels of one consumer input     (Flink: SingleInputGate)
 //	ShuffleEnvironment      one per TaskExecutor, creates the above (Flink: NettyShuffleEnvironment)
+//	PartitionRequestServer  serves a process's partitions over TCP (Flink: NettyServer, PartitionRequestQueue)
+//	partitionRequestClient  one TCP connection to such a server    (Flink: NettyPartitionRequestClient)
 //
 // # The path of a record
 //
@@ -66,13 +69,17 @@
 //	first use of a         the subpartition (96 B, its reader's view inside it,
 //	subpartition           and 8 B in the partition's table); its queue comes
 //	                       with its first buffer (96 B)
-//	RequestPartitions      the gate's input channels, in one slice (32 B each)
+//	RequestPartitions      the gate's input channels: a local one is 48 B (its
+//	                       16-byte entry in the gate's list and 32 B in one
+//	                       slice of all local channels); a remote one is
+//	                       allocated on its own, with its queue of received
+//	                       buffers
 //
 // A subpartition's first use is its first buffer, Finish, or its
 // consumer's request, whichever comes first. A job whose tasks are
-// deployed and never exchange a record costs nothing per pair. A pair
-// whose consumer has asked for its subpartition costs about 140 bytes; one
-// that has carried a buffer about 260, plus the buffers in flight.
+// deployed and never exchange a record costs nothing per pair. A local
+// pair whose consumer has asked for its subpartition costs about 150 bytes;
+// one that has carried a buffer about 270, plus the buffers in flight.
 //
 // # Backpressure
 //
@@ -97,7 +104,9 @@
 // read once, by one consumer. (Flink also has BLOCKING partitions, written
 // completely to disk before anyone reads them, for batch jobs.) Because
 // producers and consumers are deployed together, a consumer may ask for a
-// partition before its producer has registered it; the request waits.
+// partition before its producer has registered it; a local request waits,
+// a remote one is asked again after a backoff (see "A partition that is
+// not there yet").
 //
 // # End of partition, and the life of a partition
 //
@@ -133,35 +142,165 @@
 // partition's mutex, taken once per buffer to find the subpartition, or
 // make it on first use).
 //
+// Between processes, each connection adds goroutines of its own: on the
+// server, one reading requests (partitionRequestQueue.serve) and one
+// writing buffers (writeLoop); on the client, one reading answers
+// (partitionRequestClient.readLoop), which hands buffers to the remote
+// channels' queues and never waits for a consumer. A partition request
+// that is retried runs on a timer's goroutine.
+//
 // Four kinds of mutex, one lock order: a subpartition's mutex may be held
 // while taking its ResultPartition's or its reader's InputGate's, never the
 // other way round; the ResultPartitionManager's is taken with none held.
 // So a partition or gate that must reach its subpartitions (release, Close,
 // the counters) first collects them under its own mutex, lets go, and then
-// locks them one by one.
+// locks them one by one. Between processes the same rule continues: a
+// subpartition's mutex comes before the mutex of the server connection
+// whose reader it notifies, and a remote channel's mutex before its gate's
+// and its connection's; a connection calls its channels with none of its
+// own locks held.
+//
+// # Between processes
+//
+// A TaskExecutor in a process of its own has its own ResultPartitionManager,
+// and a PartitionRequestServer serving it on a TCP port (its data address).
+// The TaskExecutor advertises that address when it registers at a JobMaster
+// (gateway.TaskManagerLocation.DataAddress), the scheduler copies it into
+// the shuffle descriptor of every partition produced in that TaskExecutor
+// (gateway.ShuffleDescriptor.DataAddress, Flink's ConnectionID), and the
+// consumer's InputGate picks the kind of each channel from it:
+//
+//	the descriptor's DataAddress   channel              reads through
+//	"" (the embedded cluster)      localInputChannel    the shared ResultPartitionManager
+//	Config.DataAddress (its own)   localInputChannel    the process's own manager
+//	any other host:port            remoteInputChannel   TCP, to that PartitionRequestServer
+//
+// The path of a buffer between processes:
+//
+//	producer ─EmitRecord─► subpartition queue ─► creditBasedViewReader ─► writeLoop ══ TCP ══►
+//	    read loop ─► remoteInputChannel.receivedBuffers ─► InputGate.Next ─► consumer
+//	                                  └──────────── AddCredit ═══ TCP ═══► reader's credit
+//
+// A consumer process opens one connection per producer process, whatever
+// its number of channels: every channel's messages carry its receiver ID,
+// so they share the connection (Flink's default,
+// taskmanager.network.max-num-tcp-connections 1). The last channel to
+// finish closes it.
+//
+// # The protocol
+//
+// Frames, as Flink's NettyMessage: a 4-byte frame length (the whole frame),
+// the magic number 0xBADC0FFE, a message ID, and the message's fields; see
+// nettymessage.go for the layout of each.
+//
+//	client → server   PartitionRequest{partition ID, subpartition index, receiver ID, initial credit}
+//	                  AddCredit{credit, receiver ID}
+//	                  CancelPartitionRequest{receiver ID}
+//	server → client   BufferResponse{receiver ID, sequence number, backlog, data type, the buffer's bytes}
+//	                  ErrorResponse{receiver ID (0: the whole connection), kind, message}
+//
+// A conversation for one channel:
+//
+//	→ PartitionRequest{p, subpartition 2, receiver 7, credit 2}
+//	← BufferResponse{7, #0, backlog 1, DATA_BUFFER, 32 KiB}
+//	← BufferResponse{7, #1, backlog 0, DATA_BUFFER, 32 KiB}       credit spent: the server stops
+//	→ AddCredit{1, 7}                                             the gate took a buffer
+//	← BufferResponse{7, #2, backlog 0, END_OF_PARTITION}          an event needs no credit
+//
+// and the ways it ends early:
+//
+//	← ErrorResponse{7, PartitionNotFound, "Partition … not found."}        retried with backoff
+//	← ErrorResponse{7, ProducerFailed, "partition …: the producer failed: …"} the producer called Fail
+//	← ErrorResponse{7, PartitionReleased, "partition …: result partition released"}
+//	→ CancelPartitionRequest{7}                                   the consumer closed its gate
+//
+// A peer that sends anything else (a wrong magic number, an unknown
+// message, a frame too long) gets an ErrorResponse for the whole
+// connection, which is then closed. FuzzDecodeNettyMessage holds the
+// decoder to that.
+//
+// # Credit-based flow control
+//
+// In-process, backpressure is the bounded subpartition queue. Across
+// processes a second bound is needed, on the consumer's side, and it must
+// not be the TCP connection itself: a connection carries many channels,
+// and one consumer that stops reading would stop them all if the server
+// simply wrote until the socket was full. So, as in Flink, the consumer
+// announces credit: the number of buffers it has room for. A remote channel
+// has room for BuffersPerSubpartition buffers (Flink's exclusive buffers,
+// taskmanager.network.memory.buffers-per-channel), announces them all with
+// its PartitionRequest, and one more credit each time its gate takes a data
+// buffer out. The server's reader for the channel takes a data buffer from
+// the subpartition only when it holds a credit, and spends it; an event
+// needs none.
+//
+// So the server never sends what the consumer has no room for, and the
+// connection's read loop never waits for any consumer. A consumer that
+// stops reading stops announcing credit; its reader stops taking buffers;
+// its subpartition's queue fills up; and its producer blocks in
+// EmitRecord, exactly as in-process, while the other channels of the
+// connection go on. Between a producer and its remote consumer there are
+// at most BuffersPerSubpartition buffers in the producer's queue and as
+// many in (or on the way to) the consumer's.
+//
+// # A partition that is not there yet
+//
+// Producer and consumer are deployed together, so a consumer may ask
+// before its producer has registered. In-process the request waits (see
+// "Pipelined partitions"). Across processes the server answers
+// PartitionNotFound at once, and the channel asks again after
+// taskmanager.network.request-backoff.initial (100 ms), doubling up to
+// .max (10 s): 100, 200, 400, 800, 1600, 3200, 6400 and 10000 ms, then it
+// fails with ErrPartitionNotFound (Flink's PartitionNotFoundException).
+// Flink does exactly this. Waiting on the server instead would make its
+// reading goroutine wait (or need a goroutine per waiting request) and
+// would leave waiters behind a connection that dies; answering at once
+// keeps the server's side free of state for partitions it does not have.
+//
+// # Failures between processes
+//
+//	producer calls Fail(cause)      ErrorResponse: the consumer reads ErrProducerFailed, with the
+//	                                cause's text (the cause itself stays in the producer's process)
+//	producer calls Release          ErrorResponse: the consumer reads ErrPartitionReleased
+//	consumer closes its gate        CancelPartitionRequest: the server releases the subpartition,
+//	                                its data is dropped and its producer unblocked
+//	the connection breaks           every channel on it that has not ended reads ErrRemoteTransport:
+//	                                "Lost connection to task manager '…'. This indicates that the
+//	                                remote task manager was lost." (Flink's RemoteTransportException);
+//	                                the server releases every subpartition the connection was reading
+//	the producer cannot be reached  RequestPartitions fails with ErrRemoteTransport: "Connecting to
+//	                                remote task manager '…' has failed."
+//
+// As in Flink, a channel's error comes before the buffers it has received
+// and not yet handed out, as in-process a failed partition drops its queue.
 //
 // # Differs from Flink
 //
-//   - No credit-based flow control yet. Flink's consumer announces credit
-//     (free buffers it can receive into) and the producer sends only as many
-//     buffers as it has credit for; that keeps one slow channel from
-//     blocking a whole TCP connection shared with others. Here the bounded
-//     queue per subpartition gives the same backpressure for local channels.
-//     In Flink, a producer blocks because its LocalBufferPool is empty
+//   - In Flink, a producer blocks because its LocalBufferPool is empty
 //     (taskmanager.network.memory.max-buffers-per-channel limits one
 //     subpartition's share); here it blocks on its queue. Either way it
 //     waits on one thing per partition: here the partition's
 //     spaceAvailable, shared by its subpartitions.
+//   - A remote channel has only its exclusive credit. Flink's also asks
+//     for floating buffers from its gate's pool when the server's backlog
+//     says more is waiting; here the backlog is carried and recorded, not
+//     used.
 //   - Subpartitions and input channels are made on first use (see "What a
 //     producer/consumer pair costs" above). Flink's ResultPartitionFactory
 //     creates every subpartition with its partition, and its
 //     SingleInputGateFactory every input channel with its gate, from the
 //     deployment descriptor; here the gate keeps the descriptor and makes
 //     its channels in RequestPartitions.
-//   - No network stack for local exchange, as in Flink, but also none yet
-//     for remote exchange: every TaskExecutor of the embedded cluster shares
-//     one ResultPartitionManager, and every channel is a local one. A TCP
-//     server reading from the manager will come later.
+//   - No network stack for local exchange, as in Flink. In the embedded
+//     cluster every TaskExecutor shares one ResultPartitionManager, and
+//     every channel is a local one; Flink's MiniCluster would connect its
+//     TaskExecutors through Netty on the loopback interface.
+//   - The wire format is Flink's in shape (frame length, magic number,
+//     message IDs, field order) but not byte for byte: a receiver ID is 8
+//     bytes unique on its connection (Flink's InputChannelID is 16 random
+//     bytes), errors travel as a kind and a text instead of a serialized
+//     Java exception, and there is no compression, TaskEventRequest or
+//     CloseRequest (a client that is done closes its connection).
 //   - Buffers are Go byte slices, allocated per buffer and collected by the
 //     garbage collector, not pooled MemorySegments recycled by reference
 //     counting. That lets a record returned by Next alias the buffer's
@@ -170,10 +309,11 @@
 //     buffer of its own. Flink's SpanningRecordSerializer splits it instead.
 //   - The InputGate deserializes records itself; in Flink the gate returns
 //     buffers and the task's StreamTaskNetworkInput deserializes them.
-//   - A consumer that asks for an unregistered partition waits for it
+//   - A local consumer that asks for an unregistered partition waits for it
 //     (bounded by its ctx). Flink answers PartitionNotFoundException and the
 //     consumer retries with backoff (taskmanager.network.request-backoff.*)
-//     before it fails.
+//     before it fails; so does a remote consumer here (see "A partition
+//     that is not there yet").
 //   - No OutputFlusher: the task calls Flush itself when latency matters.
 //   - The only event is EndOfPartition. Checkpoint barriers will travel the
 //     same way, as event buffers between data buffers.

@@ -30,4 +30,44 @@ var (
 	// ErrInputGateClosed is returned by Next and RequestPartitions after
 	// Close.
 	ErrInputGateClosed = errors.New("input gate closed")
+
+	// ErrPartitionNotFound is what a PartitionRequestServer answers for a
+	// partition that is not registered in its process: not yet (its
+	// producer is still being deployed), or not any more. A remote input
+	// channel retries with backoff and fails with it when the backoff is
+	// used up. Flink: PartitionNotFoundException.
+	ErrPartitionNotFound = errors.New("partition not found")
+
+	// ErrRemoteTransport is what the channels of a TCP connection to
+	// another process read when the connection could not be made or broke:
+	// "Lost connection to task manager ...". Flink: RemoteTransportException.
+	ErrRemoteTransport = errors.New("remote transport failure")
 )
+
+// remoteError is an error that crossed a process boundary, or happened to
+// a connection to one: its text is given, and errors.Is finds its sentinel
+// (ErrProducerFailed, ErrPartitionReleased, ErrPartitionNotFound,
+// ErrRemoteTransport) and its cause, if any.
+type remoteError struct {
+	sentinel error // nil when the error has no sentinel
+	message  string
+	cause    error // nil when there is none
+}
+
+func (e *remoteError) Error() string {
+	if e.cause != nil {
+		return e.message + ": " + e.cause.Error()
+	}
+	return e.message
+}
+
+func (e *remoteError) Unwrap() []error {
+	var errs []error
+	if e.sentinel != nil {
+		errs = append(errs, e.sentinel)
+	}
+	if e.cause != nil {
+		errs = append(errs, e.cause)
+	}
+	return errs
+}

@@ -103,3 +103,58 @@ func benchmarkAllToAll(b *testing.B, producers, consumers int) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkRemoteExchange is BenchmarkExchange between two processes: the
+// producer's partition is served by a PartitionRequestServer and the
+// consumer's gate reads it over a TCP connection on the loopback
+// interface, with credit-based flow control, default buffers and 8-byte
+// records. Run it with
+//
+//	go test -run '^$' -bench RemoteExchange -benchmem ./runtime/network/
+func BenchmarkRemoteExchange(b *testing.B) {
+	ctx := context.Background()
+	producerProcess, consumerProcess := newProcess(b, Config{}), newProcess(b, Config{})
+	id := newPartitionID(0)
+	partition, err := producerProcess.env.CreateResultPartition(id, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gate := consumerProcess.env.CreateInputGate(remoteGateDescriptor(0, producerProcess.server.Address(), id))
+	defer gate.Close()
+	if err := gate.RequestPartitions(ctx); err != nil {
+		b.Fatal(err)
+	}
+	record := make([]byte, 8)
+
+	b.ReportAllocs()
+	b.ResetTimer()
+	produced := make(chan error, 1)
+	go func() {
+		for range b.N {
+			if err := partition.EmitRecord(ctx, record, 0); err != nil {
+				produced <- err
+				return
+			}
+		}
+		produced <- partition.Finish(ctx)
+	}()
+	received := 0
+	for {
+		_, err := gate.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		received++
+	}
+	b.StopTimer()
+	if err := <-produced; err != nil {
+		b.Fatal(err)
+	}
+	if received != b.N {
+		b.Fatalf("received %d records, want %d", received, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

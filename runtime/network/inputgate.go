@@ -6,8 +6,49 @@ import (
 	"io"
 	"sync"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 )
+
+// inputChannel is one channel of an InputGate: it reads one subpartition
+// of one producer's partition. It mirrors Flink's abstract InputChannel;
+// localInputChannel reads a partition of this process, remoteInputChannel
+// one of another process, over TCP. The gate chooses per channel, from the
+// partition's shuffle descriptor (see InputGate.createInputChannels).
+type inputChannel interface {
+	// base returns the part every channel has: its gate and its index.
+	base() *inputChannelBase
+	// requestSubpartition attaches the channel to its subpartition. The
+	// gate's reading goroutine calls it once, and again only after it
+	// failed; it may wait (bounded by ctx) for a local producer to
+	// register or a connection to open.
+	requestSubpartition(ctx context.Context) error
+	// getNextBuffer takes the next buffer, if one is there; ok is false
+	// when there is none yet. An error is final.
+	getNextBuffer() (next bufferAndAvailability, ok bool, err error)
+	// releaseAllResources is the gate closing: the channel lets go of its
+	// subpartition, so that its producer is not blocked by it any more.
+	releaseAllResources()
+}
+
+// inputChannelBase is what every input channel has, whatever its kind.
+// Flink: the fields of InputChannel.
+type inputChannelBase struct {
+	inputGate    *InputGate
+	channelIndex int // also the index of its partition's shuffle descriptor
+
+	// isQueued says the channel is in the gate's inputChannelsWithData.
+	// Guarded by inputGate.mu.
+	isQueued bool
+}
+
+func (c *inputChannelBase) base() *inputChannelBase { return c }
+
+// partitionID returns the ID of the partition the channel reads, from the
+// gate's shared shuffle descriptors rather than a copy of its own.
+func (c *inputChannelBase) partitionID() api.ResultPartitionID {
+	return c.inputGate.shuffleDescriptors[c.channelIndex].ResultPartitionID
+}
 
 // InputGate is a consumer task's input from one upstream data set: one
 // input channel per producer subtask, each reading the same subpartition
@@ -27,6 +68,12 @@ import (
 // the deployment descriptor's list of partitions, shared with every other
 // consumer of the same partitions, and makes its channels when it first
 // requests the partitions.
+//
+// A channel reads in-process when its partition's shuffle descriptor names
+// no DataAddress, or the environment's own (Config.DataAddress), and over
+// TCP from the PartitionRequestServer at DataAddress otherwise. The reader
+// sees no difference: the same records, the same errors, the same
+// backpressure.
 type InputGate struct {
 	consumedSubpartitionIndex int
 	// shuffleDescriptors names the consumed partitions, one per channel, in
@@ -34,16 +81,17 @@ type InputGate struct {
 	// scheduler shares between all consumers of one ConsumedPartitionGroup:
 	// it is only read, never copied or changed.
 	shuffleDescriptors []gateway.ShuffleDescriptor
-	partitionManager   *ResultPartitionManager
+	env                *ShuffleEnvironment
 
 	// channels is nil until RequestPartitions makes all of them at once,
-	// one per shuffle descriptor, in one allocation. It is set under mu so
-	// that Close sees it; only the reading goroutine sets it, so that
-	// goroutine may read it without mu.
-	channels []localInputChannel
+	// one per shuffle descriptor (the local ones in one allocation). It is
+	// set under mu so that Close sees it; only the reading goroutine sets
+	// it, so that goroutine may read it without mu.
+	channels []inputChannel
 
 	// Owned by the reading goroutine.
 	requestedPartitions      bool
+	requestedChannels        int // channels[:requestedChannels] are requested
 	deserializer             recordDeserializer
 	numberOfFinishedChannels int
 	err                      error // a channel's error; every later Next returns it
@@ -56,16 +104,16 @@ type InputGate struct {
 	closeCancel context.CancelFunc
 
 	mu                    sync.Mutex
-	inputChannelsWithData []*localInputChannel // FIFO; each channel at most once; grows as channels get data
+	inputChannelsWithData []inputChannel // FIFO; each channel at most once; grows as channels get data
 	isClosed              bool
 }
 
-func newInputGate(m *ResultPartitionManager, gdd gateway.InputGateDeploymentDescriptor) *InputGate {
+func newInputGate(env *ShuffleEnvironment, gdd gateway.InputGateDeploymentDescriptor) *InputGate {
 	closed, closeCancel := context.WithCancel(context.Background())
 	return &InputGate{
 		consumedSubpartitionIndex: gdd.ConsumedSubpartitionIndex,
 		shuffleDescriptors:        gdd.ShuffleDescriptors,
-		partitionManager:          m,
+		env:                       env,
 		dataAvailable:             make(chan struct{}, 1),
 		closed:                    closed,
 		closeCancel:               closeCancel,
@@ -103,11 +151,13 @@ func (g *InputGate) Next(ctx context.Context) ([]byte, error) {
 }
 
 // RequestPartitions makes the gate's input channels and attaches each to
-// its producer's subpartition, waiting for producers that have not
-// registered yet, until ctx ends or the gate is closed. Next calls it on
-// first use; a task may call it earlier. A call interrupted by ctx may be
-// repeated and continues where it stopped. Flink:
-// SingleInputGate.requestPartitions.
+// its producer's subpartition: a local channel waits for a producer that
+// has not registered yet, until ctx ends or the gate is closed; a remote
+// one connects to its producer's process and sends its request, whose
+// answer comes later (a partition not registered there yet is asked for
+// again, with backoff). Next calls it on first use; a task may call it
+// earlier. A call interrupted by ctx may be repeated and continues where
+// it stopped. Flink: SingleInputGate.requestPartitions.
 func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	if g.requestedPartitions {
 		return nil
@@ -121,12 +171,9 @@ func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	if g.channels == nil {
 		g.createInputChannels()
 	}
-	for i := range g.channels {
-		channel := &g.channels[i]
-		if channel.view != nil {
-			continue // requested by an earlier call
-		}
-		if err := channel.requestSubpartition(ctx); err != nil {
+	// Channels before requestedChannels were requested by an earlier call.
+	for ; g.requestedChannels < len(g.channels); g.requestedChannels++ {
+		if err := g.channels[g.requestedChannels].requestSubpartition(ctx); err != nil {
 			if g.closed.Err() != nil {
 				return ErrInputGateClosed
 			}
@@ -137,14 +184,32 @@ func (g *InputGate) RequestPartitions(ctx context.Context) error {
 	return nil
 }
 
-// createInputChannels makes one channel per consumed partition, all in one
-// slice. Differs from Flink: Flink's SingleInputGateFactory creates the
-// channels with the gate; here a task that never reads its input never
-// pays for them.
+// createInputChannels makes one channel per consumed partition: a
+// localInputChannel for a partition of this process, all of those in one
+// slice, and a remoteInputChannel for a partition of another. Flink's
+// SingleInputGateFactory decides the same way, from the
+// NettyShuffleDescriptor: local if the producer runs in this TaskExecutor,
+// remote (with the producer's ConnectionID) otherwise. Differs from Flink:
+// Flink creates the channels with the gate; here a task that never reads
+// its input never pays for them.
 func (g *InputGate) createInputChannels() {
-	channels := make([]localInputChannel, len(g.shuffleDescriptors))
-	for i := range channels {
-		channels[i] = localInputChannel{inputGate: g, channelIndex: i}
+	numberOfLocal := 0
+	for _, d := range g.shuffleDescriptors {
+		if g.env.isLocal(d) {
+			numberOfLocal++
+		}
+	}
+	channels := make([]inputChannel, len(g.shuffleDescriptors))
+	locals := make([]localInputChannel, numberOfLocal)
+	for i, d := range g.shuffleDescriptors {
+		if g.env.isLocal(d) {
+			local := &locals[0]
+			locals = locals[1:]
+			local.inputChannelBase = inputChannelBase{inputGate: g, channelIndex: i}
+			channels[i] = local
+		} else {
+			channels[i] = newRemoteInputChannel(g, i, d.DataAddress)
+		}
 	}
 	g.mu.Lock()
 	g.channels = channels
@@ -171,7 +236,8 @@ func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
 		}
 		next, ok, err := channel.getNextBuffer()
 		if err != nil {
-			g.err = fmt.Errorf("input channel %d (partition %s): %w", channel.channelIndex, channel.partitionID(), err)
+			base := channel.base()
+			g.err = fmt.Errorf("input channel %d (partition %s): %w", base.channelIndex, base.partitionID(), err)
 			return g.err
 		}
 		if !ok {
@@ -193,7 +259,7 @@ func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
 
 // waitForChannelWithData takes the first channel from inputChannelsWithData,
 // waiting while there is none.
-func (g *InputGate) waitForChannelWithData(ctx context.Context) (*localInputChannel, error) {
+func (g *InputGate) waitForChannelWithData(ctx context.Context) (inputChannel, error) {
 	for {
 		g.mu.Lock()
 		if len(g.inputChannelsWithData) > 0 {
@@ -201,7 +267,7 @@ func (g *InputGate) waitForChannelWithData(ctx context.Context) (*localInputChan
 			copy(g.inputChannelsWithData, g.inputChannelsWithData[1:])
 			g.inputChannelsWithData[len(g.inputChannelsWithData)-1] = nil
 			g.inputChannelsWithData = g.inputChannelsWithData[:len(g.inputChannelsWithData)-1]
-			channel.isQueued = false
+			channel.base().isQueued = false
 			g.mu.Unlock()
 			return channel, nil
 		}
@@ -220,13 +286,13 @@ func (g *InputGate) waitForChannelWithData(ctx context.Context) (*localInputChan
 // queueChannel puts a channel with data at the back of
 // inputChannelsWithData, unless it is there already, and wakes the reader.
 // Flink: SingleInputGate.queueChannel.
-func (g *InputGate) queueChannel(channel *localInputChannel) {
+func (g *InputGate) queueChannel(channel inputChannel) {
 	g.mu.Lock()
-	if g.isClosed || channel.isQueued {
+	if g.isClosed || channel.base().isQueued {
 		g.mu.Unlock()
 		return
 	}
-	channel.isQueued = true
+	channel.base().isQueued = true
 	g.inputChannelsWithData = append(g.inputChannelsWithData, channel)
 	g.mu.Unlock()
 
@@ -238,7 +304,9 @@ func (g *InputGate) queueChannel(channel *localInputChannel) {
 
 // Close releases every subpartition the gate reads. A producer whose
 // consumer closed early is not blocked by it any more: the rest of its data
-// for this consumer is dropped. A Next or RequestPartitions waiting on
+// for this consumer is dropped. A remote channel tells its producer's
+// server so (CancelPartitionRequest), and the last channel on a connection
+// closes it. A Next or RequestPartitions waiting on
 // another goroutine returns ErrInputGateClosed. Close is idempotent.
 func (g *InputGate) Close() {
 	g.mu.Lock()
@@ -253,13 +321,10 @@ func (g *InputGate) Close() {
 	g.mu.Unlock()
 
 	g.closeCancel()
-	// No view is set after isClosed (requestSubpartition checks it under
-	// mu), so the channels' views are final and may be read without mu.
-	// The views are released outside mu: releasing takes the subpartition's
-	// lock, which comes before the gate's in the lock order.
-	for i := range channels {
-		if view := channels[i].view; view != nil {
-			view.releaseAllResources()
-		}
+	// The channels are released outside mu: releasing takes a
+	// subpartition's or a remote channel's lock, which comes before the
+	// gate's in the lock order.
+	for _, channel := range channels {
+		channel.releaseAllResources()
 	}
 }

@@ -3,36 +3,22 @@ package network
 import (
 	"context"
 	"fmt"
-
-	"flinklab/runtime/api"
 )
 
 // localInputChannel reads one subpartition of one partition that lives in
 // this process, straight from its queue: no copy, no network. It mirrors
-// Flink's LocalInputChannel. (Flink also has a RemoteInputChannel that
-// receives buffers over Netty, and a credit for each buffer it can take;
-// flinklab has only the local kind so far.)
+// Flink's LocalInputChannel. Its counterpart for a partition in another
+// process is remoteInputChannel.
 //
 // The InputGate makes its channels in RequestPartitions. Its reading
 // goroutine requests and polls the channel; the producer's goroutine calls
 // notifyDataAvailable.
 type localInputChannel struct {
-	inputGate    *InputGate
-	channelIndex int // also the index of its partition's shuffle descriptor
+	inputChannelBase
 
 	// view is set once by requestSubpartition, under inputGate.mu so that
 	// Close sees it.
 	view *pipelinedSubpartitionView
-
-	// isQueued says the channel is in the gate's inputChannelsWithData.
-	// Guarded by inputGate.mu.
-	isQueued bool
-}
-
-// partitionID returns the ID of the partition the channel reads, from the
-// gate's shared shuffle descriptors rather than a copy of its own.
-func (c *localInputChannel) partitionID() api.ResultPartitionID {
-	return c.inputGate.shuffleDescriptors[c.channelIndex].ResultPartitionID
 }
 
 // requestSubpartition asks the ResultPartitionManager for the gate's
@@ -40,7 +26,7 @@ func (c *localInputChannel) partitionID() api.ResultPartitionID {
 // registered it. Flink: LocalInputChannel.requestSubpartition.
 func (c *localInputChannel) requestSubpartition(ctx context.Context) error {
 	g := c.inputGate
-	view, err := g.partitionManager.createSubpartitionView(ctx, c.partitionID(), g.consumedSubpartitionIndex, c)
+	view, err := g.env.cfg.PartitionManager.createSubpartitionView(ctx, c.partitionID(), g.consumedSubpartitionIndex, c)
 	if err != nil {
 		return fmt.Errorf("input channel %d: request subpartition %d: %w", c.channelIndex, g.consumedSubpartitionIndex, err)
 	}
@@ -64,8 +50,20 @@ func (c *localInputChannel) getNextBuffer() (bufferAndAvailability, bool, error)
 	return c.view.getNextBuffer()
 }
 
+// releaseAllResources detaches the channel from its subpartition. The gate
+// calls it from Close, after which no view is set any more, so view may be
+// read without the gate's mu.
+func (c *localInputChannel) releaseAllResources() {
+	if c.view != nil {
+		c.view.releaseAllResources()
+	}
+}
+
 // notifyDataAvailable is called by the subpartition when its queue stops
 // being empty: the channel joins the gate's queue of channels with data.
 func (c *localInputChannel) notifyDataAvailable() { c.inputGate.queueChannel(c) }
 
-var _ bufferAvailabilityListener = (*localInputChannel)(nil)
+var (
+	_ bufferAvailabilityListener = (*localInputChannel)(nil)
+	_ inputChannel               = (*localInputChannel)(nil)
+)

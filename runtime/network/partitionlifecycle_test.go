@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -216,10 +217,19 @@ func TestNewShuffleEnvironmentAppliesDefaults(t *testing.T) {
 		want    Config
 		wantErr bool
 	}{
-		{"zero values", Config{}, Config{BufferSize: DefaultBufferSize, BuffersPerSubpartition: DefaultBuffersPerSubpartition}, false},
-		{"set values", Config{BufferSize: 4096, BuffersPerSubpartition: 8}, Config{BufferSize: 4096, BuffersPerSubpartition: 8}, false},
+		{"zero values", Config{}, Config{BufferSize: DefaultBufferSize, BuffersPerSubpartition: DefaultBuffersPerSubpartition,
+			RequestBackoffInitial: 100 * time.Millisecond, RequestBackoffMax: 10 * time.Second}, false},
+		{"set values", Config{BufferSize: 4096, BuffersPerSubpartition: 8, DataAddress: "10.0.0.7:41000",
+			RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second},
+			Config{BufferSize: 4096, BuffersPerSubpartition: 8, DataAddress: "10.0.0.7:41000",
+				RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second}, false},
+		{"an initial backoff above the default max", Config{RequestBackoffInitial: time.Minute},
+			Config{BufferSize: DefaultBufferSize, BuffersPerSubpartition: DefaultBuffersPerSubpartition,
+				RequestBackoffInitial: time.Minute, RequestBackoffMax: time.Minute}, false},
 		{"negative buffer size", Config{BufferSize: -1}, Config{}, true},
 		{"negative buffers per subpartition", Config{BuffersPerSubpartition: -1}, Config{}, true},
+		{"negative backoff", Config{RequestBackoffInitial: -time.Second}, Config{}, true},
+		{"max backoff below the initial one", Config{RequestBackoffInitial: time.Second, RequestBackoffMax: time.Millisecond}, Config{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -162,7 +162,7 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 	}
 	wasFull := s.buffersInBacklog >= s.parent.buffersPerSubpartition
 	buffer := s.popLocked()
-	next = bufferAndAvailability{buffer: buffer, moreAvailable: len(s.buffers) > 0}
+	next = bufferAndAvailability{buffer: buffer, moreAvailable: len(s.buffers) > 0, buffersInBacklog: s.buffersInBacklog}
 	consumed := !buffer.IsBuffer() && s.markConsumedLocked()
 	s.mu.Unlock()
 
@@ -173,6 +173,25 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 		s.parent.onConsumedSubpartition()
 	}
 	return next, true, nil
+}
+
+// isAvailable reports whether a reader holding the given credit may take
+// a buffer now: a data buffer needs a credit, an event does not, and a
+// released subpartition is always available, so that the reader polls and
+// learns the release error. A PartitionRequestServer asks this before it
+// polls for a remote consumer. Flink:
+// PipelinedSubpartition.getAvailabilityAndBacklog.
+func (s *pipelinedSubpartition) isAvailable(credit int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.isReleased:
+		return true
+	case len(s.buffers) == 0:
+		return false
+	default:
+		return credit > 0 || !s.buffers[0].IsBuffer()
+	}
 }
 
 // popLocked removes the head of the queue. The queue is at most a few
@@ -206,8 +225,11 @@ func (s *pipelinedSubpartition) markConsumedLocked() bool {
 }
 
 // releaseReadView is the consumer leaving before the end. Its queued
-// buffers are dropped, a blocked producer is woken, and the subpartition
-// counts as consumed.
+// buffers are dropped, the subpartition counts as consumed, and a blocked
+// producer is woken. The count comes first: if this was the partition's
+// last consumer, the partition is released before the producer wakes, so
+// that it learns so (ErrPartitionReleased) rather than running on with
+// its data dropped.
 func (s *pipelinedSubpartition) releaseReadView() {
 	s.mu.Lock()
 	s.isReadViewReleased = true
@@ -215,10 +237,10 @@ func (s *pipelinedSubpartition) releaseReadView() {
 	consumed := s.markConsumedLocked()
 	s.mu.Unlock()
 
-	s.parent.notifySpaceAvailable()
 	if consumed {
 		s.parent.onConsumedSubpartition()
 	}
+	s.parent.notifySpaceAvailable()
 }
 
 // release drops the queue and tells a reader still waiting for data, so it
@@ -243,18 +265,22 @@ func (s *pipelinedSubpartition) backlog() (now, highWaterMark int) {
 	return s.buffersInBacklog, s.maxBuffersInBacklog
 }
 
-// bufferAndAvailability is one buffer taken by a reader, and whether more
-// are queued behind it. Flink: InputChannel.BufferAndAvailability.
+// bufferAndAvailability is one buffer taken by a reader, whether more are
+// queued behind it, and how many of those are data buffers (the backlog a
+// PartitionRequestServer announces). Flink: InputChannel.BufferAndAvailability
+// and ResultSubpartition.BufferAndBacklog.
 type bufferAndAvailability struct {
-	buffer        Buffer
-	moreAvailable bool
+	buffer           Buffer
+	moreAvailable    bool
+	buffersInBacklog int
 }
 
 // bufferAvailabilityListener is told when a subpartition that was empty
-// has a buffer again (Flink: BufferAvailabilityListener). A local input
-// channel listens directly; a TCP server would listen on behalf of a remote
-// one. notifyDataAvailable is called with the subpartition's lock held and
-// must not call back into the subpartition.
+// has a buffer again, or was released (Flink: BufferAvailabilityListener).
+// A local input channel listens directly; a PartitionRequestServer's
+// creditBasedViewReader listens on behalf of a remote one.
+// notifyDataAvailable is called with the subpartition's lock held and must
+// not call back into the subpartition.
 type bufferAvailabilityListener interface {
 	notifyDataAvailable()
 }
@@ -272,6 +298,10 @@ type pipelinedSubpartitionView struct {
 func (v *pipelinedSubpartitionView) getNextBuffer() (bufferAndAvailability, bool, error) {
 	return v.parent.pollBuffer()
 }
+
+// isAvailable reports whether a reader with the given credit may take a
+// buffer now (see pipelinedSubpartition.isAvailable).
+func (v *pipelinedSubpartitionView) isAvailable(credit int) bool { return v.parent.isAvailable(credit) }
 
 // releaseAllResources detaches the reader. After the EndOfPartition event
 // it changes nothing; before it, the rest of the data is dropped.

@@ -14,8 +14,9 @@ import (
 //
 // In Flink each TaskExecutor has its own, and a consumer on another
 // TaskExecutor reaches it through the Netty server. In flinklab's embedded
-// cluster every TaskExecutor shares one, so every exchange is local; a TCP
-// server will later serve remote reads from it.
+// cluster every TaskExecutor shares one, so every exchange is local; a
+// TaskExecutor in a process of its own has its own, and a
+// PartitionRequestServer serves its partitions to the other processes.
 //
 // All methods are safe for concurrent use.
 type ResultPartitionManager struct {
@@ -78,6 +79,23 @@ func (m *ResultPartitionManager) createSubpartitionView(ctx context.Context, id 
 	partition, err := m.waitForPartition(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	return partition.createSubpartitionView(subpartitionIndex, listener)
+}
+
+// createSubpartitionViewIfRegistered attaches a reader to one subpartition
+// of a registered partition, and fails at once with an error wrapping
+// ErrPartitionNotFound if the partition is not registered. The
+// PartitionRequestServer asks this for remote consumers: it must never
+// wait, and the consumer retries with backoff, as in Flink's
+// ResultPartitionManager.createSubpartitionView.
+func (m *ResultPartitionManager) createSubpartitionViewIfRegistered(id api.ResultPartitionID,
+	subpartitionIndex int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+	m.mu.Lock()
+	partition, ok := m.registeredPartitions[id]
+	m.mu.Unlock()
+	if !ok {
+		return nil, &remoteError{sentinel: ErrPartitionNotFound, message: fmt.Sprintf("Partition %s not found.", id)}
 	}
 	return partition.createSubpartitionView(subpartitionIndex, listener)
 }

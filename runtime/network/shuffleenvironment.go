@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -27,18 +28,41 @@ type Config struct {
 	// BufferSize is the size of a network buffer in bytes (DefaultBufferSize).
 	BufferSize int
 	// BuffersPerSubpartition bounds each subpartition queue
-	// (DefaultBuffersPerSubpartition).
+	// (DefaultBuffersPerSubpartition). It is also a remote input channel's
+	// credit: how many buffers it receives ahead of its reader.
 	BuffersPerSubpartition int
+	// DataAddress is the host:port of this process's
+	// PartitionRequestServer, the address its TaskExecutor advertises
+	// (gateway.TaskManagerLocation.DataAddress). A gate reads a partition
+	// whose shuffle descriptor names no DataAddress, or this one, in-process;
+	// any other over TCP. Empty in the embedded cluster, where every
+	// partition is local.
+	DataAddress string
+	// RequestBackoffInitial and RequestBackoffMax are
+	// taskmanager.network.request-backoff.initial and .max
+	// (DefaultRequestBackoffInitial, DefaultRequestBackoffMax): a remote
+	// channel whose partition was not found asks again after the initial
+	// backoff, then after twice as long each time, and fails after a wait
+	// of the max.
+	RequestBackoffInitial time.Duration
+	RequestBackoffMax     time.Duration
 }
 
 // ShuffleEnvironment is a TaskExecutor's data plane: it creates the
-// ResultPartitions its tasks write and the InputGates they read. It mirrors
-// Flink's NettyShuffleEnvironment, minus the Netty server, client and
-// network buffer pool.
+// ResultPartitions its tasks write and the InputGates they read, and holds
+// the connections those gates open to other processes. It mirrors Flink's
+// NettyShuffleEnvironment, minus the network buffer pool; the server half
+// of Flink's NettyConnectionManager is the PartitionRequestServer, which
+// whoever starts the TaskExecutor starts next to it.
 //
 // All methods are safe for concurrent use.
 type ShuffleEnvironment struct {
-	cfg Config
+	cfg     Config
+	clients *partitionRequestClientFactory
+	// afterFunc runs f after d on a goroutine of its own and returns a
+	// function that cancels it: time.AfterFunc, unless a test fires the
+	// retries of partition requests by hand. It must not block.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // NewShuffleEnvironment returns an environment for one TaskExecutor. It
@@ -60,7 +84,27 @@ func NewShuffleEnvironment(cfg Config) (*ShuffleEnvironment, error) {
 	if cfg.BuffersPerSubpartition == 0 {
 		cfg.BuffersPerSubpartition = DefaultBuffersPerSubpartition
 	}
-	return &ShuffleEnvironment{cfg: cfg}, nil
+	if cfg.RequestBackoffInitial < 0 || cfg.RequestBackoffMax < 0 {
+		return nil, fmt.Errorf("shuffle environment: request backoffs must not be negative, got %s and %s",
+			cfg.RequestBackoffInitial, cfg.RequestBackoffMax)
+	}
+	if cfg.RequestBackoffInitial == 0 {
+		cfg.RequestBackoffInitial = DefaultRequestBackoffInitial
+	}
+	if cfg.RequestBackoffMax == 0 {
+		cfg.RequestBackoffMax = max(DefaultRequestBackoffMax, cfg.RequestBackoffInitial)
+	}
+	if cfg.RequestBackoffMax < cfg.RequestBackoffInitial {
+		return nil, fmt.Errorf("shuffle environment: the maximum request backoff %s is below the initial one %s",
+			cfg.RequestBackoffMax, cfg.RequestBackoffInitial)
+	}
+	return &ShuffleEnvironment{
+		cfg:     cfg,
+		clients: newPartitionRequestClientFactory(),
+		afterFunc: func(d time.Duration, f func()) func() bool {
+			return time.AfterFunc(d, f).Stop
+		},
+	}, nil
 }
 
 // PartitionManager returns the registry the environment uses.
@@ -92,7 +136,24 @@ func (e *ShuffleEnvironment) CreateResultPartition(id api.ResultPartitionID, num
 // (or RequestPartitions). Flink: NettyShuffleEnvironment.createInputGates
 // → SingleInputGateFactory.create.
 func (e *ShuffleEnvironment) CreateInputGate(gdd gateway.InputGateDeploymentDescriptor) *InputGate {
-	return newInputGate(e.cfg.PartitionManager, gdd)
+	return newInputGate(e, gdd)
+}
+
+// isLocal reports whether a consumed partition lives in this process: its
+// descriptor names no data address, or this environment's own. Flink:
+// NettyShuffleDescriptor.isLocalTo.
+func (e *ShuffleEnvironment) isLocal(d gateway.ShuffleDescriptor) bool {
+	return d.DataAddress == "" || d.DataAddress == e.cfg.DataAddress
+}
+
+// Close closes the connections the environment's gates opened to other
+// processes; channels still reading over them fail. A TaskExecutor process
+// calls it when it shuts down, after its tasks have stopped. It does not
+// stop a PartitionRequestServer, which has its own Close. Close may be
+// called more than once; gates created afterwards cannot read from other
+// processes.
+func (e *ShuffleEnvironment) Close() {
+	e.clients.close()
 }
 
 // ReleasePartitionsLocally releases the given partitions if they are

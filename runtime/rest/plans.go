@@ -12,6 +12,11 @@ import (
 // DefaultMaxJobPlans is Config.MaxJobPlans when it is not set.
 const DefaultMaxJobPlans = 1000
 
+// NewJobPlan returns the dataflow plan of a JobGraph as GET
+// /jobs/{jobid}/plan and /jars/{jarid}/plan answer it. The command line
+// client's info action prints it without asking a cluster.
+func NewJobPlan(g *jobgraph.JobGraph) *JobPlan { return newJobPlan(g) }
+
 // newJobPlan mirrors Flink's JsonPlanGenerator.generatePlan: a node per
 // vertex, in the JobGraph's order, each listing its inputs. An input vertex
 // (a source) has no "inputs" field at all, as in Flink, which writes the

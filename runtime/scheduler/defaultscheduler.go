@@ -109,6 +109,9 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 		arrived:    make(map[sharedSlotKey]arrivedSlot),
 		submitting: make(map[*executiongraph.Execution]bool),
 	}
+	// A consumer on another TaskExecutor reads its producer's partition
+	// over TCP, at the data address the producer's TaskExecutor advertised.
+	s.tdds.dataAddressOf = s.dataAddressOf
 	// A failover restarts every task: the job is one pipelined region when
 	// all its edges are pipelined, as in every streaming job.
 	var vertices []api.ExecutionVertexID

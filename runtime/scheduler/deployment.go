@@ -13,10 +13,22 @@ import (
 // per ConsumedPartitionGroup and shared: deploying n consumers of n
 // producers costs O(n) descriptors, not O(n²) (Flink caches them the same
 // way since 1.14).
+//
+// Each shuffle descriptor names where its partition is produced: the
+// producer's TaskExecutor (ProducerLocation) and, when that TaskExecutor
+// serves its partitions over TCP, its data address (DataAddress, Flink's
+// ConnectionID), which a consumer in another process connects to.
 type tddFactory struct {
 	graph    *executiongraph.ExecutionGraph
 	jobGraph *jobgraph.JobGraph
 	cache    map[*executiongraph.ConsumedPartitionGroup][]gateway.ShuffleDescriptor
+	// dataAddressOf returns the data address of the TaskExecutor that
+	// holds a slot (gateway.TaskManagerLocation.DataAddress); "" means its
+	// partitions are read in-process. The ExecutionGraph's slots do not
+	// carry it, the scheduler's do: NewDefaultScheduler sets this to
+	// DefaultScheduler.dataAddressOf. Nil leaves every DataAddress empty,
+	// as in the embedded cluster.
+	dataAddressOf func(api.AllocationID) string
 }
 
 func newTDDFactory(graph *executiongraph.ExecutionGraph, jobGraph *jobgraph.JobGraph) *tddFactory {
@@ -81,10 +93,35 @@ func (f *tddFactory) shuffleDescriptors(group *executiongraph.ConsumedPartitionG
 		descriptors = append(descriptors, gateway.ShuffleDescriptor{
 			ResultPartitionID: resultPartitionID(p),
 			ProducerLocation:  slot.TaskManagerLocation.ResourceID,
+			DataAddress:       f.dataAddress(slot.AllocationID),
 		})
 	}
 	f.cache[group] = descriptors
 	return descriptors
+}
+
+// dataAddress returns the data address of the TaskExecutor holding the
+// slot, or "" when there is no way to know it.
+func (f *tddFactory) dataAddress(allocationID api.AllocationID) string {
+	if f.dataAddressOf == nil {
+		return ""
+	}
+	return f.dataAddressOf(allocationID)
+}
+
+// dataAddressOf returns the data address its TaskExecutor advertised when
+// it registered (gateway.TaskManagerLocation.DataAddress) for a slot the
+// scheduler holds, and "" for a TaskExecutor that advertised none or a
+// slot it does not hold. Every producer's slot is among the arrived ones
+// when the scheduler deploys, so the lookup finds it. It is the
+// tddFactory's dataAddressOf.
+func (s *DefaultScheduler) dataAddressOf(allocationID api.AllocationID) string {
+	for _, arrived := range s.arrived {
+		if arrived.slot.AllocationID == allocationID {
+			return arrived.slot.TaskManager.DataAddress
+		}
+	}
+	return ""
 }
 
 func (f *tddFactory) partition(id api.IntermediateResultPartitionID) *executiongraph.IntermediateResultPartition {

@@ -49,6 +49,22 @@
 //	m11 the Task opens its operators and reports RUNNING; the TaskExecutor
 //	    forwards it ─UpdateTaskExecutionState─► JobMaster
 //
+// # Where its partitions are read
+//
+// The tasks write and read through Deps.Shuffle, a network.ShuffleEnvironment.
+// In the embedded cluster every TaskExecutor's environment shares one
+// ResultPartitionManager, and every exchange is in-process. A TaskExecutor
+// in a process of its own serves its partitions to other processes with a
+// network.PartitionRequestServer, and Config.DataAddress is that server's
+// address. The TaskExecutor advertises it in the TaskManagerLocation it
+// registers at each JobMaster with (RegisterTaskManager), the JobMaster
+// keeps it with the slots the TaskExecutor offers, and the scheduler
+// writes it into the shuffle descriptor of every partition produced in
+// those slots, so that consumers elsewhere know where to connect (Flink:
+// the TaskManagerLocation's dataPort, and the NettyShuffleDescriptor's
+// ConnectionID). Empty means "read in-process", as in the embedded
+// cluster.
+//
 // SubmitTask checks, in Flink's order, that the job has a JobManager
 // connection, that the sender's JobMasterID is that connection's, and that
 // the slot is allocated to the job; each refusal is a TaskSubmissionException
@@ -133,6 +149,8 @@
 //     the TaskExecutor closes is logged at ERROR ("Task did not exit
 //     gracefully within 180 + seconds.") and left running; Flink's
 //     TaskCancelerWatchDog logs the same and kills the TaskManager.
-//   - There is no separate TaskManagerRunner process yet: whoever builds a
-//     TaskExecutor (the MiniCluster) gives it its services.
+//   - There is no TaskManagerRunner: whoever builds a TaskExecutor (the
+//     MiniCluster, or a TaskManager entrypoint) gives it its services, and
+//     starts the PartitionRequestServer whose address it passes as
+//     Config.DataAddress.
 package taskexecutor

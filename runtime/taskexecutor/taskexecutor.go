@@ -58,6 +58,13 @@ type Config struct {
 	// watches its JobMasters and the ResourceManager. Zero fields take
 	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
 	Heartbeat heartbeat.HeartbeatServices
+	// DataAddress is the host:port of the network.PartitionRequestServer
+	// that serves this TaskExecutor's partitions to other processes. It is
+	// advertised in the TaskManagerLocation the TaskExecutor registers at
+	// each JobMaster with, so that consumers elsewhere know where to read
+	// (Flink: taskmanager.data.port, in the TaskManagerLocation). Empty, as
+	// in the embedded cluster, means the partitions are read in-process.
+	DataAddress string
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -169,7 +176,7 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 		logger:     cfg.Logger.With("logger", "DefaultJobLeaderService"),
 		ha:         deps.HA,
 		rpcService: deps.RPC,
-		location:   gateway.TaskManagerLocation{ResourceID: cfg.ResourceID, Address: te.address},
+		location:   gateway.TaskManagerLocation{ResourceID: cfg.ResourceID, Address: te.address, DataAddress: cfg.DataAddress},
 		config:     cfg.Registration,
 		rpcTimeout: cfg.RPCTimeout,
 		listener:   te,

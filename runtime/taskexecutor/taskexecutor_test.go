@@ -63,9 +63,10 @@ func newHarnessWithHA(t *testing.T, configure func(rm *fakeResourceManager),
 
 // harnessOptions adjust a harness; the zero value is newHarness(t, nil).
 type harnessOptions struct {
-	configure func(rm *fakeResourceManager)                             // nil: the fake as it is
-	wrapHA    func(highavailability.Services) highavailability.Services // nil: the HA services as they are
-	heartbeat heartbeat.HeartbeatServices                               // zero: Flink's defaults
+	configure   func(rm *fakeResourceManager)                             // nil: the fake as it is
+	wrapHA      func(highavailability.Services) highavailability.Services // nil: the HA services as they are
+	heartbeat   heartbeat.HeartbeatServices                               // zero: Flink's defaults
+	dataAddress string                                                    // empty: partitions are read in-process
 }
 
 func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
@@ -102,6 +103,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		NumberOfSlots:      2,
 		DefaultSlotProfile: slotProfile,
 		Heartbeat:          opts.heartbeat,
+		DataAddress:        opts.dataAddress,
 		Logger:             slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace})
 	require.NoError(t, err)
@@ -328,6 +330,25 @@ func TestRequestSlotFromAnotherResourceManagerIsRejected(t *testing.T) {
 		free, err := h.te.NumberOfFreeSlots(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, 2, free)
+	})
+}
+
+// A TaskExecutor whose partitions are served over TCP tells each JobMaster
+// where, when it registers there; the scheduler puts that address into the
+// shuffle descriptors of the partitions produced in its slots.
+func TestTaskExecutorAdvertisesItsDataAddress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarnessWith(t, harnessOptions{dataAddress: "10.0.0.7:41234"})
+		synctest.Wait()
+		jobID := api.NewJobID()
+		jm, _ := h.startJobMaster(jobID)
+
+		_, err := h.requestSlot(0, jobID)
+		require.NoError(t, err)
+		synctest.Wait()
+
+		assert.Equal(t, []gateway.TaskManagerLocation{{ResourceID: "tm-1", Address: h.te.Address(), DataAddress: "10.0.0.7:41234"}},
+			drain(jm.registrations))
 	})
 }
 

@@ -1,0 +1,353 @@
+package entrypoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/client"
+	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
+	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmanager"
+	"flinklab/runtime/jobmaster"
+	"flinklab/runtime/resourcemanager"
+	"flinklab/runtime/rest"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// ClusterEntrypoint is a JobManager process (Flink's ClusterEntrypoint):
+// the RPC service, the HA services, the BlobServer (listening for the
+// TaskManagers' downloads), the ResourceManager, the Dispatcher with a
+// JobMaster per job, and the REST endpoint, started in that order and
+// stopped in the reverse one.
+//
+// It comes in two kinds, as in Flink: a session cluster
+// (NewStandaloneSessionClusterEntrypoint) runs the jobs clients submit,
+// until it is stopped; an application cluster
+// (NewStandaloneApplicationClusterEntryPoint) runs the one job of its
+// application and then asks to be shut down (Done).
+//
+// Start and Close are called once each, from the process's main
+// goroutine; the other methods may be called from anywhere.
+type ClusterEntrypoint struct {
+	name       string // Flink's class name, e.g. "StandaloneSessionClusterEntrypoint"
+	cfg        Config
+	log        *slog.Logger
+	app        *Application // nil in a session cluster
+	trace      *trace.Recorder
+	ownWorkDir bool
+
+	rpcService      *rpc.TCPService
+	ha              *highavailability.StandaloneHaServices
+	blobServer      *blob.BlobServer
+	resourceManager *resourcemanager.ResourceManager
+	jobGraphStore   jobmanager.JobGraphStore
+	dispatcher      *dispatcher.Dispatcher
+	restServer      *rest.Server
+
+	// The application's job: watched until it ends, then shutDown closes.
+	stopWatching context.CancelFunc
+	watcher      sync.WaitGroup
+	shutDown     chan struct{}
+
+	mu          sync.Mutex
+	status      api.ApplicationStatus // how the cluster ends; UNKNOWN until it knows
+	diagnostics string
+	startFailed bool
+	closeOnce   sync.Once
+}
+
+// NewStandaloneSessionClusterEntrypoint returns a session cluster that is
+// not started (Flink's StandaloneSessionClusterEntrypoint, what
+// start-cluster.sh and jobmanager.sh start).
+func NewStandaloneSessionClusterEntrypoint(cfg Config) *ClusterEntrypoint {
+	return newClusterEntrypoint("StandaloneSessionClusterEntrypoint", cfg, nil)
+}
+
+func newClusterEntrypoint(name string, cfg Config, app *Application) *ClusterEntrypoint {
+	cfg = cfg.withDefaults()
+	return &ClusterEntrypoint{
+		name:     name,
+		cfg:      cfg,
+		log:      cfg.Logger.With("logger", name),
+		app:      app,
+		trace:    trace.NewRecorder(),
+		shutDown: make(chan struct{}),
+		status:   api.ApplicationUnknown,
+	}
+}
+
+// Start brings the cluster up and returns once every component serves.
+// On an error, what was started is stopped again, and the error says what
+// could not start (Flink: "Could not start cluster entrypoint …").
+func (e *ClusterEntrypoint) Start() error {
+	logEnvironmentInfo(e.log, e.name)
+	e.log.Info(fmt.Sprintf("Starting %s.", e.name))
+	if err := e.start(); err != nil {
+		e.log.Error(fmt.Sprintf("Could not start cluster entrypoint %s.", e.name), "cause", err.Error())
+		e.mu.Lock()
+		e.startFailed, e.diagnostics = true, err.Error()
+		e.mu.Unlock()
+		return errors.Join(fmt.Errorf("could not start cluster entrypoint %s: %w", e.name, err), e.Close())
+	}
+	return nil
+}
+
+func (e *ClusterEntrypoint) start() error {
+	if err := checkHostPort("jobmanager.rpc.address", e.cfg.RPCAddress); err != nil {
+		return err
+	}
+	if err := checkHostPort("rest.address", e.cfg.RESTAddress); err != nil {
+		return err
+	}
+	if err := checkHostPort("blob.server.port", e.cfg.BlobServerAddress); err != nil {
+		return err
+	}
+	if e.cfg.WorkingDir == "" {
+		dir, err := os.MkdirTemp("", "flinklab-jobmanager-")
+		if err != nil {
+			return err
+		}
+		e.cfg.WorkingDir, e.ownWorkDir = dir, true
+	}
+
+	// Flink's ClusterEntrypoint#initializeServices: the RPC service, the
+	// HA services and the BlobServer, which every component below uses.
+	e.log.Info("Initializing cluster services.")
+	rpcService, err := rpc.NewTCPService(rpc.TCPConfig{Address: e.cfg.RPCAddress, Logger: e.cfg.Logger})
+	if err != nil {
+		return err
+	}
+	e.rpcService = rpcService
+	// The leaders' addresses are fixed: the ResourceManager and the
+	// Dispatcher will serve under these names in this RPC service.
+	e.ha = highavailability.NewStandaloneHaServices(
+		rpcService.Address(resourcemanager.EndpointName), rpcService.Address(dispatcherEndpointName))
+	if e.blobServer, err = blob.NewBlobServer(blob.ServerConfig{
+		StorageDir:    filepath.Join(e.cfg.WorkingDir, "blobStorage"),
+		ListenAddress: e.cfg.BlobServerAddress, // the TaskManagers download over TCP
+		Logger:        e.cfg.Logger,
+	}); err != nil {
+		return err
+	}
+
+	// Flink's DispatcherResourceManagerComponentFactory#create: the
+	// ResourceManager, the Dispatcher and the REST endpoint.
+	rm, err := resourcemanager.New(resourcemanager.Config{Logger: e.cfg.Logger},
+		resourcemanager.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
+	if err != nil {
+		return err
+	}
+	e.resourceManager = rm
+	if err := rm.Start(); err != nil {
+		return err
+	}
+
+	if e.jobGraphStore, err = jobmanager.NewFileJobGraphStore(filepath.Join(e.cfg.WorkingDir, "jobgraphs")); err != nil {
+		return err
+	}
+	d, err := dispatcher.New(dispatcher.Config{Logger: e.cfg.Logger}, dispatcher.Deps{
+		RPC:                    e.rpcService,
+		JobGraphStore:          e.jobGraphStore,
+		JobResultStore:         e.ha.JobResultStore(),
+		CreateJobManagerRunner: e.createJobManagerRunner,
+		Trace:                  e.trace,
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.Start(); err != nil {
+		return err
+	}
+	e.dispatcher = d
+
+	var restDispatcher gateway.DispatcherGateway = d
+	if e.app != nil {
+		restDispatcher = applicationDispatcher{d} // the Dispatcher runs the application's job only
+	}
+	host, port, _ := net.SplitHostPort(e.rpcService.HostPort())
+	_, blobPort, _ := net.SplitHostPort(e.blobServer.Address())
+	server, err := rest.NewServer(rest.Config{
+		Address:   e.cfg.RESTAddress,
+		UploadDir: filepath.Join(e.cfg.WorkingDir, "web-upload"),
+		LogDir:    e.cfg.LogDir,
+		Logger:    e.cfg.Logger,
+	}, rest.Deps{
+		Dispatcher:      restDispatcher,
+		ResourceManager: e.resourceManager,
+		BlobServer:      e.blobServer,
+		Programs:        client.StreamingProgramRunner{},
+		Trace:           e.trace,
+		// No Faults: a fault armed here could not reach the steps that
+		// run in the TaskManager processes (m9 to m11), so
+		// /cluster/faults answers that injection is not enabled. The
+		// MiniCluster, all in one process, has it.
+		Configuration: map[string]string{
+			"jobmanager.rpc.address": host,
+			"jobmanager.rpc.port":    port,
+			"high-availability.type": "NONE",
+			"blob.storage.directory": filepath.Join(e.cfg.WorkingDir, "blobStorage"),
+			"blob.server.port":       blobPort,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	e.restServer = server
+	if err := server.Start(); err != nil {
+		return err
+	}
+
+	if e.app != nil {
+		return e.runApplication()
+	}
+	return nil
+}
+
+// createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
+// runner whose JobMaster serves in this process's RPC service and wins
+// the job's standalone election at once, with DefaultLeaderID.
+func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
+	return jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
+		JobGraph:       g,
+		LeaderElection: e.ha.JobManagerLeaderElection(g.JobID),
+		JobResultStore: e.ha.JobResultStore(),
+		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
+			return jobmaster.New(jobmaster.Config{Logger: e.cfg.Logger},
+				jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace}, g, id, onComplete)
+		},
+		Logger: e.cfg.Logger,
+		Trace:  e.trace,
+	})
+}
+
+// Done is closed when the cluster asks to be shut down by itself: an
+// application cluster once its job has ended. A session cluster runs
+// until it is stopped, and never closes it.
+func (e *ClusterEntrypoint) Done() <-chan struct{} { return e.shutDown }
+
+// ApplicationStatus returns how the cluster ends: the application's
+// outcome for an application cluster whose job has ended, UNKNOWN while
+// it runs and for a session cluster (Flink's ApplicationStatus).
+func (e *ClusterEntrypoint) ApplicationStatus() api.ApplicationStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.status
+}
+
+// ExitCode is the exit code of the process once the cluster is closed:
+// 1 if it could not start (Flink's STARTUP_FAILURE_RETURN_CODE), 0 for a
+// session cluster that was stopped, and for an application cluster
+// Flink's ApplicationStatus#processExitCode: 0 for an application that
+// SUCCEEDED or was CANCELED, 1443 for one that FAILED, 1445 when its
+// outcome is UNKNOWN (a POSIX shell sees the low 8 bits: 163 and 165).
+func (e *ClusterEntrypoint) ExitCode() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case e.startFailed:
+		return 1
+	case e.app == nil:
+		return 0
+	default:
+		return processExitCode(e.status)
+	}
+}
+
+func processExitCode(status api.ApplicationStatus) int {
+	switch status {
+	case api.ApplicationSucceeded, api.ApplicationCanceled:
+		return 0
+	case api.ApplicationFailed:
+		return 1443
+	default:
+		return 1445
+	}
+}
+
+func (e *ClusterEntrypoint) setOutcome(status api.ApplicationStatus, diagnostics string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.status, e.diagnostics = status, diagnostics
+}
+
+// RPCAddress returns the host:port of the RPC service, which TaskManagers
+// connect to (taskmanager --jobmanager HOST:PORT), once started.
+func (e *ClusterEntrypoint) RPCAddress() string {
+	if e.rpcService == nil {
+		return ""
+	}
+	return e.rpcService.HostPort()
+}
+
+// BlobServerAddress returns the host:port the BlobServer listens on, which
+// TaskManagers download jars from, once started.
+func (e *ClusterEntrypoint) BlobServerAddress() string {
+	if e.blobServer == nil {
+		return ""
+	}
+	return e.blobServer.Address()
+}
+
+// RESTAddress returns the host:port of the REST endpoint (flink run -m
+// HOST:PORT), once started.
+func (e *ClusterEntrypoint) RESTAddress() string {
+	if e.restServer == nil {
+		return ""
+	}
+	return e.restServer.Address()
+}
+
+// Close stops the cluster, as Flink's ClusterEntrypoint#shutDownAsync
+// does: the REST endpoint, the Dispatcher (jobs still running are
+// suspended; their JobMasters give back their slots), the
+// ResourceManager, the BlobServer and the RPC service, and then removes
+// the working directory it created. Closing twice does nothing.
+func (e *ClusterEntrypoint) Close() error {
+	var errs []error
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		status, diagnostics := e.status, e.diagnostics
+		e.mu.Unlock()
+		if status == api.ApplicationUnknown && diagnostics == "" {
+			diagnostics = "Cluster entrypoint has been closed externally."
+		}
+		e.log.Info(fmt.Sprintf("Shutting %s down with application status %s. Diagnostics %s.", e.name, status, diagnostics))
+
+		if e.stopWatching != nil {
+			e.stopWatching()
+			e.watcher.Wait()
+		}
+		if e.restServer != nil {
+			errs = append(errs, e.restServer.Close(context.Background()))
+		}
+		if e.dispatcher != nil {
+			errs = append(errs, e.dispatcher.Close())
+		}
+		if e.resourceManager != nil {
+			e.resourceManager.Close()
+		}
+		if e.blobServer != nil {
+			errs = append(errs, e.blobServer.Close())
+		}
+		if e.rpcService != nil {
+			errs = append(errs, e.rpcService.Close())
+		}
+		if e.ownWorkDir {
+			errs = append(errs, os.RemoveAll(e.cfg.WorkingDir))
+		}
+		e.log.Info(fmt.Sprintf("Terminating cluster entrypoint process %s with exit code %d.", e.name, e.ExitCode()))
+	})
+	return errors.Join(errs...)
+}

@@ -1,0 +1,107 @@
+package entrypoint
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/network"
+	"flinklab/runtime/rpc"
+)
+
+// What crosses between a JobManager process and a TaskManager process,
+// and over what:
+//
+//	what                         from → to                                     carried by
+//	RPC calls (every gateway)    any component → any other                     rpc.TCPService (jobmanager.rpc.port; a TaskManager's: a free port)
+//	BLOBs: the job's jar (m10)   BlobServer (JobManager) → BlobCache (TM)      the BlobServer's listener and blob.TCPSource (blob.server.port, 6124)
+//	records                      ResultPartition (TM a) → InputGate (TM b)     network.PartitionRequestServer and remote input channels
+//	                                                                           (taskmanager.data.port: a free port)
+//
+// The functions below make the TaskManager's ends of the last two, and
+// check that a task's inputs can be reached at all.
+
+// DefaultBlobServerPort is blob.server.port in a standalone cluster.
+//
+// Differs from Flink: Flink's default is 0, a free port, and a TaskExecutor
+// learns the port from its registration at the ResourceManager (the
+// ClusterInformation of the registration's answer). Here a TaskManager
+// cannot learn it that way, so the port is fixed, 6124 as in Flink's
+// Docker and Kubernetes setups, and a TaskManager finds the BlobServer at
+// the JobManager's host and this port unless told otherwise
+// (TaskManagerConfig.BlobServerAddress; start-cluster passes the
+// JobManager's actual one).
+const DefaultBlobServerPort = "6124"
+
+// newBlobSource returns where the BlobCache of a TaskManager process
+// downloads jars: the BlobServer at blobServerAddress, over TCP (Flink's
+// BlobClient).
+func newBlobSource(blobServerAddress string) blob.Source {
+	return blob.NewTCPSource(blobServerAddress)
+}
+
+// dataPlane is a TaskManager's data plane: the environment its tasks
+// write partitions and read input gates in, and the server that hands
+// its partitions to consumers in other processes.
+type dataPlane struct {
+	shuffle *network.ShuffleEnvironment
+	server  *network.PartitionRequestServer
+}
+
+// newDataPlane starts a TaskManager's data plane, its
+// PartitionRequestServer listening on host, on a free port (Flink's
+// taskmanager.data.port, 0 by default). The TaskExecutor advertises the
+// server's address; a gate reads a partition produced at that address
+// in-process, and any other over TCP.
+func newDataPlane(host string) (*dataPlane, error) {
+	partitions := network.NewResultPartitionManager()
+	server, err := network.NewPartitionRequestServer(partitions, net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, err
+	}
+	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: partitions, DataAddress: server.Address()})
+	if err != nil {
+		return nil, errors.Join(err, server.Close())
+	}
+	return &dataPlane{shuffle: shuffle, server: server}, nil
+}
+
+// address is the data address the TaskExecutor advertises.
+func (d *dataPlane) address() string { return d.server.Address() }
+
+// close closes the connections to other processes' servers, then this
+// one: consumers still reading from it fail.
+func (d *dataPlane) close() error {
+	d.shuffle.Close()
+	return d.server.Close()
+}
+
+// ErrNoDataAddress is wrapped by the refusal of a task that would read a
+// partition produced on another TaskManager without knowing where that
+// TaskManager serves it.
+var ErrNoDataAddress = errors.New("the partition is produced on another TaskManager, and its shuffle descriptor names no data address " +
+	"(the producer's TaskManagerLocation.DataAddress, which the JobMaster copies into the descriptors it deploys)")
+
+// The sentinel keeps errors.Is working in the JobManager, where a refused
+// submitTask arrives over TCP.
+func init() { rpc.RegisterError("entrypoint.ErrNoDataAddress", ErrNoDataAddress) }
+
+// checkInputsReachable refuses, at step m9, a task of TaskManager self
+// that reads a partition another TaskManager produces without knowing
+// that TaskManager's data address: its input gate would take the
+// partition for one of this process, and wait for it forever.
+func checkInputsReachable(tdd gateway.TaskDeploymentDescriptor, self api.ResourceID) error {
+	for _, gate := range tdd.InputGates {
+		for _, sd := range gate.ShuffleDescriptors {
+			if sd.ProducerLocation != self && sd.DataAddress == "" {
+				return fmt.Errorf("Task %s (%d/%d) of job %s cannot read partition %s of TaskManager %s: %w",
+					tdd.TaskInfo.TaskName, tdd.SubtaskIndex()+1, tdd.TaskInfo.NumberOfSubtasks, tdd.JobID,
+					sd.ResultPartitionID, sd.ProducerLocation, ErrNoDataAddress)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+// Package entrypoint holds the main parts of a cluster's processes: what
+// runs in a JobManager process and in a TaskManager process when the
+// cluster is not a MiniCluster but separate OS processes talking RPC over
+// TCP. It mirrors Flink's org.apache.flink.runtime.entrypoint
+// (ClusterEntrypoint, StandaloneSessionClusterEntrypoint,
+// StandaloneApplicationClusterEntryPoint) and TaskManagerRunner.
+// tools/flink starts them: `flink start-cluster`, `flink jobmanager`,
+// `flink standalone-job`, `flink taskmanager`.
+//
+// # A standalone cluster
+//
+//	            flink run / curl / web UI
+//	                       │ HTTP (rest.port, 8081)
+//	┌──────────────────────▼───────────────────────────────────┐
+//	│ JobManager process: ClusterEntrypoint                    │
+//	│   REST endpoint ── Dispatcher ── JobMaster (one per job) │
+//	│   ResourceManager (SlotManager)      BlobServer          │
+//	│   RPC service: pekko.tcp://flink@localhost:6123          │
+//	└──────────────▲──────────────────────────────▲────────────┘
+//	               │ RPC over TCP                 │
+//	┌──────────────┴──────────────┐ ┌─────────────┴───────────────┐
+//	│ TaskManager process:        │ │ TaskManager process:        │
+//	│ TaskManagerRunner           │ │ TaskManagerRunner           │
+//	│   TaskExecutor, its slots   │ │   TaskExecutor, its slots   │
+//	│   BlobCache, data plane     │ │   BlobCache, data plane     │
+//	│   RPC service: a free port  │ │   RPC service: a free port  │
+//	└─────────────────────────────┘ └─────────────────────────────┘
+//
+// The MiniCluster (runtime/minicluster) creates and wires the same
+// components in one process, with an in-process RPC service and embedded
+// leader election. Here each process has an rpc.TCPService of its own,
+// and every gateway call between processes goes through the stubs of
+// package gateway/remote.
+//
+// # Who leads: StandaloneHaServices
+//
+// A standalone cluster elects nothing (highavailability.StandaloneHaServices).
+// Every leader's election grants highavailability.DefaultLeaderID at once,
+// so that ID is the fencing token of the ResourceManager, the Dispatcher
+// and every JobMaster; a log line "granted leadership with fencing token
+// 00000000000000000000000000000001" means just that. The ResourceManager
+// is found at a fixed address, which a TaskManager builds from the
+// JobManager's host and port (jobmanager.rpc.address and
+// jobmanager.rpc.port):
+//
+//	pekko.tcp://flink@localhost:6123/user/rpc/resourcemanager_0
+//
+// A job's JobMaster has no fixed address (jobmanager_0, jobmanager_1, …
+// in the JobManager's RPC service). A TaskManager learns it the way
+// Flink's does: the ResourceManager sends it with every slot request
+// (step m7), and the TaskManagerRunner publishes it to its HA services
+// before the TaskExecutor looks for the job's leader (see
+// taskExecutorGateway in taskmanagerrunner.go).
+//
+// # StandaloneSessionClusterEntrypoint: what starts, in which order
+//
+// Start follows Flink's ClusterEntrypoint#runCluster:
+//
+//  1. the environment banner: who starts, as which user, with which
+//     arguments;
+//  2. "Starting StandaloneSessionClusterEntrypoint.";
+//  3. the cluster services ("Initializing cluster services."): the RPC
+//     service ("Actor system started at pekko.tcp://flink@localhost:6123"),
+//     the HA services, the BlobServer ("Started BLOB server at
+//     localhost:6124");
+//  4. the ResourceManager, granted leadership at once ("ResourceManager …
+//     was granted leadership with fencing token …", "Starting the
+//     resource manager.", "Starting the slot manager.");
+//  5. the Dispatcher, with its JobGraphStore;
+//  6. the REST endpoint ("Starting rest endpoint.", "Rest endpoint
+//     listening at localhost:8081").
+//
+// Differs from Flink: Flink starts the REST endpoint first and answers
+// "service temporarily unavailable" until the Dispatcher is elected; here
+// the REST endpoint needs the Dispatcher when it is made, so it comes
+// last, and a client that reaches it finds everything running.
+//
+// Close stops the same parts in the reverse order ("Shutting
+// StandaloneSessionClusterEntrypoint down with application status
+// UNKNOWN. Diagnostics Cluster entrypoint has been closed externally..",
+// as Flink writes it): the REST endpoint, the Dispatcher (running jobs are
+// suspended and give their slots back), the ResourceManager, the
+// BlobServer, the RPC service; last "Terminating cluster entrypoint
+// process … with exit code 0.".
+//
+// # StandaloneApplicationClusterEntryPoint: one job, then exit
+//
+// The same process, plus the application: once everything serves, the
+// JobManager itself plans the program in the jar, stores the jar on the
+// BlobServer and submits the job to the Dispatcher (Flink's
+// ApplicationDispatcherBootstrap); no client is involved, so the trace
+// has no steps m1 and m2. The REST endpoint refuses any other job. When
+// the job is globally terminal, Done closes and the process shuts down
+// with the job's ApplicationStatus ("Shutting
+// StandaloneApplicationClusterEntryPoint down with application status
+// SUCCEEDED.") and Flink's exit code for it (ExitCode).
+//
+// # TaskManagerRunner
+//
+// Start: the banner ("Starting TaskManager"), the RPC service on a free
+// port, the standalone HA services pointing at the JobManager, the
+// BlobCache (downloading from the JobManager's BlobServer), the data
+// plane with its PartitionRequestServer on a free port, and the
+// TaskExecutor ("Starting TaskManager with ResourceID:
+// localhost:40531-3f2a9c"), which then connects to the
+// ResourceManager ("Connecting to ResourceManager …", "Successful
+// registration at resource manager …") and reports its slots. A
+// TaskManager started before its JobManager retries the registration
+// (after an error every 10 s, Flink's cluster.registration.error-delay).
+//
+// Close makes the TaskExecutor leave actively: it fails its tasks and
+// tells the ResourceManager and its JobMasters that it is going, and they
+// release its slots at once ("Closing TaskExecutor connection … because:
+// The TaskExecutor is shutting down." in the JobManager's log) instead
+// of waiting 50 s for its heartbeat to time out.
+//
+// # Stopping: SIGINT and SIGTERM
+//
+// Each process runs until WaitForShutdown returns: on SIGINT or SIGTERM
+// ("RECEIVED SIGNAL 15: SIGTERM. Shutting down as requested.", Flink's
+// SignalHandler), or, for an application cluster, when its job has
+// ended. The process then closes gracefully. A second Ctrl-C during that
+// ends it at once.
+//
+// # Reading the logs
+//
+// Each process logs in Flink's log4j pattern to stderr and to a file of
+// the log directory named as Flink's scripts name it:
+//
+//	flink-<user>-standalonesession-<index>-<host>.log   the JobManager
+//	flink-<user>-standalonejob-<index>-<host>.log       an application's JobManager
+//	flink-<user>-taskexecutor-<index>-<host>.log        each TaskManager
+//	flink-<user>-taskexecutor-<index>-<host>.out        what its tasks print (print sinks)
+//
+// A job's way through the logs, in order: the JobManager's
+// "Received JobGraph submission", "Initializing job", "Registering job
+// manager … for job", "Received resource requirements", "Starting
+// allocation of slot … from <ResourceID>"; then in that TaskManager's
+// log "Receive slot request", "Try to register at job manager
+// pekko.tcp://…/jobmanager_N", "Offer reserved slots to the leader of
+// job"; back in the JobManager's, the deployment; and in the TaskManager's,
+// each task's "switched from DEPLOYING to INITIALIZING" and on. The
+// submission trace (GET /jobs/{jobid}/trace, printed by flink run) is
+// recorded by the JobManager: in a standalone cluster it holds steps m1 to
+// m8, and steps m9 to m11 are in the TaskManagers' logs.
+//
+// # What crosses processes
+//
+// Everything a job needs: every RPC (the gateways' stubs over the
+// rpc.TCPService of each process), the job's jar (the BlobServer listens
+// on blob.server.port, 6124, and each TaskManager's BlobCache downloads
+// through blob.TCPSource), and the records between TaskManagers (each
+// TaskManager serves its partitions with a network.PartitionRequestServer
+// and advertises its address as its TaskManagerLocation's DataAddress).
+// crossprocess.go makes the TaskManager's ends of the last two. A task
+// whose shuffle descriptor names a partition of another TaskManager but
+// no data address to read it at is refused at deployment
+// (ErrNoDataAddress) instead of waiting forever.
+package entrypoint

@@ -1,0 +1,260 @@
+package entrypoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/blob"
+	"flinklab/runtime/gateway"
+	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/taskexecutor"
+)
+
+// TaskManagerConfig configures a TaskManager process. Zero values take
+// Flink's defaults.
+type TaskManagerConfig struct {
+	// JobManagerAddress is the host:port of the JobManager's RPC service
+	// (jobmanager.rpc.address and jobmanager.rpc.port): where the
+	// ResourceManager is. Required.
+	JobManagerAddress string
+	// RPCAddress is the host:port this TaskManager's RPC service listens
+	// on (taskmanager.host and taskmanager.rpc.port), reachable by the
+	// JobManager. "" means DefaultTaskManagerRPCAddress, a free port.
+	RPCAddress string
+	// NumberOfSlots is taskmanager.numberOfTaskSlots (default 1).
+	NumberOfSlots int
+	// ResourceID is taskmanager.resource-id; "" means Flink's default, the
+	// RPC service's host:port and six random hex digits
+	// ("localhost:40531-3f2a9c").
+	ResourceID api.ResourceID
+	// BlobServerAddress is the host:port of the JobManager's BlobServer,
+	// where the BlobCache downloads the jobs' jars. "" means the
+	// JobManager's host and DefaultBlobServerPort (blob.server.port).
+	BlobServerAddress string
+	// WorkingDir holds the BlobCache's copies of the jars. "" means a
+	// temporary directory that Close removes.
+	WorkingDir string
+	// Logger receives the log lines of every component; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// TaskManagerRunner is a TaskManager process (Flink's TaskManagerRunner):
+// an RPC service of its own, the standalone HA services pointing at the
+// JobManager, a BlobCache that downloads from the JobManager's
+// BlobServer, a data plane with a server of its own, and one
+// TaskExecutor, which registers at the ResourceManager and offers its
+// slots.
+//
+// Start and Close are called once each, from the process's main
+// goroutine.
+type TaskManagerRunner struct {
+	cfg        TaskManagerConfig
+	log        *slog.Logger
+	ownWorkDir bool
+
+	rpcService   *rpc.TCPService
+	ha           *highavailability.StandaloneHaServices
+	blobCache    *blob.PermanentBlobCache
+	dataPlane    *dataPlane
+	taskExecutor *taskexecutor.TaskExecutor
+	closeOnce    sync.Once
+}
+
+// NewTaskManagerRunner returns a TaskManager that is not started.
+func NewTaskManagerRunner(cfg TaskManagerConfig) *TaskManagerRunner {
+	if cfg.RPCAddress == "" {
+		cfg.RPCAddress = DefaultTaskManagerRPCAddress
+	}
+	if cfg.NumberOfSlots <= 0 {
+		cfg.NumberOfSlots = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &TaskManagerRunner{cfg: cfg, log: cfg.Logger.With("logger", "TaskManagerRunner")}
+}
+
+// Start brings the TaskManager up. It returns once the TaskExecutor runs;
+// its registration at the ResourceManager goes on in the background, and
+// is retried while the JobManager cannot be reached (Flink's
+// cluster.registration.* options: first after 100 ms, after an error
+// every 10 s).
+func (r *TaskManagerRunner) Start() error {
+	logEnvironmentInfo(r.log, "TaskManager")
+	if err := r.start(); err != nil {
+		r.log.Error("Could not start the TaskManager.", "cause", err.Error())
+		return errors.Join(fmt.Errorf("could not start the TaskManager: %w", err), r.Close())
+	}
+	return nil
+}
+
+func (r *TaskManagerRunner) start() error {
+	if err := checkHostPort("jobmanager.rpc.address", r.cfg.JobManagerAddress); err != nil {
+		return err
+	}
+	if err := checkHostPort("taskmanager.host", r.cfg.RPCAddress); err != nil {
+		return err
+	}
+	if r.cfg.BlobServerAddress == "" {
+		jobManagerHost, _, _ := net.SplitHostPort(r.cfg.JobManagerAddress)
+		r.cfg.BlobServerAddress = net.JoinHostPort(jobManagerHost, DefaultBlobServerPort)
+	}
+	if err := checkHostPort("blob.server.port", r.cfg.BlobServerAddress); err != nil {
+		return err
+	}
+	if r.cfg.WorkingDir == "" {
+		dir, err := os.MkdirTemp("", "flinklab-taskmanager-")
+		if err != nil {
+			return err
+		}
+		r.cfg.WorkingDir, r.ownWorkDir = dir, true
+	}
+
+	rpcService, err := rpc.NewTCPService(rpc.TCPConfig{Address: r.cfg.RPCAddress, Logger: r.cfg.Logger})
+	if err != nil {
+		return err
+	}
+	r.rpcService = rpcService
+	if r.cfg.ResourceID == "" {
+		r.cfg.ResourceID = api.NewResourceID(rpcService.HostPort())
+	}
+	// The ResourceManager and the Dispatcher are where the JobManager's
+	// configuration says; a job's JobMaster is where its slot requests say
+	// (see taskExecutorGateway below).
+	r.ha = highavailability.NewStandaloneHaServices(
+		resourceManagerURL(r.cfg.JobManagerAddress), dispatcherURL(r.cfg.JobManagerAddress))
+
+	if r.blobCache, err = blob.NewPermanentBlobCache(blob.CacheConfig{
+		StorageDir:    filepath.Join(r.cfg.WorkingDir, "blobStorage"),
+		Source:        newBlobSource(r.cfg.BlobServerAddress),
+		ServerAddress: r.cfg.BlobServerAddress,
+		Logger:        r.cfg.Logger,
+	}); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(rpcService.HostPort())
+	if r.dataPlane, err = newDataPlane(host); err != nil {
+		return err
+	}
+
+	te, err := taskexecutor.New(taskexecutor.Config{
+		ResourceID:    r.cfg.ResourceID,
+		NumberOfSlots: r.cfg.NumberOfSlots,
+		DataAddress:   r.dataPlane.address(),
+		Logger:        r.cfg.Logger,
+	}, taskexecutor.Deps{
+		RPC:       taskManagerRPCService{TCPService: rpcService, ha: r.ha, resourceID: r.cfg.ResourceID},
+		HA:        r.ha,
+		BlobCache: r.blobCache,
+		Shuffle:   r.dataPlane.shuffle,
+	})
+	if err != nil {
+		return err
+	}
+	r.taskExecutor = te
+	return te.Start()
+}
+
+// ResourceID returns the TaskExecutor's ResourceID, once started.
+func (r *TaskManagerRunner) ResourceID() api.ResourceID { return r.cfg.ResourceID }
+
+// RPCAddress returns the host:port of the TaskManager's RPC service, once
+// started.
+func (r *TaskManagerRunner) RPCAddress() string {
+	if r.rpcService == nil {
+		return ""
+	}
+	return r.rpcService.HostPort()
+}
+
+// Close stops the TaskManager. The TaskExecutor leaves actively: it fails
+// its tasks and tells the ResourceManager and every JobMaster it is
+// connected to that it is going (DisconnectTaskManager), so they release
+// its slots at once instead of waiting for its heartbeat to time out.
+// Then the data plane, the BlobCache and the RPC service stop, and the
+// working directory it created is removed. Closing twice does nothing.
+func (r *TaskManagerRunner) Close() error {
+	var errs []error
+	r.closeOnce.Do(func() {
+		if r.taskExecutor != nil {
+			errs = append(errs, r.taskExecutor.Close())
+		}
+		if r.dataPlane != nil {
+			errs = append(errs, r.dataPlane.close())
+		}
+		if r.blobCache != nil {
+			errs = append(errs, r.blobCache.Close())
+		}
+		if r.rpcService != nil {
+			errs = append(errs, r.rpcService.Close())
+		}
+		if r.ownWorkDir {
+			errs = append(errs, os.RemoveAll(r.cfg.WorkingDir))
+		}
+		r.log.Info("Terminating TaskManagerRunner.")
+	})
+	return errors.Join(errs...)
+}
+
+// taskManagerRPCService is the TaskManager's TCPService, except that the
+// TaskExecutor registered with it is served as a taskExecutorGateway.
+type taskManagerRPCService struct {
+	*rpc.TCPService
+	ha         *highavailability.StandaloneHaServices
+	resourceID api.ResourceID
+}
+
+func (s taskManagerRPCService) Register(address string, endpoint any) error {
+	if te, ok := endpoint.(gateway.TaskExecutorGateway); ok {
+		endpoint = taskExecutorGateway{TaskExecutorGateway: te, ha: s.ha, resourceID: s.resourceID}
+	}
+	return s.TCPService.Register(address, endpoint)
+}
+
+// taskExecutorGateway is the TaskExecutor as the JobManager's components
+// reach it. Two calls are looked at on their way in:
+//
+//   - RequestSlot (step m7) names the job's JobMaster. Flink's
+//     TaskExecutor#requestSlot passes that address to its
+//     JobLeaderService, which asks StandaloneHaServices for the job's
+//     leader retriever with it (getJobManagerLeaderRetriever(jobId,
+//     targetAddress)). Our TaskExecutor asks the HA services by JobID
+//     alone, so the address is published to them here, before the
+//     TaskExecutor handles the request and looks for the job's leader.
+//   - SubmitTask (step m9) is refused for a task that could not reach
+//     one of its inputs (checkInputsReachable, crossprocess.go).
+type taskExecutorGateway struct {
+	gateway.TaskExecutorGateway
+	ha         *highavailability.StandaloneHaServices
+	resourceID api.ResourceID
+}
+
+func (g taskExecutorGateway) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
+	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
+	if jobMasterAddress != "" {
+		g.ha.PublishJobManagerAddress(jobID, jobMasterAddress)
+	}
+	return g.TaskExecutorGateway.RequestSlot(ctx, slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
+}
+
+func (g taskExecutorGateway) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
+	if err := checkInputsReachable(tdd, g.resourceID); err != nil {
+		return err
+	}
+	return g.TaskExecutorGateway.SubmitTask(ctx, tdd, jobMasterID)
+}
+
+var (
+	_ rpc.Service                 = taskManagerRPCService{}
+	_ gateway.TaskExecutorGateway = taskExecutorGateway{}
+)

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"flinklab/runtime/entrypoint"
+)
+
+// How long start-cluster waits for a process it started to be up, and for
+// one it stopped to be gone before it kills it. A JobManager or a
+// TaskManager is up in well under a second and stops within its RPC
+// timeout (10 s, for the goodbyes of a TaskExecutor whose JobManager is
+// gone); the bounds only keep a broken process from hanging the cluster.
+const (
+	daemonStartTimeout = 60 * time.Second
+	daemonStopTimeout  = 30 * time.Second
+)
+
+// startCluster is "start-cluster": Flink's bin/start-cluster.sh, in the
+// foreground. It starts the JobManager, waits until it serves, starts the
+// TaskManagers pointing at its RPC address, and then waits: for SIGINT or
+// SIGTERM, which stop the cluster (bin/stop-cluster.sh: the TaskManagers
+// first, so they deregister while the JobManager still listens), or for
+// one of its processes to exit by itself, which stops the others too.
+// Nothing it started outlives it.
+func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	c := newCluster(opts, stdout, stderr)
+	fmt.Fprintln(stdout, "Starting cluster.")
+	jm, err := c.startJobManager("jobmanager", entrypoint.DaemonStandaloneSession)
+	if err == nil {
+		err = c.startTaskManagers(jm)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "flink:", err)
+		c.stop()
+		return 1
+	}
+	fmt.Fprintf(stdout, "The cluster runs in the foreground. Submit jobs with: flink run -m %s <jar-file>. Stop it with Ctrl-C (SIGINT) or SIGTERM.\n",
+		jm.field("rest"))
+
+	code := 0
+	select {
+	case <-signals:
+	case d := <-c.exited:
+		fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", d.daemon, d.pid(), d.cmd.ProcessState)
+		code = 1
+	}
+	if !c.stop() {
+		code = 1
+	}
+	return code
+}
+
+// runApplication is "run-application": an application cluster on this
+// machine, in the foreground. The JobManager (standalone-job) runs the
+// program's job and exits when the job ends; then the TaskManagers are
+// stopped, and the exit code is the JobManager's (0, or Flink's 1443 for
+// a FAILED job, which a shell sees as 163).
+func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	c := newCluster(opts, stdout, stderr)
+	fmt.Fprintln(stdout, "Starting application cluster.")
+	jm, err := c.startJobManager("standalone-job", entrypoint.DaemonStandaloneJob)
+	if err == nil {
+		err = c.startTaskManagers(jm)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "flink:", err)
+		c.stop()
+		return 1
+	}
+	fmt.Fprintf(stdout, "The application runs; follow it at http://%s. Ctrl-C (SIGINT) or SIGTERM stops the cluster.\n", jm.field("rest"))
+
+	code := 1 // stopped before the application ended
+	select {
+	case <-signals:
+	case d := <-c.exited:
+		if d == jm {
+			code = jm.cmd.ProcessState.ExitCode()
+			fmt.Fprintf(stdout, "The application's JobManager exited with exit code %d.\n", code)
+		} else {
+			fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", d.daemon, d.pid(), d.cmd.ProcessState)
+		}
+	}
+	c.stop()
+	return code
+}
+
+// cluster is the set of processes start-cluster (or run-application)
+// started, in the order it started them.
+type cluster struct {
+	opts           clusterOptions
+	stdout, stderr io.Writer
+	stderrMu       sync.Mutex // the processes' log lines share stderr
+	daemons        []*daemon
+	exited         chan *daemon // each daemon, once it has exited
+}
+
+func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
+	return &cluster{opts: opts, stdout: stdout, stderr: stderr, exited: make(chan *daemon, 1+opts.taskManagers)}
+}
+
+// startJobManager starts the JobManager process and waits until it
+// serves.
+func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
+	args := []string{
+		"--host", c.opts.host,
+		"--rpc-port", strconv.Itoa(c.opts.rpcPort),
+		"--rest-port", strconv.Itoa(c.opts.restPort),
+		"--blob-port", strconv.Itoa(c.opts.blobPort),
+	}
+	if action == "standalone-job" {
+		jar, err := filepath.Abs(c.opts.jarFile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "-p", strconv.Itoa(c.opts.parallelism), jar)
+		args = append(args, c.opts.args...)
+	}
+	jm, err := c.startDaemon(action, daemonName, 0, args)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.stdout, "Starting %s daemon on host %s (pid %d): RPC %s, REST endpoint http://%s, BLOB server %s, log %s\n",
+		daemonName, hostname(), jm.pid(), jm.field("rpc"), jm.field("rest"), jm.field("blob"), jm.field("log"))
+	return jm, nil
+}
+
+// startTaskManagers starts the TaskManagers, each registering at the
+// JobManager's RPC address, and waits until each runs.
+func (c *cluster) startTaskManagers(jm *daemon) error {
+	for i := range c.opts.taskManagers {
+		tm, err := c.startDaemon("taskmanager", entrypoint.DaemonTaskExecutor, i, []string{
+			"--jobmanager", jm.field("rpc"),
+			"--blob-server", jm.field("blob"),
+			"--host", c.opts.host,
+			"--slots", strconv.Itoa(c.opts.slots),
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "Starting %s daemon on host %s (pid %d): ResourceID %s, log %s, output %s\n",
+			entrypoint.DaemonTaskExecutor, hostname(), tm.pid(), tm.field("resource-id"), tm.field("log"), tm.out)
+	}
+	return nil
+}
+
+// stop stops every process still running, the last started first: the
+// TaskManagers, then the JobManager, each with SIGTERM, and with SIGKILL
+// if it has not exited daemonStopTimeout later. It reports whether each
+// of them stopped cleanly, with exit code 0.
+func (c *cluster) stop() (clean bool) {
+	clean = true
+	for i := len(c.daemons) - 1; i >= 0; i-- {
+		d := c.daemons[i]
+		if d.hasExited() {
+			continue
+		}
+		fmt.Fprintf(c.stdout, "Stopping %s daemon (pid: %d) on host %s.\n", d.daemon, d.pid(), hostname())
+		d.stop()
+		if code := d.cmd.ProcessState.ExitCode(); code != 0 {
+			fmt.Fprintf(c.stderr, "flink: the %s daemon (pid %d) exited with exit code %d.\n", d.daemon, d.pid(), code)
+			clean = false
+		}
+	}
+	return clean
+}
+
+// daemon is one process of the cluster: this binary, started with one of
+// the cluster's actions.
+type daemon struct {
+	daemon string // Flink's daemon name: standalonesession, taskexecutor, standalonejob
+	out    string // the .out file: its standard output
+	cmd    *exec.Cmd
+	ready  map[string]string // what its ready line said: rpc=…, rest=…, log=…
+	done   chan struct{}     // closed once it has exited
+	err    error             // how it exited; read after done
+}
+
+// startDaemon starts this binary with action and args, logging into the
+// log directory under the index-th name of its daemon. Its standard
+// output goes to the .out file next to its log (what print sinks print),
+// its log lines also to start-cluster's stderr, each prefixed with its
+// name. It returns once the process has said it is up, on the pipe it
+// gets as file descriptor 3 (--ready-fd 3).
+func (c *cluster) startDaemon(action, daemonName string, index int, args []string) (*daemon, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(c.opts.logDir, 0o755); err != nil {
+		return nil, err
+	}
+	base := entrypoint.LogFileBase(daemonName, index)
+	out, err := os.Create(filepath.Join(c.opts.logDir, base+".out"))
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close() // the child has its own copy
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer readyR.Close()
+
+	cmdArgs := append([]string{action,
+		"--log-dir", c.opts.logDir, "--log-index", strconv.Itoa(index), "--ready-fd", "3"}, args...)
+	cmd := exec.Command(self, cmdArgs...)
+	cmd.Stdout = out
+	cmd.Stderr = &lineWriter{mu: &c.stderrMu, w: c.stderr, prefix: fmt.Sprintf("%s-%d | ", daemonName, index)}
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the child
+	cmd.SysProcAttr = daemonSysProcAttr()
+	err = cmd.Start()
+	_ = readyW.Close() // the child's copy is the only one left: its exit ends our read
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{daemon: daemonName, out: out.Name(), cmd: cmd, done: make(chan struct{})}
+	c.daemons = append(c.daemons, d)
+	go func() {
+		d.err = cmd.Wait()
+		close(d.done)
+		c.exited <- d
+	}()
+
+	_ = readyR.SetReadDeadline(time.Now().Add(daemonStartTimeout))
+	line, err := bufio.NewReader(readyR).ReadString('\n')
+	if err != nil {
+		logFile := filepath.Join(c.opts.logDir, base+".log")
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("the %s daemon (pid %d) exited before it was up: see %s", daemonName, d.pid(), logFile)
+		}
+		return nil, fmt.Errorf("the %s daemon (pid %d) was not up after %v: see %s", daemonName, d.pid(), daemonStartTimeout, logFile)
+	}
+	d.ready = map[string]string{}
+	for _, field := range strings.Fields(line) {
+		if key, value, ok := strings.Cut(field, "="); ok {
+			d.ready[key] = value
+		}
+	}
+	return d, nil
+}
+
+func (d *daemon) pid() int { return d.cmd.Process.Pid }
+
+func (d *daemon) field(key string) string { return d.ready[key] }
+
+func (d *daemon) hasExited() bool {
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop asks the process to stop (SIGTERM: it shuts down gracefully) and
+// waits until it has exited, killing it after daemonStopTimeout.
+func (d *daemon) stop() {
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	timer := time.NewTimer(daemonStopTimeout)
+	defer timer.Stop()
+	select {
+	case <-d.done:
+	case <-timer.C:
+		_ = d.cmd.Process.Kill()
+		<-d.done
+	}
+}
+
+// lineWriter writes what a process writes to stderr to a shared writer,
+// whole lines at a time, each behind the process's name.
+type lineWriter struct {
+	mu      *sync.Mutex
+	w       io.Writer
+	prefix  string
+	partial []byte // the start of a line not yet ended
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		l.mu.Lock()
+		_, err := fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.partial[:i])
+		l.mu.Unlock()
+		l.partial = l.partial[i+1:]
+		if err != nil {
+			return len(p), err
+		}
+	}
+}
+
+func hostname() string {
+	if name, err := os.Hostname(); err == nil {
+		return name
+	}
+	return "localhost"
+}

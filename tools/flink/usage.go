@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The usage texts follow Flink's `flink --help`: one block per action,
+// its syntax, then its options, short and long form side by side.
+
+const usageHeader = `./flink <ACTION> [OPTIONS] [ARGUMENTS]
+
+The following actions are available:
+`
+
+var actionUsages = []struct {
+	action string
+	text   string
+}{
+	{"run", `
+Action "run" compiles and runs a program.
+
+  Syntax: run [OPTIONS] <jar-file> <arguments>
+  "run" action options:
+     -c,--class <classname>           Class with the program entry point: the
+                                      jar's Program-Class, the only one it
+                                      holds.
+     -d,--detached                    If present, runs the job in detached
+                                      mode: returns once the job is
+                                      submitted.
+     -m,--jobmanager <host:port>      Address of the JobManager's REST
+                                      endpoint to which to connect (default
+                                      localhost:8081).
+     -p,--parallelism <parallelism>   The parallelism with which to run the
+                                      program. Optional flag to override the
+                                      program's default.
+  The program is planned here (StreamGraph -> JobGraph) and submitted with
+  POST /jobs, the JobGraph and the jar in one request. Attached (without
+  -d), run waits for the job, prints its submission trace and how it
+  ended. A print sink prints on the TaskManagers: with start-cluster, into
+  their .out files in the log directory.
+`},
+	{"run-application", `
+Action "run-application" runs an application in Application Mode.
+
+  Syntax: run-application [OPTIONS] <jar-file> <arguments>
+  "run-application" action options:
+     -p,--parallelism <parallelism>   The parallelism with which to run the
+                                      program.
+     --taskmanagers <n>               TaskManager processes to start (default 1).
+     --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
+     --host <host>                    jobmanager.rpc.address (default localhost).
+     --rpc-port <port>                jobmanager.rpc.port (default 6123).
+     --rest-port <port>               rest.port (default 8081; 0: a free port).
+     --blob-port <port>               blob.server.port (default 6124; 0: a free
+                                      port).
+     --log-dir <dir>                  env.log.dir (default $FLINK_LOG_DIR, or
+                                      flinklab-log in the temporary directory).
+  Starts an application cluster on this machine, in the foreground: a
+  JobManager that runs the program's job (standalone-job) and the
+  TaskManagers. It ends when the job ends, with the JobManager's exit code.
+`},
+	{"info", `
+Action "info" shows the optimized execution plan of the program (JSON).
+
+  Syntax: info [OPTIONS] <jar-file> <arguments>
+  "info" action options:
+     -c,--class <classname>           Class with the program entry point.
+     -p,--parallelism <parallelism>   The parallelism with which to run the
+                                      program.
+`},
+	{"list", `
+Action "list" lists running and scheduled programs.
+
+  Syntax: list [OPTIONS]
+  "list" action options:
+     -a,--all                         Show all programs and their JobIDs
+     -m,--jobmanager <host:port>      Address of the JobManager's REST
+                                      endpoint (default localhost:8081).
+     -r,--running                     Show only running programs and their
+                                      JobIDs
+     -s,--scheduled                   Show only scheduled programs and their
+                                      JobIDs
+`},
+	{"cancel", `
+Action "cancel" cancels a running program.
+
+  Syntax: cancel [OPTIONS] <Job ID>
+  "cancel" action options:
+     -m,--jobmanager <host:port>      Address of the JobManager's REST
+                                      endpoint (default localhost:8081).
+`},
+	{"jar", `
+Action "jar" writes the job jar of a registered program.
+
+  Syntax: jar [OPTIONS] <program>
+  "jar" action options:
+     -o,--output <file>               Where to write the jar (default
+                                      <program>.jar).
+  The programs: wordcount (with its text), ticker, and any other program
+  registered in this binary.
+`},
+	{"start-cluster", `
+Action "start-cluster" starts a standalone session cluster on this machine.
+
+  Syntax: start-cluster [OPTIONS]
+  "start-cluster" action options:
+     --taskmanagers <n>               TaskManager processes to start (default 1).
+     --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
+     --host <host>                    jobmanager.rpc.address (default localhost).
+     --rpc-port <port>                jobmanager.rpc.port (default 6123; 0: a
+                                      free port).
+     --rest-port <port>               rest.port (default 8081; 0: a free port).
+     --blob-port <port>               blob.server.port (default 6124; 0: a free
+                                      port).
+     --log-dir <dir>                  env.log.dir (default $FLINK_LOG_DIR, or
+                                      flinklab-log in the temporary directory).
+  Starts the JobManager (jobmanager) and the TaskManagers (taskmanager) as
+  processes of this binary, and stays in the foreground: Ctrl-C (SIGINT)
+  or SIGTERM stops them all, TaskManagers first.
+`},
+	{"jobmanager", `
+Action "jobmanager" runs a JobManager: a StandaloneSessionClusterEntrypoint.
+
+  Syntax: jobmanager [OPTIONS]
+  "jobmanager" action options:
+     --host <host>                    jobmanager.rpc.address (default localhost).
+     --rpc-port <port>                jobmanager.rpc.port (default 6123).
+     --rest-port <port>               rest.port (default 8081).
+     --blob-port <port>               blob.server.port (default 6124).
+     --log-dir <dir>                  env.log.dir.
+`},
+	{"standalone-job", `
+Action "standalone-job" runs a JobManager in Application Mode: a
+StandaloneApplicationClusterEntryPoint that runs one program's job and
+exits when it ends.
+
+  Syntax: standalone-job [OPTIONS] <jar-file> <arguments>
+  "standalone-job" action options:
+     -p,--parallelism <parallelism>   The parallelism of the job.
+     --host, --rpc-port, --rest-port, --blob-port, --log-dir as for
+     "jobmanager".
+`},
+	{"taskmanager", `
+Action "taskmanager" runs a TaskManager.
+
+  Syntax: taskmanager [OPTIONS]
+  "taskmanager" action options:
+     -m,--jobmanager <host:port>      The JobManager's RPC address
+                                      (jobmanager.rpc.address and
+                                      jobmanager.rpc.port). Required.
+     --blob-server <host:port>        The JobManager's BLOB server (default
+                                      its host and blob.server.port 6124).
+     --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
+     --host <host>                    taskmanager.host (default localhost).
+     --log-dir <dir>                  env.log.dir.
+`},
+}
+
+// printUsage prints the usage of one action, or of all when action is "".
+func printUsage(w io.Writer, action string) {
+	if action == "" {
+		fmt.Fprint(w, usageHeader)
+	}
+	for _, a := range actionUsages {
+		if action == "" || a.action == action {
+			fmt.Fprint(w, a.text)
+		}
+	}
+}
+
+// printInvalidAction is Flink's answer to an action it does not know.
+func printInvalidAction(w io.Writer, action string) {
+	names := make([]string, len(actionUsages))
+	for i, a := range actionUsages {
+		names[i] = fmt.Sprintf("%q", a.action)
+	}
+	fmt.Fprintf(w, "%q is not a valid action.\n\n", action)
+	fmt.Fprintf(w, "Valid actions are %s, or %s.\n\n",
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	fmt.Fprintln(w, "Specify the help option (-h or --help) to get help on the command.")
+}
