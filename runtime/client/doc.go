@@ -68,7 +68,9 @@
 //     fails in Flink with ClassNotFoundException.
 //   - Flink reads "program-class" and falls back to "Main-Class", and may
 //     list several classes separated by commas. We read Program-Class only,
-//     and its whole value is one program name.
+//     and its whole value is one program name, without surrounding spaces;
+//     a name with a character that is not printable (a control character,
+//     a byte order mark) is refused.
 //   - Flink opens a jar lazily and finds a damaged entry only when a class
 //     is loaded from it. We check every entry when the jar is opened.
 //   - Java ignores a manifest's last line when it has no line break; we

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -157,7 +158,19 @@ func readPackagedProgram(jarPath string, data []byte) (*PackagedProgram, error) 
 	if p.programClass == "" {
 		return nil, p.invalid("No 'Program-Class' entry was found in the jar file.")
 	}
+	if !printable(p.programClass) {
+		return nil, p.invalid("The 'Program-Class' entry %q holds a character that is not printable.", p.programClass)
+	}
 	return p, nil
+}
+
+// printable reports whether s holds only printable characters: letters,
+// marks, numbers, punctuation, symbols and the ASCII space (unicode.IsPrint).
+// A Program-Class is a name that is logged and shown; a control character,
+// a byte order mark or a zero-width space in it would only hide which
+// program runs.
+func printable(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
 // errEntryTooLarge is what readEntry returns when an entry is larger than
@@ -271,9 +284,10 @@ func tooLarge(subject string) error {
 // WriteJar writes a job jar to w: a zip holding META-INF/MANIFEST.MF with
 // a Program-Class header, then the resources in sorted order. The output
 // depends only on the arguments (no timestamps), so the same program and
-// resources always give the same bytes and the same BLOB key.
+// resources always give the same bytes and the same BLOB key. The
+// Program-Class must be printable UTF-8, as ReadPackagedProgram requires.
 func WriteJar(w io.Writer, programClass string, resources map[string][]byte) error {
-	if strings.TrimSpace(programClass) == "" || strings.ContainsAny(programClass, "\r\n\x00") || !utf8.ValidString(programClass) {
+	if strings.TrimSpace(programClass) == "" || !utf8.ValidString(programClass) || !printable(programClass) {
 		return fmt.Errorf("write jar: invalid Program-Class %q", programClass)
 	}
 	names := make([]string, 0, len(resources))

@@ -126,6 +126,9 @@ func Encode(g *JobGraph) ([]byte, error) {
 // reads a data set the graph does not hold. It never panics, whatever the
 // input.
 //
+// An empty userJarBlobKeys list or configuration map decodes as nil, as if
+// it were omitted, which is how Encode writes it.
+//
 // Decode checks only what it needs to rebuild the graph; call Validate for
 // the rest (parallelism, invokable class, cycles), as the Dispatcher does.
 func Decode(data []byte) (*JobGraph, error) {
@@ -148,6 +151,11 @@ func Decode(data []byte) (*JobGraph, error) {
 		UserJarBlobKeys: doc.UserJarBlobKeys,
 		vertexByID:      make(map[api.JobVertexID]*JobVertex, len(doc.Vertices)),
 	}
+	// Encode omits empty lists and maps, so an empty one decodes as nil:
+	// the graph is the same whether the document spells it out or not.
+	if len(g.UserJarBlobKeys) == 0 {
+		g.UserJarBlobKeys = nil
+	}
 
 	// 1. The vertices, without their connections.
 	for i, vj := range doc.Vertices {
@@ -156,6 +164,9 @@ func Decode(data []byte) (*JobGraph, error) {
 		}
 		if other := g.vertexByID[vj.ID]; other != nil {
 			return nil, invalid("vertex %d (%q) has the id %s of vertex %q", i, vj.Name, vj.ID, other.Name)
+		}
+		if len(vj.Configuration) == 0 {
+			vj.Configuration = nil
 		}
 		g.AddVertex(&JobVertex{
 			ID:                 vj.ID,
