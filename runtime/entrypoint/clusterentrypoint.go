@@ -5,17 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
@@ -47,6 +52,11 @@ type ClusterEntrypoint struct {
 	app        *Application // nil in a session cluster
 	trace      *trace.Recorder
 	ownWorkDir bool
+
+	// What the configuration says (Config.Configuration), read by Start.
+	heartbeat             heartbeat.HeartbeatServices
+	restartStrategy       failover.Config
+	requirementCheckDelay time.Duration
 
 	rpcService      *rpc.TCPService
 	ha              *highavailability.StandaloneHaServices
@@ -114,6 +124,9 @@ func (e *ClusterEntrypoint) start() error {
 	if err := checkHostPort("blob.server.port", e.cfg.BlobServerAddress); err != nil {
 		return err
 	}
+	if err := e.readConfiguration(); err != nil {
+		return err
+	}
 	if e.cfg.WorkingDir == "" {
 		dir, err := os.MkdirTemp("", "flinklab-jobmanager-")
 		if err != nil {
@@ -144,7 +157,11 @@ func (e *ClusterEntrypoint) start() error {
 
 	// Flink's DispatcherResourceManagerComponentFactory#create: the
 	// ResourceManager, the Dispatcher and the REST endpoint.
-	rm, err := resourcemanager.New(resourcemanager.Config{Logger: e.cfg.Logger},
+	rm, err := resourcemanager.New(resourcemanager.Config{
+		RequirementCheckDelay: e.requirementCheckDelay,
+		Heartbeat:             e.heartbeat,
+		Logger:                e.cfg.Logger,
+	},
 		resourcemanager.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
 	if err != nil {
 		return err
@@ -193,13 +210,13 @@ func (e *ClusterEntrypoint) start() error {
 		// run in the TaskManager processes (m9 to m11), so
 		// /cluster/faults answers that injection is not enabled. The
 		// MiniCluster, all in one process, has it.
-		Configuration: map[string]string{
+		Configuration: e.restConfiguration(map[string]string{
 			"jobmanager.rpc.address": host,
 			"jobmanager.rpc.port":    port,
 			"high-availability.type": "NONE",
 			"blob.storage.directory": filepath.Join(e.cfg.WorkingDir, "blobStorage"),
 			"blob.server.port":       blobPort,
-		},
+		}),
 	})
 	if err != nil {
 		return err
@@ -215,6 +232,46 @@ func (e *ClusterEntrypoint) start() error {
 	return nil
 }
 
+// readConfiguration reads the options of Config.Configuration that the
+// JobManager's components take, and refuses the ones that are wrong
+// before anything starts, as Flink's ClusterEntrypoint fails on a bad
+// configuration: the heartbeats of the ResourceManager and of every
+// JobMaster, the SlotManager's requirement check delay, and the restart
+// strategy of every job.
+func (e *ClusterEntrypoint) readConfiguration() error {
+	var err error
+	if e.heartbeat, err = heartbeatServices(e.cfg.Configuration); err != nil {
+		return err
+	}
+	if e.requirementCheckDelay, err = durationOption(e.cfg.Configuration, KeyRequirementCheckDelay, 0); err != nil {
+		return err
+	}
+	if _, set := e.cfg.Configuration[KeyRequirementCheckDelay]; set && e.requirementCheckDelay == 0 {
+		// 0 means no delay; the ResourceManager's Config takes a zero
+		// delay for "the default", so the shortest one stands for it.
+		e.requirementCheckDelay = time.Nanosecond
+	}
+	if e.restartStrategy, err = restartStrategy(e.cfg.Configuration); err != nil {
+		return err
+	}
+	return nil
+}
+
+// restConfiguration is what GET /jobmanager/config lists: the options the
+// JobManager was given, the heartbeat options it runs with (in ms, as
+// Flink writes them), and where it listens.
+func (e *ClusterEntrypoint) restConfiguration(listening map[string]string) map[string]string {
+	conf := maps.Clone(e.cfg.Configuration)
+	if conf == nil {
+		conf = map[string]string{}
+	}
+	conf[KeyHeartbeatInterval] = strconv.FormatInt(e.heartbeat.Interval.Milliseconds(), 10)
+	conf[KeyHeartbeatTimeout] = strconv.FormatInt(e.heartbeat.Timeout.Milliseconds(), 10)
+	conf[KeyHeartbeatRPCFailureThreshold] = strconv.Itoa(e.heartbeat.RPCFailureThreshold)
+	maps.Copy(conf, listening)
+	return conf
+}
+
 // createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
 // runner whose JobMaster serves in this process's RPC service and wins
 // the job's standalone election at once, with DefaultLeaderID.
@@ -224,7 +281,11 @@ func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobman
 		LeaderElection: e.ha.JobManagerLeaderElection(g.JobID),
 		JobResultStore: e.ha.JobResultStore(),
 		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
-			return jobmaster.New(jobmaster.Config{Logger: e.cfg.Logger},
+			return jobmaster.New(jobmaster.Config{
+				RestartStrategy: e.restartStrategy,
+				Heartbeat:       e.heartbeat,
+				Logger:          e.cfg.Logger,
+			},
 				jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace}, g, id, onComplete)
 		},
 		Logger: e.cfg.Logger,

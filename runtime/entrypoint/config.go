@@ -1,10 +1,17 @@
 package entrypoint
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
+	"strconv"
+	"strings"
+	"time"
 
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/resourcemanager"
 )
 
@@ -51,6 +58,13 @@ type Config struct {
 	// (GET /jobmanager/logs). "" means none. The entrypoint does not write
 	// there itself: the process's log (OpenProcessLog) does.
 	LogDir string
+	// Configuration holds Flink's configuration options as key → value,
+	// as config.yaml or `-D key=value` set them. The JobManager reads
+	// heartbeat.* (the ResourceManager's and every JobMaster's
+	// heartbeats), slotmanager.requirement-check.delay and
+	// restart-strategy.* (how every job restarts); other keys are only
+	// listed by GET /jobmanager/config. nil means Flink's defaults.
+	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -101,4 +115,104 @@ func checkHostPort(option, address string) error {
 		return fmt.Errorf("%s: %q is not an address of the form HOST:PORT", option, address)
 	}
 	return nil
+}
+
+// The keys of Flink's configuration that the processes read from
+// Config.Configuration and TaskManagerConfig.Configuration (what
+// config.yaml or `-D key=value` sets in Flink). Every other key is kept
+// and listed by GET /jobmanager/config, but changes nothing.
+const (
+	// KeyHeartbeatInterval is heartbeat.interval: how often the
+	// ResourceManager and each JobMaster ask for a heartbeat (10 s).
+	KeyHeartbeatInterval = "heartbeat.interval"
+	// KeyHeartbeatTimeout is heartbeat.timeout: after how long without a
+	// heartbeat a peer is declared lost (50 s).
+	KeyHeartbeatTimeout = "heartbeat.timeout"
+	// KeyHeartbeatRPCFailureThreshold is heartbeat.rpc-failure-threshold:
+	// after how many heartbeat RPCs in a row that could not reach a peer
+	// it is declared unreachable (2; -1 turns this off).
+	KeyHeartbeatRPCFailureThreshold = "heartbeat.rpc-failure-threshold"
+	// KeyRequirementCheckDelay is slotmanager.requirement-check.delay: how
+	// long the SlotManager waits after a change of the jobs' resource
+	// requirements before it matches slots to them (50 ms).
+	KeyRequirementCheckDelay = "slotmanager.requirement-check.delay"
+)
+
+// The restart-strategy.* keys (restart-strategy.type,
+// restart-strategy.fixed-delay.attempts, …) are read by
+// failover.FromMap; see package failover for them and their defaults.
+
+// heartbeatServices reads the heartbeat.* options, on top of Flink's
+// defaults, and checks them (Flink: HeartbeatServices.fromConfiguration).
+// Each process reads its own: the JobManager's components (the
+// ResourceManager, every JobMaster) and each TaskExecutor watch each
+// other with the options of their process, so a cluster's processes
+// should all be given the same ones.
+func heartbeatServices(conf map[string]string) (heartbeat.HeartbeatServices, error) {
+	s := heartbeat.DefaultHeartbeatServices()
+	var err error
+	if s.Interval, err = durationOption(conf, KeyHeartbeatInterval, s.Interval); err != nil {
+		return s, err
+	}
+	if s.Timeout, err = durationOption(conf, KeyHeartbeatTimeout, s.Timeout); err != nil {
+		return s, err
+	}
+	if v, ok := conf[KeyHeartbeatRPCFailureThreshold]; ok {
+		n, convErr := strconv.Atoi(strings.TrimSpace(v))
+		if convErr != nil {
+			return s, optionError(KeyHeartbeatRPCFailureThreshold, v, convErr)
+		}
+		s.RPCFailureThreshold = n
+	}
+	return s, s.Validate()
+}
+
+// restartStrategy reads the restart-strategy.* options and checks them
+// the way every JobMaster will when it builds the job's strategy, so that
+// a JobManager with a wrong option does not start rather than fail each
+// job. Without restart-strategy.type a job is not restarted (Flink's
+// default for a job without checkpointing).
+func restartStrategy(conf map[string]string) (failover.Config, error) {
+	cfg, err := failover.FromMap(conf)
+	if err != nil {
+		return cfg, err
+	}
+	if _, err := failover.NewRestartBackoffTimeStrategy(cfg, false, rand.Float64); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// durationOption reads a duration option: a number of milliseconds, as
+// Flink reads heartbeat.interval and heartbeat.timeout ("200"), or a
+// number with a unit Go knows ("200 ms", "1s", "1.5s"). Absent, it is
+// def.
+//
+// Differs from Flink: Flink's duration syntax also has "min", "day" and
+// the long unit names ("2 minutes"); use "2m" here.
+func durationOption(conf map[string]string, key string, def time.Duration) (time.Duration, error) {
+	v, ok := conf[key]
+	if !ok {
+		return def, nil
+	}
+	text := strings.ReplaceAll(strings.TrimSpace(v), " ", "")
+	if ms, err := strconv.ParseInt(text, 10, 64); err == nil {
+		if ms < 0 {
+			return 0, optionError(key, v, errors.New("a duration must not be negative"))
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(text)
+	if err == nil && d < 0 {
+		err = errors.New("a duration must not be negative")
+	}
+	if err != nil {
+		return 0, optionError(key, v, err)
+	}
+	return d, nil
+}
+
+// optionError is Flink's message for a value that does not parse.
+func optionError(key, value string, cause error) error {
+	return fmt.Errorf("Could not parse value '%s' for key '%s'. Caused by: %w", value, key, cause)
 }

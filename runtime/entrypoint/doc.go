@@ -114,6 +114,30 @@
 // The TaskExecutor is shutting down." in the JobManager's log) instead
 // of waiting 50 s for its heartbeat to time out.
 //
+// # Configuration
+//
+// Config.Configuration and TaskManagerConfig.Configuration hold Flink's
+// options as key → value, what config.yaml or `-D key=value` sets
+// (tools/flink passes its -D options on to every process it starts). A
+// process reads the options of its own components, and does not start
+// if one of them is wrong, with Flink's message ("Could not parse value
+// 'soon' for key 'heartbeat.interval'."):
+//
+//	heartbeat.interval, heartbeat.timeout,     both processes: how the ResourceManager,
+//	heartbeat.rpc-failure-threshold            the JobMasters and the TaskExecutors watch each other
+//	restart-strategy.type, restart-strategy.*  the JobManager: how every job restarts (none by default)
+//	slotmanager.requirement-check.delay        the JobManager: the SlotManager's delay (50 ms)
+//
+// heartbeat.interval and heartbeat.timeout are milliseconds, as Flink
+// reads them ("200"), or durations with a unit ("200 ms", "1s"). Every
+// process of a cluster should be given the same heartbeat options: each
+// side watches the other with its own. GET /jobmanager/config lists the
+// JobManager's options, other keys too, and the heartbeat options it
+// runs with. With Flink's defaults (10 s, 50 s) a TaskManager that is
+// killed is found out within 20 s (two heartbeat RPCs it refuses), and a
+// TaskManager whose host is gone after 50 s; tools/flink's
+// TestKilledTaskManagerEndToEnd shortens both to watch a job restart.
+//
 // # Stopping: SIGINT and SIGTERM
 //
 // Each process runs until WaitForShutdown returns: on SIGINT or SIGTERM

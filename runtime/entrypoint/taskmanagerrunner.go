@@ -43,6 +43,11 @@ type TaskManagerConfig struct {
 	// WorkingDir holds the BlobCache's copies of the jars. "" means a
 	// temporary directory that Close removes.
 	WorkingDir string
+	// Configuration holds Flink's configuration options as key → value
+	// (config.yaml, `-D key=value`). The TaskManager reads heartbeat.*:
+	// how it watches the ResourceManager and its JobMasters, which should
+	// be what the JobManager was given. nil means Flink's defaults.
+	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -112,6 +117,10 @@ func (r *TaskManagerRunner) start() error {
 	if err := checkHostPort("blob.server.port", r.cfg.BlobServerAddress); err != nil {
 		return err
 	}
+	heartbeats, err := heartbeatServices(r.cfg.Configuration)
+	if err != nil {
+		return err
+	}
 	if r.cfg.WorkingDir == "" {
 		dir, err := os.MkdirTemp("", "flinklab-taskmanager-")
 		if err != nil {
@@ -151,6 +160,7 @@ func (r *TaskManagerRunner) start() error {
 		ResourceID:    r.cfg.ResourceID,
 		NumberOfSlots: r.cfg.NumberOfSlots,
 		DataAddress:   r.dataPlane.address(),
+		Heartbeat:     heartbeats,
 		Logger:        r.cfg.Logger,
 	}, taskexecutor.Deps{
 		RPC:       taskManagerRPCService{TCPService: rpcService, ha: r.ha, resourceID: r.cfg.ResourceID},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/entrypoint"
@@ -221,18 +222,64 @@ func parseJar(args []string) (jarOptions, error) {
 // standalone-job, taskmanager
 // ---------------------------------------------------------------------------
 
-// daemonOptions are what every cluster process takes: where it logs, and
-// the two hidden options start-cluster passes to the processes it starts.
+// daemonOptions are what every cluster process takes: where it logs, its
+// configuration, and the two hidden options start-cluster passes to the
+// processes it starts.
 type daemonOptions struct {
-	logDir   string // env.log.dir
-	logIndex int    // the <index> in the log file's name
-	readyFD  int    // a pipe to write "ready" to, once started; 0: none
+	logDir     string            // env.log.dir
+	properties dynamicProperties // -D key=value
+	logIndex   int               // the <index> in the log file's name
+	readyFD    int               // a pipe to write "ready" to, once started; 0: none
 }
 
 func (o *daemonOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.logDir, "log-dir", defaultLogDir(), "")
+	fs.Var(&o.properties, "D", "")
 	fs.IntVar(&o.logIndex, "log-index", 0, "")
 	fs.IntVar(&o.readyFD, "ready-fd", 0, "")
+}
+
+// dynamicProperties are the -D key=value options of the cluster's
+// actions: Flink's dynamic properties, options of its configuration under
+// Flink's keys, e.g. -D heartbeat.timeout=1000 -D
+// restart-strategy.type=fixed-delay (see runtime/entrypoint's Key…
+// constants for what a process reads). start-cluster and run-application
+// pass each of them on to every process they start, as every process of
+// a Flink cluster reads the same config.yaml. Kept as given, in order;
+// for a key given twice, the last value counts.
+type dynamicProperties []string
+
+func (p *dynamicProperties) String() string { return strings.Join(*p, " ") }
+
+func (p *dynamicProperties) Set(property string) error {
+	key, _, ok := strings.Cut(property, "=")
+	if !ok || strings.TrimSpace(key) == "" {
+		return fmt.Errorf("want -D key=value, got %q", property)
+	}
+	*p = append(*p, property)
+	return nil
+}
+
+// configuration returns the properties as key → value, nil for none.
+func (p dynamicProperties) configuration() map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	conf := make(map[string]string, len(p))
+	for _, property := range p {
+		key, value, _ := strings.Cut(property, "=")
+		conf[strings.TrimSpace(key)] = value
+	}
+	return conf
+}
+
+// args returns the properties as the command line of another process.
+func (p dynamicProperties) args() []string {
+	var args []string
+	for _, property := range p {
+		args = append(args, "-D", property)
+	}
+	return args
 }
 
 // defaultLogDir is env.log.dir: $FLINK_LOG_DIR, as in Flink's scripts, or
@@ -357,6 +404,7 @@ func parseTaskManager(args []string) (taskManagerOptions, error) {
 // "run-application": the processes to start.
 type clusterOptions struct {
 	logDir       string
+	properties   dynamicProperties // -D key=value, for every process
 	taskManagers int
 	slots        int
 	host         string
@@ -371,6 +419,7 @@ type clusterOptions struct {
 
 func registerClusterFlags(fs *flag.FlagSet, opts *clusterOptions) {
 	fs.StringVar(&opts.logDir, "log-dir", defaultLogDir(), "")
+	fs.Var(&opts.properties, "D", "")
 	fs.IntVar(&opts.taskManagers, "taskmanagers", 1, "")
 	fs.IntVar(&opts.slots, "slots", 1, "")
 	fs.StringVar(&opts.host, "host", "localhost", "")

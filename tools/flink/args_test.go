@@ -146,3 +146,28 @@ func TestParseClusterActions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "jm:7000", tm.blobServer)
 }
+
+// -D key=value: options of Flink's configuration, which start-cluster
+// passes on to every process it starts.
+func TestDynamicProperties(t *testing.T) {
+	cluster, err := parseStartCluster([]string{"-D", "heartbeat.timeout=1000", "--taskmanagers", "2", "-D", "restart-strategy.fixed-delay.delay=1 s", "-D", "heartbeat.timeout=2000"})
+	require.NoError(t, err)
+	assert.Equal(t, dynamicProperties{"heartbeat.timeout=1000", "restart-strategy.fixed-delay.delay=1 s", "heartbeat.timeout=2000"}, cluster.properties)
+	assert.Equal(t, []string{"-D", "heartbeat.timeout=1000", "-D", "restart-strategy.fixed-delay.delay=1 s", "-D", "heartbeat.timeout=2000"},
+		cluster.properties.args(), "as start-cluster passes them on")
+	assert.Equal(t, map[string]string{"heartbeat.timeout": "2000", "restart-strategy.fixed-delay.delay": "1 s"},
+		cluster.properties.configuration(), "the last value of a key counts")
+
+	tm, err := parseTaskManager(append([]string{"-m", "jm:6123"}, cluster.properties.args()...))
+	require.NoError(t, err)
+	assert.Equal(t, cluster.properties, tm.properties)
+	jm, err := parseJobManager([]string{"-D", "heartbeat.interval=200"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"heartbeat.interval": "200"}, jm.properties.configuration())
+	assert.Nil(t, dynamicProperties(nil).configuration(), "none given: the processes' defaults")
+
+	_, err = parseStartCluster([]string{"-D", "heartbeat.timeout"})
+	var usage *usageError
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, usage.msg, `want -D key=value, got "heartbeat.timeout"`)
+}

@@ -34,8 +34,12 @@ const (
 // TaskManagers pointing at its RPC address, and then waits: for SIGINT or
 // SIGTERM, which stop the cluster (bin/stop-cluster.sh: the TaskManagers
 // first, so they deregister while the JobManager still listens), or for
-// one of its processes to exit by itself, which stops the others too.
-// Nothing it started outlives it.
+// the JobManager to exit by itself, which stops the TaskManagers too.
+// A TaskManager that exits by itself (it crashed, or was killed) is
+// reported, and the cluster runs on without it, as a Flink cluster does:
+// the JobManager notices through its heartbeats, and the jobs that ran
+// there restart on the TaskManagers that are left, if their restart
+// strategy lets them. Nothing it started outlives it.
 func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
@@ -56,10 +60,8 @@ func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
 		jm.field("rest"))
 
 	code := 0
-	select {
-	case <-signals:
-	case d := <-c.exited:
-		fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", d.daemon, d.pid(), d.cmd.ProcessState)
+	if c.await(signals, jm) {
+		fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", jm.daemon, jm.pid(), jm.cmd.ProcessState)
 		code = 1
 	}
 	if !c.stop() {
@@ -92,15 +94,9 @@ func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "The application runs; follow it at http://%s. Ctrl-C (SIGINT) or SIGTERM stops the cluster.\n", jm.field("rest"))
 
 	code := 1 // stopped before the application ended
-	select {
-	case <-signals:
-	case d := <-c.exited:
-		if d == jm {
-			code = jm.cmd.ProcessState.ExitCode()
-			fmt.Fprintf(stdout, "The application's JobManager exited with exit code %d.\n", code)
-		} else {
-			fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", d.daemon, d.pid(), d.cmd.ProcessState)
-		}
+	if c.await(signals, jm) {
+		code = jm.cmd.ProcessState.ExitCode()
+		fmt.Fprintf(stdout, "The application's JobManager exited with exit code %d.\n", code)
 	}
 	c.stop()
 	return code
@@ -120,6 +116,26 @@ func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
 	return &cluster{opts: opts, stdout: stdout, stderr: stderr, exited: make(chan *daemon, 1+opts.taskManagers)}
 }
 
+// await waits for SIGINT or SIGTERM, or for the JobManager jm to exit by
+// itself, and reports whether it was the latter. A TaskManager that exits
+// by itself meanwhile (it crashed, or was killed) is reported on stderr,
+// and the cluster runs on without it: only the JobManager's end ends it.
+func (c *cluster) await(signals <-chan os.Signal, jm *daemon) (jobManagerExited bool) {
+	for {
+		select {
+		case <-signals:
+			return false
+		case d := <-c.exited:
+			if d == jm {
+				return true
+			}
+			c.stderrMu.Lock()
+			fmt.Fprintf(c.stderr, "flink: the %s daemon (pid %d) exited by itself (%s); the cluster runs on without it.\n", d.daemon, d.pid(), d.cmd.ProcessState)
+			c.stderrMu.Unlock()
+		}
+	}
+}
+
 // startJobManager starts the JobManager process and waits until it
 // serves.
 func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
@@ -129,6 +145,7 @@ func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
 		"--rest-port", strconv.Itoa(c.opts.restPort),
 		"--blob-port", strconv.Itoa(c.opts.blobPort),
 	}
+	args = append(args, c.opts.properties.args()...)
 	if action == "standalone-job" {
 		jar, err := filepath.Abs(c.opts.jarFile)
 		if err != nil {
@@ -150,12 +167,12 @@ func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
 // JobManager's RPC address, and waits until each runs.
 func (c *cluster) startTaskManagers(jm *daemon) error {
 	for i := range c.opts.taskManagers {
-		tm, err := c.startDaemon("taskmanager", entrypoint.DaemonTaskExecutor, i, []string{
+		tm, err := c.startDaemon("taskmanager", entrypoint.DaemonTaskExecutor, i, append([]string{
 			"--jobmanager", jm.field("rpc"),
 			"--blob-server", jm.field("blob"),
 			"--host", c.opts.host,
 			"--slots", strconv.Itoa(c.opts.slots),
-		})
+		}, c.opts.properties.args()...))
 		if err != nil {
 			return err
 		}
@@ -174,6 +191,8 @@ func (c *cluster) stop() (clean bool) {
 	for i := len(c.daemons) - 1; i >= 0; i-- {
 		d := c.daemons[i]
 		if d.hasExited() {
+			// Flink's stop-cluster.sh says so of a daemon that is gone.
+			fmt.Fprintf(c.stdout, "No %s daemon (pid: %d) is running anymore on %s.\n", d.daemon, d.pid(), hostname())
 			continue
 		}
 		fmt.Fprintf(c.stdout, "Stopping %s daemon (pid: %d) on host %s.\n", d.daemon, d.pid(), hostname())

@@ -63,6 +63,7 @@ func runJobManager(action string, opts jobManagerOptions, stderr io.Writer) int 
 		RESTAddress:       opts.restAddress(),
 		BlobServerAddress: opts.blobServerAddress(),
 		LogDir:            opts.logDir,
+		Configuration:     opts.properties.configuration(),
 		Logger:            plog.Logger,
 	}
 	jm := entrypoint.NewStandaloneSessionClusterEntrypoint(cfg)
@@ -97,6 +98,7 @@ func runTaskManager(opts taskManagerOptions, stderr io.Writer) int {
 		BlobServerAddress: opts.blobServer,
 		RPCAddress:        hostPort(opts.host, 0),
 		NumberOfSlots:     opts.slots,
+		Configuration:     opts.properties.configuration(),
 		Logger:            plog.Logger,
 	})
 	if err := tm.Start(); err != nil {

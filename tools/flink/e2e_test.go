@@ -149,7 +149,7 @@ func TestRunApplicationEndToEnd(t *testing.T) {
 // buildFlink builds this command into a temporary directory, with the
 // race detector if the test runs with it (the packages are then in the
 // build cache already).
-func buildFlink(t *testing.T) string {
+func buildFlink(t testing.TB) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -184,7 +184,7 @@ type clusterProcess struct {
 	exited chan struct{}
 }
 
-func startClusterProcess(t *testing.T, bin string, args ...string) *clusterProcess {
+func startClusterProcess(t testing.TB, bin string, args ...string) *clusterProcess {
 	t.Helper()
 	c := &clusterProcess{
 		cmd:    exec.Command(bin, args...),
@@ -217,7 +217,7 @@ func startClusterProcess(t *testing.T, bin string, args ...string) *clusterProce
 }
 
 // awaitLine reads stdout until a line matches re, and returns the match.
-func (c *clusterProcess) awaitLine(t *testing.T, re *regexp.Regexp) []string {
+func (c *clusterProcess) awaitLine(t testing.TB, re *regexp.Regexp) []string {
 	t.Helper()
 	timeout := time.After(e2eTimeout)
 	for {
@@ -239,7 +239,7 @@ func (c *clusterProcess) awaitLine(t *testing.T, re *regexp.Regexp) []string {
 }
 
 // pids returns the processes start-cluster said it started.
-func (c *clusterProcess) pids(t *testing.T) []int {
+func (c *clusterProcess) pids(t testing.TB) []int {
 	t.Helper()
 	var pids []int
 	for _, m := range regexp.MustCompile(`\(pid (\d+)\)`).FindAllStringSubmatch(c.stdout(), -1) {
@@ -252,7 +252,7 @@ func (c *clusterProcess) pids(t *testing.T) []int {
 
 // awaitExit waits for start-cluster to exit, reading the rest of its
 // stdout.
-func (c *clusterProcess) awaitExit(t *testing.T) {
+func (c *clusterProcess) awaitExit(t testing.TB) {
 	t.Helper()
 	timeout := time.After(e2eTimeout)
 	for {
@@ -289,7 +289,7 @@ func ignoreExitError(err error) error {
 // awaitRegisteredTaskManagers asks GET /taskmanagers until n TaskManagers
 // have registered: they register over TCP in processes of their own, and
 // nothing but the ResourceManager's answer tells when.
-func awaitRegisteredTaskManagers(t *testing.T, rc *client.RestClusterClient, n int) {
+func awaitRegisteredTaskManagers(t testing.TB, rc *client.RestClusterClient, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
@@ -311,14 +311,14 @@ func awaitRegisteredTaskManagers(t *testing.T, rc *client.RestClusterClient, n i
 
 // runFlink runs the built command, which must succeed, and returns its
 // stdout.
-func runFlink(t *testing.T, bin string, args ...string) string {
+func runFlink(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	stdout, stderr, code := runFlinkCode(t, bin, args...)
 	require.Equal(t, 0, code, "flink %s:\n%s%s", strings.Join(args, " "), stdout, stderr)
 	return stdout
 }
 
-func runFlinkCode(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+func runFlinkCode(t testing.TB, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()

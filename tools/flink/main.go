@@ -27,6 +27,18 @@
 //	standalone-job JAR [ARGS]                                       one JobManager in application mode
 //	taskmanager --jobmanager HOST:PORT [--slots M]                  one TaskManager
 //
+// Each of them takes options of Flink's configuration as -D key=value,
+// and start-cluster and run-application pass them on to every process:
+//
+//	./flink start-cluster --taskmanagers 2 -D heartbeat.interval=200 -D heartbeat.timeout=1000 \
+//	    -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.delay=200ms
+//
+// A TaskManager that dies (kill -9 its pid, which start-cluster prints
+// with its ResourceID) is reported, and the cluster runs on without it:
+// the JobManager finds out through its heartbeats, and a job that ran
+// there restarts on the TaskManagers left, as its restart strategy
+// allows.
+//
 // Each cluster process logs, in the shape of Flink's log4j pattern, to
 // stderr and to flink-<user>-<daemon>-<index>-<host>.log in the log
 // directory (--log-dir, $FLINK_LOG_DIR, or flinklab-log in the temporary

@@ -57,6 +57,10 @@ Action "run-application" runs an application in Application Mode.
                                       port).
      --log-dir <dir>                  env.log.dir (default $FLINK_LOG_DIR, or
                                       flinklab-log in the temporary directory).
+     -D <property=value>              An option of Flink's configuration, given
+                                      to every process, e.g. -D
+                                      heartbeat.timeout=1000 or -D
+                                      restart-strategy.type=fixed-delay.
   Starts an application cluster on this machine, in the foreground: a
   JobManager that runs the program's job (standalone-job) and the
   TaskManagers. It ends when the job ends, with the JobManager's exit code.
@@ -116,9 +120,14 @@ Action "start-cluster" starts a standalone session cluster on this machine.
                                       port).
      --log-dir <dir>                  env.log.dir (default $FLINK_LOG_DIR, or
                                       flinklab-log in the temporary directory).
+     -D <property=value>              An option of Flink's configuration, given
+                                      to every process, e.g. -D
+                                      heartbeat.timeout=1000 or -D
+                                      restart-strategy.type=fixed-delay.
   Starts the JobManager (jobmanager) and the TaskManagers (taskmanager) as
   processes of this binary, and stays in the foreground: Ctrl-C (SIGINT)
-  or SIGTERM stops them all, TaskManagers first.
+  or SIGTERM stops them all, TaskManagers first. A TaskManager that dies
+  is reported, and the cluster runs on without it.
 `},
 	{"jobmanager", `
 Action "jobmanager" runs a JobManager: a StandaloneSessionClusterEntrypoint.
@@ -130,6 +139,10 @@ Action "jobmanager" runs a JobManager: a StandaloneSessionClusterEntrypoint.
      --rest-port <port>               rest.port (default 8081).
      --blob-port <port>               blob.server.port (default 6124).
      --log-dir <dir>                  env.log.dir.
+     -D <property=value>              An option of Flink's configuration: the
+                                      JobManager reads heartbeat.*,
+                                      restart-strategy.* and
+                                      slotmanager.requirement-check.delay.
 `},
 	{"standalone-job", `
 Action "standalone-job" runs a JobManager in Application Mode: a
@@ -139,7 +152,7 @@ exits when it ends.
   Syntax: standalone-job [OPTIONS] <jar-file> <arguments>
   "standalone-job" action options:
      -p,--parallelism <parallelism>   The parallelism of the job.
-     --host, --rpc-port, --rest-port, --blob-port, --log-dir as for
+     --host, --rpc-port, --rest-port, --blob-port, --log-dir, -D as for
      "jobmanager".
 `},
 	{"taskmanager", `
@@ -155,6 +168,8 @@ Action "taskmanager" runs a TaskManager.
      --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
      --host <host>                    taskmanager.host (default localhost).
      --log-dir <dir>                  env.log.dir.
+     -D <property=value>              An option of Flink's configuration: the
+                                      TaskManager reads heartbeat.*.
 `},
 }
 
