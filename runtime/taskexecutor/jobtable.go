@@ -172,6 +172,10 @@ func (te *TaskExecutor) internalOfferSlotsToJobManager(job *jobTableEntry) {
 func (te *TaskExecutor) handleAcceptedSlotOffers(conn *jobManagerConnection, offered []gateway.SlotOffer,
 	offerID uint64, accepted []gateway.SlotOffer, err error) {
 	jobID := conn.jobID
+	// Whatever the answer, an offered slot that is still merely allocated
+	// afterwards (not accepted, not offered again) must not stay so for
+	// ever: its timeout runs again.
+	defer te.restartSlotTimeouts(jobID, offered)
 	if te.currentSlotOfferPerJob[jobID] != offerID {
 		te.logger.Debug(fmt.Sprintf("Discard slot offer response since there is a newer offer for the job %s.", jobID))
 		return
@@ -275,6 +279,23 @@ func (te *TaskExecutor) closeJob(job *jobTableEntry, cause error) {
 	if te.deps.BlobCache != nil {
 		if err := te.deps.BlobCache.ReleaseJob(job.id); err != nil {
 			te.logger.Warn(fmt.Sprintf("Could not release the BLOBs of job %s.", job.id), "cause", err.Error())
+		}
+	}
+}
+
+// restartSlotTimeouts starts the timeout of every slot of offered that is
+// still allocated to the job, not active, after an offer's answer. A newer
+// offer carrying the same slot was sent before this answer came, so it is
+// answered (or times out) before this timeout runs out.
+func (te *TaskExecutor) restartSlotTimeouts(jobID api.JobID, offered []gateway.SlotOffer) {
+	reserved := te.taskSlotTable.AllocatedSlots(jobID)
+	for _, offer := range offered {
+		for _, slot := range reserved {
+			if slot.AllocationID == offer.AllocationID {
+				if _, running := te.slotTimeouts[offer.AllocationID]; !running {
+					te.startSlotTimeout(offer.AllocationID)
+				}
+			}
 		}
 	}
 }
