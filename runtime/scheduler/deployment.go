@@ -111,17 +111,13 @@ func (f *tddFactory) dataAddress(allocationID api.AllocationID) string {
 
 // dataAddressOf returns the data address its TaskExecutor advertised when
 // it registered (gateway.TaskManagerLocation.DataAddress) for a slot the
-// scheduler holds, and "" for a TaskExecutor that advertised none or a
-// slot it does not hold. Every producer's slot is among the arrived ones
-// when the scheduler deploys, so the lookup finds it. It is the
-// tddFactory's dataAddressOf.
+// job's slot pool holds, and "" for a TaskExecutor that advertised none or
+// a slot the pool does not hold. Every producer's slot is in the pool when
+// the scheduler deploys, so the lookup finds it. It is the tddFactory's
+// dataAddressOf.
 func (s *DefaultScheduler) dataAddressOf(allocationID api.AllocationID) string {
-	for _, arrived := range s.arrived {
-		if arrived.slot.AllocationID == allocationID {
-			return arrived.slot.TaskManager.DataAddress
-		}
-	}
-	return ""
+	slot, _ := s.SlotPool.Slot(allocationID)
+	return slot.TaskManager.DataAddress
 }
 
 func (f *tddFactory) partition(id api.IntermediateResultPartitionID) *executiongraph.IntermediateResultPartition {

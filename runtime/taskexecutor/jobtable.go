@@ -288,14 +288,13 @@ func (te *TaskExecutor) closeJob(job *jobTableEntry, cause error) {
 // offer carrying the same slot was sent before this answer came, so it is
 // answered (or times out) before this timeout runs out.
 func (te *TaskExecutor) restartSlotTimeouts(jobID api.JobID, offered []gateway.SlotOffer) {
-	reserved := te.taskSlotTable.AllocatedSlots(jobID)
+	reserved := make(map[api.AllocationID]bool)
+	for _, slot := range te.taskSlotTable.AllocatedSlots(jobID) {
+		reserved[slot.AllocationID] = true
+	}
 	for _, offer := range offered {
-		for _, slot := range reserved {
-			if slot.AllocationID == offer.AllocationID {
-				if _, running := te.slotTimeouts[offer.AllocationID]; !running {
-					te.startSlotTimeout(offer.AllocationID)
-				}
-			}
+		if _, running := te.slotTimeouts[offer.AllocationID]; reserved[offer.AllocationID] && !running {
+			te.startSlotTimeout(offer.AllocationID)
 		}
 	}
 }

@@ -262,5 +262,14 @@ func (p *SlotPool) ReleaseAllSlots() []PhysicalSlot {
 	return released
 }
 
+// Slot returns the slot the pool holds under allocationID.
+func (p *SlotPool) Slot(allocationID api.AllocationID) (PhysicalSlot, bool) {
+	held, ok := p.slots[allocationID]
+	if !ok {
+		return PhysicalSlot{}, false
+	}
+	return held.slot, true
+}
+
 // NumberOfSlots returns how many slots the pool holds.
 func (p *SlotPool) NumberOfSlots() int { return len(p.order) }
