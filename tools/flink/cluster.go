@@ -47,13 +47,8 @@ func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
 
 	c := newCluster(opts, stdout, stderr)
 	fmt.Fprintln(stdout, "Starting cluster.")
-	jm, err := c.startJobManager("jobmanager", entrypoint.DaemonStandaloneSession)
-	if err == nil {
-		err = c.startTaskManagers(jm)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "flink:", err)
-		c.stop()
+	jm, ok := c.start("jobmanager", entrypoint.DaemonStandaloneSession)
+	if !ok {
 		return 1
 	}
 	fmt.Fprintf(stdout, "The cluster runs in the foreground. Submit jobs with: flink run -m %s <jar-file>. Stop it with Ctrl-C (SIGINT) or SIGTERM.\n",
@@ -82,13 +77,8 @@ func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
 
 	c := newCluster(opts, stdout, stderr)
 	fmt.Fprintln(stdout, "Starting application cluster.")
-	jm, err := c.startJobManager("standalone-job", entrypoint.DaemonStandaloneJob)
-	if err == nil {
-		err = c.startTaskManagers(jm)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "flink:", err)
-		c.stop()
+	jm, ok := c.start("standalone-job", entrypoint.DaemonStandaloneJob)
+	if !ok {
 		return 1
 	}
 	fmt.Fprintf(stdout, "The application runs; follow it at http://%s. Ctrl-C (SIGINT) or SIGTERM stops the cluster.\n", jm.field("rest"))
@@ -114,6 +104,22 @@ type cluster struct {
 
 func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
 	return &cluster{opts: opts, stdout: stdout, stderr: stderr, exited: make(chan *daemon, 1+opts.taskManagers)}
+}
+
+// start starts the JobManager (the action of this binary that runs it, as
+// daemonName) and then the TaskManagers. If one does not start, the error
+// goes to stderr, what did start is stopped, and ok is false.
+func (c *cluster) start(action, daemonName string) (jm *daemon, ok bool) {
+	jm, err := c.startJobManager(action, daemonName)
+	if err == nil {
+		err = c.startTaskManagers(jm)
+	}
+	if err != nil {
+		fmt.Fprintln(c.stderr, "flink:", err)
+		c.stop()
+		return nil, false
+	}
+	return jm, true
 }
 
 // await waits for SIGINT or SIGTERM, or for the JobManager jm to exit by
