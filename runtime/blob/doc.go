@@ -112,7 +112,9 @@
 // it hashes what arrives and compares it with the key, retries as before,
 // and a transfer damaged on the network is an ErrChecksumMismatch like any
 // other. A BLOB the server does not have is still an error wrapping
-// fs.ErrNotExist, and a connection cut short an io.ErrUnexpectedEOF.
+// fs.ErrNotExist, and a connection cut short an io.ErrUnexpectedEOF. A
+// server that sends nothing for DefaultSocketTimeout (Flink's
+// blob.client.socket.timeout, 5 min) fails the attempt, as a read timeout.
 //
 // # Lifecycle
 //

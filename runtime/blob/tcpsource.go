@@ -6,9 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"flinklab/runtime/api"
 )
+
+// DefaultSocketTimeout is Flink's default for blob.client.socket.timeout:
+// how long a download waits for the BlobServer to send anything before it
+// gives up.
+const DefaultSocketTimeout = 5 * time.Minute
 
 // TCPSource downloads BLOBs from a BlobServer in another process, over
 // TCP: the Source a PermanentBlobCache uses when the JobManager is not in
@@ -18,27 +24,35 @@ import (
 // with the key, and retries.
 //
 // Each Open is one connection, one request and one response (protocol.go).
+// A BlobServer that sends nothing for DefaultSocketTimeout fails the
+// download (Flink's BlobClient sets its socket's SO_TIMEOUT), so a
+// JobManager that hangs does not hold a task in DEPLOYING for ever.
 // TCPSource is safe for concurrent use.
 type TCPSource struct {
 	address string
-	dialer  net.Dialer
+	// dial opens the connection; tests replace it.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // NewTCPSource returns a Source that downloads from the BlobServer
 // listening at address (its Address(), "host:port").
-func NewTCPSource(address string) *TCPSource { return &TCPSource{address: address} }
+func NewTCPSource(address string) *TCPSource {
+	var dialer net.Dialer
+	return &TCPSource{address: address, dial: dialer.DialContext}
+}
 
 // Open connects to the BlobServer, asks for one BLOB and returns its
 // content as it arrives. A BLOB the server does not have is an error
 // wrapping fs.ErrNotExist, as from BlobServer.Open. The returned reader
 // fails with io.ErrUnexpectedEOF if the connection ends before the
-// announced length; reads give up when ctx ends. Close closes the
-// connection.
+// announced length; reads give up when ctx ends, or when the server has
+// sent nothing for DefaultSocketTimeout. Close closes the connection.
 func (s *TCPSource) Open(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (io.ReadCloser, error) {
-	conn, err := s.dialer.DialContext(ctx, "tcp", s.address)
+	nc, err := s.dial(ctx, "tcp", s.address)
 	if err != nil {
 		return nil, fmt.Errorf("Could not connect to BlobServer at address %s: %w", s.address, err)
 	}
+	conn := socketTimeoutConn{Conn: nc}
 	// A ctx that ends closes the connection, which ends a read waiting on it.
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	stream := &blobStream{ctx: ctx, conn: conn, stop: stop}
@@ -54,6 +68,19 @@ func (s *TCPSource) Open(ctx context.Context, jobID api.JobID, key PermanentBlob
 	}
 	stream.remaining = size
 	return stream, nil
+}
+
+// socketTimeoutConn is a connection whose every read gives up after
+// DefaultSocketTimeout without a byte (Java's SO_TIMEOUT): the time
+// counts from the start of each read, not of the download, so a large
+// BLOB that keeps arriving takes as long as it needs.
+type socketTimeoutConn struct {
+	net.Conn
+}
+
+func (c socketTimeoutConn) Read(p []byte) (int, error) {
+	_ = c.SetReadDeadline(time.Now().Add(DefaultSocketTimeout))
+	return c.Conn.Read(p)
 }
 
 // blobStream is the content of one BLOB arriving on its connection.

@@ -17,7 +17,6 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
-	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
 	"flinklab/runtime/heartbeat"
@@ -53,10 +52,13 @@ type ClusterEntrypoint struct {
 	trace      *trace.Recorder
 	ownWorkDir bool
 
-	// What the configuration says (Config.Configuration), read by Start.
+	// What the configuration says (Config.Configuration), read by Start:
+	// the options of the ResourceManager, and those every JobMaster is
+	// created with.
+	rpcTimeout            time.Duration
 	heartbeat             heartbeat.HeartbeatServices
-	restartStrategy       failover.Config
 	requirementCheckDelay time.Duration
+	jobMaster             jobmaster.Config
 
 	rpcService      *rpc.TCPService
 	ha              *highavailability.StandaloneHaServices
@@ -158,6 +160,7 @@ func (e *ClusterEntrypoint) start() error {
 	// Flink's DispatcherResourceManagerComponentFactory#create: the
 	// ResourceManager, the Dispatcher and the REST endpoint.
 	rm, err := resourcemanager.New(resourcemanager.Config{
+		RPCTimeout:            e.rpcTimeout,
 		RequirementCheckDelay: e.requirementCheckDelay,
 		Heartbeat:             e.heartbeat,
 		Logger:                e.cfg.Logger,
@@ -235,24 +238,41 @@ func (e *ClusterEntrypoint) start() error {
 // readConfiguration reads the options of Config.Configuration that the
 // JobManager's components take, and refuses the ones that are wrong
 // before anything starts, as Flink's ClusterEntrypoint fails on a bad
-// configuration: the heartbeats of the ResourceManager and of every
-// JobMaster, the SlotManager's requirement check delay, and the restart
-// strategy of every job.
+// configuration: the RPC timeout and the heartbeats of the
+// ResourceManager and of every JobMaster, how a JobMaster retries its
+// registration, the SlotManager's requirement check delay, and the
+// restart strategy of every job.
 func (e *ClusterEntrypoint) readConfiguration() error {
+	conf := e.cfg.Configuration
 	var err error
-	if e.heartbeat, err = heartbeatServices(e.cfg.Configuration); err != nil {
+	if e.rpcTimeout, err = askTimeout(conf); err != nil {
 		return err
 	}
-	if e.requirementCheckDelay, err = durationOption(e.cfg.Configuration, KeyRequirementCheckDelay, 0); err != nil {
+	if e.heartbeat, err = heartbeatServices(conf); err != nil {
 		return err
 	}
-	if _, set := e.cfg.Configuration[KeyRequirementCheckDelay]; set && e.requirementCheckDelay == 0 {
+	if e.requirementCheckDelay, err = durationOption(conf, KeyRequirementCheckDelay, 0); err != nil {
+		return err
+	}
+	if _, set := conf[KeyRequirementCheckDelay]; set && e.requirementCheckDelay == 0 {
 		// 0 means no delay; the ResourceManager's Config takes a zero
 		// delay for "the default", so the shortest one stands for it.
 		e.requirementCheckDelay = time.Nanosecond
 	}
-	if e.restartStrategy, err = restartStrategy(e.cfg.Configuration); err != nil {
+	registrationRetries, err := registrationConfig(conf)
+	if err != nil {
 		return err
+	}
+	restarts, err := restartStrategy(conf)
+	if err != nil {
+		return err
+	}
+	e.jobMaster = jobmaster.Config{
+		RPCTimeout:      e.rpcTimeout,
+		Registration:    registrationRetries,
+		RestartStrategy: restarts,
+		Heartbeat:       e.heartbeat,
+		Logger:          e.cfg.Logger,
 	}
 	return nil
 }
@@ -273,24 +293,11 @@ func (e *ClusterEntrypoint) restConfiguration(listening map[string]string) map[s
 }
 
 // createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
-// runner whose JobMaster serves in this process's RPC service and wins
-// the job's standalone election at once, with DefaultLeaderID.
+// runner whose JobMasters serve in this process's RPC service, with the
+// options the configuration gave (readConfiguration), and win the job's
+// standalone election at once, with DefaultLeaderID.
 func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
-		JobGraph:       g,
-		LeaderElection: e.ha.JobManagerLeaderElection(g.JobID),
-		JobResultStore: e.ha.JobResultStore(),
-		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
-			return jobmaster.New(jobmaster.Config{
-				RestartStrategy: e.restartStrategy,
-				Heartbeat:       e.heartbeat,
-				Logger:          e.cfg.Logger,
-			},
-				jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace}, g, id, onComplete)
-		},
-		Logger: e.cfg.Logger,
-		Trace:  e.trace,
-	})
+	return CreateJobManagerRunner(g, e.jobMaster, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
 }
 
 // Done is closed when the cluster asks to be shut down by itself: an

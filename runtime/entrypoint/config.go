@@ -12,6 +12,7 @@ import (
 
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/heartbeat"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/resourcemanager"
 )
 
@@ -60,8 +61,9 @@ type Config struct {
 	LogDir string
 	// Configuration holds Flink's configuration options as key → value,
 	// as config.yaml or `-D key=value` set them. The JobManager reads
-	// heartbeat.* (the ResourceManager's and every JobMaster's
-	// heartbeats), slotmanager.requirement-check.delay and
+	// pekko.ask.timeout and cluster.registration.* (how its components
+	// call others), heartbeat.* (the ResourceManager's and every
+	// JobMaster's heartbeats), slotmanager.requirement-check.delay and
 	// restart-strategy.* (how every job restarts); other keys are only
 	// listed by GET /jobmanager/config. nil means Flink's defaults.
 	Configuration map[string]string
@@ -136,7 +138,24 @@ const (
 	// long the SlotManager waits after a change of the jobs' resource
 	// requirements before it matches slots to them (50 ms).
 	KeyRequirementCheckDelay = "slotmanager.requirement-check.delay"
+	// KeyAskTimeout is pekko.ask.timeout: how long a component waits for
+	// the answer to an RPC it makes (10 s; Flink 1.17 and earlier called
+	// it akka.ask.timeout).
+	KeyAskTimeout = "pekko.ask.timeout"
+	// KeyRegistrationInitialTimeout, KeyRegistrationMaxTimeout,
+	// KeyRegistrationErrorDelay and KeyRegistrationRefusedDelay are the
+	// cluster.registration.* options: how a JobMaster retries its
+	// registration at the ResourceManager, and a TaskExecutor its
+	// registrations at the ResourceManager and at its JobMasters (see
+	// package registration; 100 ms, 30 s, 10 s, 30 s).
+	KeyRegistrationInitialTimeout = "cluster.registration.initial-timeout"
+	KeyRegistrationMaxTimeout     = "cluster.registration.max-timeout"
+	KeyRegistrationErrorDelay     = "cluster.registration.error-delay"
+	KeyRegistrationRefusedDelay   = "cluster.registration.refused-registration-delay"
 )
+
+// DefaultAskTimeout is Flink's default for pekko.ask.timeout.
+const DefaultAskTimeout = 10 * time.Second
 
 // The restart-strategy.* keys (restart-strategy.type,
 // restart-strategy.fixed-delay.attempts, …) are read by
@@ -165,6 +184,35 @@ func heartbeatServices(conf map[string]string) (heartbeat.HeartbeatServices, err
 		s.RPCFailureThreshold = n
 	}
 	return s, s.Validate()
+}
+
+// askTimeout reads pekko.ask.timeout, the RPC timeout of every component
+// of the process (Flink: RpcUtils.getDefaultTimeout). It must be
+// positive.
+func askTimeout(conf map[string]string) (time.Duration, error) {
+	return positiveDurationOption(conf, KeyAskTimeout, DefaultAskTimeout)
+}
+
+// registrationConfig reads the cluster.registration.* options, on top of
+// Flink's defaults (Flink: RetryingRegistrationConfiguration.fromConfiguration).
+// Each must be positive.
+func registrationConfig(conf map[string]string) (registration.Config, error) {
+	cfg := registration.DefaultConfig()
+	for _, option := range []struct {
+		key   string
+		value *time.Duration
+	}{
+		{KeyRegistrationInitialTimeout, &cfg.InitialTimeout},
+		{KeyRegistrationMaxTimeout, &cfg.MaxTimeout},
+		{KeyRegistrationErrorDelay, &cfg.ErrorDelay},
+		{KeyRegistrationRefusedDelay, &cfg.RefusedDelay},
+	} {
+		var err error
+		if *option.value, err = positiveDurationOption(conf, option.key, *option.value); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
 }
 
 // restartStrategy reads the restart-strategy.* options and checks them
@@ -210,6 +258,16 @@ func durationOption(conf map[string]string, key string, def time.Duration) (time
 		return 0, optionError(key, v, err)
 	}
 	return d, nil
+}
+
+// positiveDurationOption is durationOption for an option that must be
+// larger than zero.
+func positiveDurationOption(conf map[string]string, key string, def time.Duration) (time.Duration, error) {
+	d, err := durationOption(conf, key, def)
+	if err == nil && d == 0 {
+		err = optionError(key, conf[key], errors.New("the duration must be larger than 0"))
+	}
+	return d, err
 }
 
 // optionError is Flink's message for a value that does not parse.

@@ -13,8 +13,10 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/internal/logbuf"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rest"
 )
 
@@ -80,6 +82,12 @@ func TestWrongOptionsAreRefusedWithFlinksWords(t *testing.T) {
 		Logger:            slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	assert.ErrorContains(t, tm.Start(), "Could not parse value 'soon' for key 'heartbeat.interval'.")
+	tm = NewTaskManagerRunner(TaskManagerConfig{
+		JobManagerAddress: "127.0.0.1:6123",
+		Configuration:     map[string]string{KeyRegistrationErrorDelay: "soon"},
+		Logger:            slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	assert.ErrorContains(t, tm.Start(), "Could not parse value 'soon' for key 'cluster.registration.error-delay'.")
 }
 
 // The JobManager's components run with what the configuration says: every
@@ -172,4 +180,63 @@ func TestRequirementCheckDelayOption(t *testing.T) {
 		require.NoError(t, e.readConfiguration(), value)
 		assert.Equal(t, want, e.requirementCheckDelay, "%q", value)
 	}
+}
+
+func TestRPCTimeoutAndRegistrationOptions(t *testing.T) {
+	tests := []struct {
+		name        string
+		conf        map[string]string
+		wantTimeout time.Duration
+		want        registration.Config
+	}{
+		{"none: Flink's defaults", nil, 10 * time.Second, registration.DefaultConfig()},
+		{"as Flink writes them", map[string]string{
+			KeyAskTimeout:                 "2 s",
+			KeyRegistrationInitialTimeout: "50",
+			KeyRegistrationMaxTimeout:     "1000",
+			KeyRegistrationErrorDelay:     "300",
+			KeyRegistrationRefusedDelay:   "1 s",
+		}, 2 * time.Second, registration.Config{
+			InitialTimeout: 50 * time.Millisecond, MaxTimeout: time.Second,
+			ErrorDelay: 300 * time.Millisecond, RefusedDelay: time.Second,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			timeout, err := askTimeout(tt.conf)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantTimeout, timeout)
+			retries, err := registrationConfig(tt.conf)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, retries)
+		})
+	}
+
+	_, err := askTimeout(map[string]string{KeyAskTimeout: "0"})
+	assert.ErrorContains(t, err, "Could not parse value '0' for key 'pekko.ask.timeout'.")
+	_, err = registrationConfig(map[string]string{KeyRegistrationMaxTimeout: "never"})
+	assert.ErrorContains(t, err, "Could not parse value 'never' for key 'cluster.registration.max-timeout'.")
+}
+
+// Every JobMaster is created with the JobManager's RPC timeout and its
+// registration options, as the MiniCluster's are with its own (both
+// through CreateJobManagerRunner), and the ResourceManager with the same
+// RPC timeout.
+func TestJobMastersGetTheRPCTimeoutAndRegistrationOptions(t *testing.T) {
+	e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{
+		KeyAskTimeout:                 "3 s",
+		KeyRegistrationInitialTimeout: "20",
+		KeyHeartbeatInterval:          "200",
+		KeyHeartbeatTimeout:           "1000",
+		"restart-strategy.type":       "fixed-delay",
+	}})
+	require.NoError(t, e.readConfiguration())
+
+	assert.Equal(t, 3*time.Second, e.rpcTimeout, "the ResourceManager's")
+	assert.Equal(t, 3*time.Second, e.jobMaster.RPCTimeout)
+	assert.Equal(t, 20*time.Millisecond, e.jobMaster.Registration.InitialTimeout)
+	assert.Equal(t, registration.DefaultConfig().MaxTimeout, e.jobMaster.Registration.MaxTimeout)
+	assert.Equal(t, 200*time.Millisecond, e.jobMaster.Heartbeat.Interval)
+	assert.Equal(t, failover.TypeFixedDelay, e.jobMaster.RestartStrategy.Type)
+	assert.Same(t, e.cfg.Logger, e.jobMaster.Logger)
 }

@@ -125,8 +125,15 @@
 //
 //	heartbeat.interval, heartbeat.timeout,     both processes: how the ResourceManager,
 //	heartbeat.rpc-failure-threshold            the JobMasters and the TaskExecutors watch each other
+//	pekko.ask.timeout                          both processes: how long every component waits for
+//	                                           the answer to an RPC (10 s)
+//	cluster.registration.*                     both processes: how the JobMasters and the TaskExecutors
+//	                                           retry their registrations (100 ms, doubling up to 30 s)
 //	restart-strategy.type, restart-strategy.*  the JobManager: how every job restarts (none by default)
 //	slotmanager.requirement-check.delay        the JobManager: the SlotManager's delay (50 ms)
+//
+// The JobManager creates every JobMaster with its options through
+// CreateJobManagerRunner, which the MiniCluster uses too, with its own.
 //
 // heartbeat.interval and heartbeat.timeout are milliseconds, as Flink
 // reads them ("200"), or durations with a unit ("200 ms", "1s"). Every

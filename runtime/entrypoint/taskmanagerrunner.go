@@ -44,9 +44,11 @@ type TaskManagerConfig struct {
 	// temporary directory that Close removes.
 	WorkingDir string
 	// Configuration holds Flink's configuration options as key → value
-	// (config.yaml, `-D key=value`). The TaskManager reads heartbeat.*:
-	// how it watches the ResourceManager and its JobMasters, which should
-	// be what the JobManager was given. nil means Flink's defaults.
+	// (config.yaml, `-D key=value`). The TaskManager reads heartbeat.*
+	// (how it watches the ResourceManager and its JobMasters, which should
+	// be what the JobManager was given), pekko.ask.timeout (its RPC
+	// timeout) and cluster.registration.* (how it retries its
+	// registrations). nil means Flink's defaults.
 	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().
@@ -121,6 +123,14 @@ func (r *TaskManagerRunner) start() error {
 	if err != nil {
 		return err
 	}
+	rpcTimeout, err := askTimeout(r.cfg.Configuration)
+	if err != nil {
+		return err
+	}
+	registrationRetries, err := registrationConfig(r.cfg.Configuration)
+	if err != nil {
+		return err
+	}
 	if r.cfg.WorkingDir == "" {
 		dir, err := os.MkdirTemp("", "flinklab-taskmanager-")
 		if err != nil {
@@ -160,6 +170,8 @@ func (r *TaskManagerRunner) start() error {
 		ResourceID:    r.cfg.ResourceID,
 		NumberOfSlots: r.cfg.NumberOfSlots,
 		DataAddress:   r.dataPlane.address(),
+		RPCTimeout:    rpcTimeout,
+		Registration:  registrationRetries,
 		Heartbeat:     heartbeats,
 		Logger:        r.cfg.Logger,
 	}, taskexecutor.Deps{

@@ -13,6 +13,7 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
@@ -256,25 +257,16 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 }
 
 // createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
-// runner whose JobMasters are real JobMasters of this cluster.
+// runner whose JobMasters are real JobMasters of this cluster, created as
+// in a JobManager process (entrypoint.CreateJobManagerRunner).
 func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
-		JobGraph:       g,
-		LeaderElection: c.ha.JobManagerLeaderElection(g.JobID),
-		JobResultStore: c.ha.JobResultStore(),
-		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
-			return jobmaster.New(jobmaster.Config{
-				RPCTimeout:      c.cfg.RPCTimeout,
-				Registration:    c.cfg.Registration,
-				RestartStrategy: c.cfg.RestartStrategy,
-				Heartbeat:       c.cfg.Heartbeat,
-				Logger:          c.cfg.Logger,
-			}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults}, g, id, onComplete)
-		},
-		Logger: c.cfg.Logger,
-		Trace:  c.trace,
-		Faults: c.faults,
-	})
+	return entrypoint.CreateJobManagerRunner(g, jobmaster.Config{
+		RPCTimeout:      c.cfg.RPCTimeout,
+		Registration:    c.cfg.Registration,
+		RestartStrategy: c.cfg.RestartStrategy,
+		Heartbeat:       c.cfg.Heartbeat,
+		Logger:          c.cfg.Logger,
+	}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults})
 }
 
 // Close stops the cluster in the order Flink's MiniCluster does: first the

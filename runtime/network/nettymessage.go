@@ -1,6 +1,7 @@
 package network
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/binary"
 	"encoding/hex"
@@ -306,14 +307,37 @@ func readFrame(r io.Reader, limit int) (messageID, []byte, error) {
 	if length < frameHeaderLength || length > int64(limit) {
 		return 0, nil, fmt.Errorf("%w: frame length %d is outside [%d, %d]", errCorruptStream, length, frameHeaderLength, limit)
 	}
-	fields := make([]byte, length-frameHeaderLength)
-	if _, err := io.ReadFull(r, fields); err != nil {
+	fields, err := readFields(r, length-frameHeaderLength)
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF // the header promised more
 		}
 		return 0, nil, err
 	}
 	return messageID(header[8]), fields, nil
+}
+
+// fieldsReadAtOnce is the largest frame whose fields are read into a slice
+// of their full length at once; readFields reads larger ones as they come.
+const fieldsReadAtOnce = 1 << 20
+
+// readFields reads the n bytes of a frame's fields. A frame may be as long
+// as the largest record (up to 2 GiB), so the memory for a large one grows
+// with the bytes that arrive, rather than being taken at once on the word
+// of a header: a stream that ends early, or a peer that announces a frame
+// it never sends, costs no more than what came.
+func readFields(r io.Reader, n int64) ([]byte, error) {
+	if n <= fieldsReadAtOnce {
+		fields := make([]byte, n)
+		_, err := io.ReadFull(r, fields)
+		return fields, err
+	}
+	var fields bytes.Buffer
+	fields.Grow(fieldsReadAtOnce)
+	if _, err := io.CopyN(&fields, r, n); err != nil {
+		return nil, err // io.EOF if the stream ended early
+	}
+	return fields.Bytes(), nil
 }
 
 // decodeMessage parses the fields of a frame with the given message ID.

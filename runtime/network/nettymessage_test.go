@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,6 +42,35 @@ func TestMessagesSurviveAFrame(t *testing.T) {
 		assert.Equal(t, msg, got)
 		assert.Equal(t, frame, appendFrame(nil, got), "%T encodes back to the same bytes", msg)
 	}
+}
+
+// A buffer may be as large as the largest record, so a client accepts
+// frames of up to 2 GiB. A header that announces such a frame and is
+// followed by a few bytes only (the server died, or something that is not
+// a server answered) must not cost 2 GiB: the memory grows with what
+// arrives.
+func TestAFrameThatEndsEarlyCostsWhatArrived(t *testing.T) {
+	// The header of a buffer of 2 GiB.
+	frame := appendBufferResponseHeader(nil, bufferResponse{receiverID: 1, buffer: Buffer{dataType: DataBuffer}})
+	binary.BigEndian.PutUint32(frame[0:], math.MaxInt32)
+	binary.BigEndian.PutUint32(frame[len(frame)-4:], math.MaxInt32-frameHeaderLength-bufferResponseFieldsLength)
+	frame = append(frame, "only this much"...)
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := readFrame(bytes.NewReader(frame), maxResponseFrameLength)
+	runtime.ReadMemStats(&after)
+
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "bytes allocated to read a frame that never came")
+
+	// A large frame that does arrive is read whole.
+	big := appendFrame(nil, bufferResponse{receiverID: 1, buffer: newSingleRecordBuffer(bytes.Repeat([]byte("x"), 3*fieldsReadAtOnce))})
+	id, fields, err := readFrame(bytes.NewReader(big), maxResponseFrameLength)
+	require.NoError(t, err)
+	got, err := decodeMessage(id, fields)
+	require.NoError(t, err)
+	assert.Equal(t, big, appendFrame(nil, got))
 }
 
 func TestFixedSizeMessagesHaveFlinksLayout(t *testing.T) {

@@ -30,8 +30,9 @@ import (
 // first call and redialled on the first call after it broke (the peer
 // restarted, say); every call to that peer goes over it, concurrently. A
 // call that was on its way when the connection broke fails with
-// ErrRecipientUnreachable, whether or not the peer ran it. The calls a connection brings in run on goroutines of their own, each
-// with the caller's remaining timeout as its ctx deadline.
+// ErrRecipientUnreachable, whether or not the peer ran it. The calls a
+// connection brings in run on goroutines of their own, each with the
+// caller's remaining timeout as its ctx deadline.
 //
 // Differs from Flink: no actor system and no Pekko remoting, but one
 // frame format (tcpframe.go), JSON bodies, and reflection to find the
@@ -105,7 +106,7 @@ func NewTCPService(cfg TCPConfig) (*TCPService, error) {
 	}
 	// Flink's words, so the line is found where a learner looks for it in
 	// a real log, though there is no actor system here.
-	s.log.Info("Actor system started at " + tcpAddressPrefix + s.hostPort)
+	s.log.Info("Actor system started at " + s.actorSystemAddress())
 	s.wg.Go(s.acceptLoop)
 	return s, nil
 }
@@ -126,6 +127,10 @@ func (s *TCPService) Address(name string) string {
 // HostPort returns the host:port the service listens on, as it appears in
 // its addresses.
 func (s *TCPService) HostPort() string { return s.hostPort }
+
+// actorSystemAddress returns the address of the service itself, as Flink
+// names an actor system: "pekko.tcp://flink@127.0.0.1:6123".
+func (s *TCPService) actorSystemAddress() string { return tcpAddressPrefix + s.hostPort }
 
 // parseTCPAddress splits an address of the form
 // pekko.tcp://flink@HOST:PORT/user/rpc/NAME.
@@ -195,13 +200,13 @@ func (s *TCPService) Connect(ctx context.Context, address string) (any, error) {
 	}
 	hostPort, name, err := parseTCPAddress(address)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.: %w", ErrRecipientUnreachable, address, err)
+		return nil, couldNotConnect(address, err)
 	}
 	if hostPort == s.hostPort {
 		if ep := s.endpoint(name); ep != nil {
 			return ep.gateway, nil
 		}
-		return nil, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.", ErrRecipientUnreachable, address)
+		return nil, couldNotConnect(address, nil)
 	}
 
 	// A remote endpoint: the handshake checks that it is there, and
@@ -212,7 +217,7 @@ func (s *TCPService) Connect(ctx context.Context, address string) (any, error) {
 		return nil, err // it says so already
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.: %w", ErrRecipientUnreachable, address, err)
+		return nil, couldNotConnect(address, err)
 	}
 	inv.methods = make(map[string]bool, len(methods))
 	for _, m := range methods {
@@ -246,6 +251,31 @@ func (s *TCPService) Close() error {
 }
 
 var errServiceClosed = errors.New("the RPC service is closed")
+
+// couldNotConnect is Flink's error for a Connect that found no endpoint at
+// address (RpcConnectionException), with the cause if there is one.
+func couldNotConnect(address string, cause error) error {
+	err := fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.", ErrRecipientUnreachable, address)
+	if cause != nil {
+		err = fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
+
+// recipientUnreachable is Flink's error for a message that could not be
+// delivered (RecipientUnreachableException): invocation, sent by the RPC
+// service at sender, did not reach the endpoint at recipient, because
+// there is no such endpoint or no connection to its service. The cause,
+// if there is one, says why.
+func recipientUnreachable(invocation, sender, recipient string, cause error) error {
+	err := fmt.Errorf("%w: Could not send message [%s] from sender [%s] to recipient [%s], because the recipient is unreachable. "+
+		"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable.",
+		ErrRecipientUnreachable, invocation, sender, recipient)
+	if cause != nil {
+		err = fmt.Errorf("%w Caused by: %v", err, cause)
+	}
+	return err
+}
 
 // acceptLoop takes incoming connections until the listener is closed.
 func (s *TCPService) acceptLoop() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -331,7 +333,78 @@ func TestTCPCallInFlightWhenThePeerStopsIsUnreachable(t *testing.T) {
 	require.NoError(t, server.Close())
 	err = <-result
 	assert.ErrorIs(t, err, ErrRecipientUnreachable)
-	assert.ErrorContains(t, err, "Could not send message [RemoteRpcInvocation(Wait)] to recipient ["+server.Address("echo")+"], because the recipient is unreachable.")
+	assert.ErrorContains(t, err, "Could not send message [RemoteRpcInvocation(Wait)] from sender [pekko.tcp://flink@"+client.HostPort()+
+		"] to recipient ["+server.Address("echo")+"], because the recipient is unreachable.")
+}
+
+// Every call to a peer goes over one connection. A call that gives up
+// before its frame goes out (its deadline passed while it waited for its
+// turn behind the frames of other calls) sends nothing and leaves that
+// connection alone: the other calls on it still get their answers.
+func TestTCPACallThatGivesUpBeforeItIsSentLeavesTheConnectionAlone(t *testing.T) {
+	server, echo, _ := serveEcho(t, TCPConfig{})
+	arrived, release := make(chan struct{}), make(chan struct{})
+	echo.WaitFunc = func(context.Context) error {
+		close(arrived)
+		<-release
+		return nil
+	}
+	client, _ := newTCP(t, TCPConfig{})
+	ctx := testContext(t)
+	g, err := Connect[echoGateway](ctx, client, server.Address("echo"))
+	require.NoError(t, err)
+	inFlight := make(chan error, 1)
+	go func() { inFlight <- g.Wait(ctx) }()
+	<-arrived
+
+	client.mu.Lock()
+	conn := client.peers[server.HostPort()]
+	client.mu.Unlock()
+	late, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	_, err = conn.call(late, request{Target: "echo", Method: "Echo", Args: []json.RawMessage{[]byte(`"x"`), []byte(`1`)}})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.True(t, conn.alive(), "nothing was sent: the connection is as it was")
+
+	close(release)
+	assert.NoError(t, <-inFlight, "the call in flight gets its answer")
+	assert.Zero(t, echo.calls.Load(), "the late call never reached the server")
+}
+
+// A peer that stops reading cannot hold an answer, and the goroutine that
+// writes it, for ever: the answer waits until the caller's deadline at
+// most, and is then dropped. The connection stays: nothing of the answer
+// was written. (A net.Pipe, whose writes wait until the other end reads,
+// stands for a peer whose socket is full.)
+func TestTCPAnAnswerTheCallerNoLongerWaitsForIsDropped(t *testing.T) {
+	s, _ := newTCP(t, TCPConfig{})
+	synctest.Test(t, func(t *testing.T) {
+		conn, peer := net.Pipe()
+		defer peer.Close()
+		c := newServerConn(s, conn)
+		defer c.close()
+
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			c.answer(request{ID: 1, Method: "Echo"}, resultResponse(1, "nobody reads this"), time.Now().Add(10*time.Second))
+		}()
+		synctest.Wait()
+		select {
+		case <-answered:
+			t.Fatal("the answer went out, though nobody reads")
+		default:
+		}
+
+		time.Sleep(10 * time.Second) // fake time: the caller's deadline passes
+		synctest.Wait()
+		select {
+		case <-answered:
+		default:
+			t.Fatal("the answer still waits for a caller that stopped waiting")
+		}
+		assert.NoError(t, c.ctx.Err(), "the connection stays open")
+	})
 }
 
 func TestTCPManyConcurrentCallsShareOneConnection(t *testing.T) {
@@ -460,7 +533,8 @@ func TestTCPUnservableCallsAreAnswered(t *testing.T) {
 	server.Unregister(server.Address("echo"))
 	err = inv.Call(ctx, "Wait")
 	assert.ErrorIs(t, err, ErrRecipientUnreachable)
-	assert.ErrorContains(t, err, "Could not send message [RemoteRpcInvocation(Wait)] to recipient ["+server.Address("echo")+"]")
+	assert.ErrorContains(t, err, "Could not send message [RemoteRpcInvocation(Wait)] from sender [pekko.tcp://flink@"+client.HostPort()+
+		"] to recipient ["+server.Address("echo")+"], because the recipient is unreachable.", "the sender is the caller's RPC service")
 
 	client.mu.Lock()
 	defer client.mu.Unlock()

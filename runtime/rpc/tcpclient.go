@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -19,17 +20,18 @@ import (
 // JSON of the result (null for a method without one), or the error the
 // method returned, or an error of the transport:
 //
-//   - ErrRecipientUnreachable when the peer cannot be dialled, or the
+//   - ErrRecipientUnreachable when the peer refuses the connection, or the
 //     connection breaks before the answer arrives (the call may or may not
 //     have run);
-//   - ErrTimeout when ctx ends first (the call may still run at the peer);
+//   - ErrTimeout when ctx ends first, while the peer is dialled or the
+//     call waits for its answer (the call may still run at the peer);
 //   - Flink's "rpc invocation size" error when the call is over the frame
 //     limit, without sending it.
 //
 // An empty method is the handshake that Connect sends.
 func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, args []any) (json.RawMessage, error) {
 	invocation := invocationName(method)
-	req := request{Target: inv.target, Method: method}
+	req := request{Sender: s.actorSystemAddress(), Target: inv.target, Method: method}
 	for i, arg := range args {
 		raw, err := encodeValue(arg)
 		if err != nil {
@@ -48,8 +50,13 @@ func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, ar
 	}
 
 	c, err := s.connection(ctx, inv.hostPort)
-	if err != nil {
-		return nil, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.: %w", ErrRecipientUnreachable, inv.address, err)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// The caller's time ran out while the peer was dialled: a slow
+		// peer, or one whose host is gone, is a timeout, not a refusal.
+		return nil, timedOut(invocation, inv.address, ctx.Err())
+	case err != nil:
+		return nil, couldNotConnect(inv.address, err)
 	}
 	resp, err := c.call(ctx, req)
 	var tooLarge *frameTooLargeError
@@ -61,9 +68,7 @@ func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, ar
 	case ctx.Err() != nil:
 		return nil, timedOut(invocation, inv.address, ctx.Err())
 	default:
-		return nil, fmt.Errorf("%w: Could not send message [%s] to recipient [%s], because the recipient is unreachable. "+
-			"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable. Caused by: %v",
-			ErrRecipientUnreachable, invocation, inv.address, err)
+		return nil, recipientUnreachable(invocation, req.Sender, inv.address, err)
 	}
 	if resp.Error != nil {
 		return nil, decodeError(resp.Error)
@@ -167,7 +172,14 @@ func (c *clientConn) call(ctx context.Context, req request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	if err := c.write(ctx, frame); err != nil {
+	if sent, err := c.write(ctx, frame); err != nil {
+		if !sent {
+			// Nothing of the frame went out: the caller gave up while
+			// the call waited for its turn to write. The stream is
+			// intact, and the other calls on the connection go on.
+			return response{}, err
+		}
+		// A frame only partly written leaves the stream unusable.
 		c.close(fmt.Errorf("could not send a request: %w", err))
 		return response{}, c.reason()
 	}
@@ -195,18 +207,30 @@ func (c *clientConn) forget(id uint64) {
 	delete(c.pending, id)
 }
 
-// write sends one frame, giving up at ctx's deadline. A frame only partly
-// written leaves the stream unusable, so the caller closes the connection
-// when write fails.
-func (c *clientConn) write(ctx context.Context, frame []byte) error {
+// write sends one frame, giving up at ctx's deadline, and reports whether
+// any of it was sent. The frames of all calls take turns, so a call may
+// wait for its turn until ctx ends; then it sends nothing, and leaves the
+// connection as it was. A frame only partly written leaves the stream
+// unusable, so the caller closes the connection when write fails after
+// it sent something.
+func (c *clientConn) write(ctx context.Context, frame []byte) (sent bool, err error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = c.conn.SetWriteDeadline(deadline)
 		defer func() { _ = c.conn.SetWriteDeadline(time.Time{}) }()
 	}
-	_, err := c.conn.Write(frame)
-	return err
+	n, err := c.conn.Write(frame)
+	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The write deadline is ctx's: it passed just as the call's turn
+		// came. ctx ends at the same moment, if it has not yet.
+		<-ctx.Done()
+		err = ctx.Err()
+	}
+	return n > 0, err
 }
 
 // readLoop hands each response to its call until the connection breaks.

@@ -20,8 +20,8 @@ import (
 // order the calls finish. So one connection carries any number of
 // concurrent calls.
 //
-//	→ {"id": 7, "target": "resourcemanager_0", "method": "RegisterTaskExecutor",
-//	   "timeoutMs": 10000, "args": ["5e0f…", {"resourceId": "tm-1", …}]}
+//	→ {"id": 7, "sender": "pekko.tcp://flink@127.0.0.1:40531", "target": "resourcemanager_0",
+//	   "method": "RegisterTaskExecutor", "timeoutMs": 10000, "args": ["5e0f…", {"resourceId": "tm-1", …}]}
 //	← {"id": 7, "result": {"registrationId": "9a1c…", …}}
 //	← {"id": 8, "error": {"message": "…", "causes": [{"code": "rpc.ErrFencingTokenMismatch"}]}}
 //
@@ -43,7 +43,11 @@ const frameHeaderSize = 4
 
 // request is one call, or a handshake when Method is empty.
 type request struct {
-	ID     uint64 `json:"id"`
+	ID uint64 `json:"id"`
+	// Sender is the address of the caller's RPC service, e.g.
+	// "pekko.tcp://flink@127.0.0.1:6123", for the error a call that
+	// cannot be delivered gets.
+	Sender string `json:"sender,omitempty"`
 	Target string `json:"target"`           // the endpoint's name, e.g. "resourcemanager_0"
 	Method string `json:"method,omitempty"` // the gateway method, e.g. "RegisterTaskExecutor"
 	// TimeoutMs is what was left of the caller's ctx deadline when it sent

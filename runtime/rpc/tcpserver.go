@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"reflect"
 	"sync"
 	"time"
@@ -61,7 +62,13 @@ func (c *serverConn) serve() {
 			c.service.log.Error(fmt.Sprintf("Closing connection from %s: %v", c.peer, err))
 			break
 		}
-		c.calls.Go(func() { c.answer(req, c.handle(req)) })
+		// The caller waits for the answer until its deadline, which its
+		// remaining timeout counts from now.
+		var deadline time.Time
+		if req.TimeoutMs > 0 {
+			deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
+		}
+		c.calls.Go(func() { c.answer(req, c.handle(req, deadline), deadline) })
 	}
 	c.close()
 	c.calls.Wait()
@@ -86,17 +93,16 @@ func (c *serverConn) logReadError(err error) {
 	}
 }
 
-// handle runs one call and returns its answer.
-func (c *serverConn) handle(req request) response {
+// handle runs one call, with the caller's deadline (none if zero), and
+// returns its answer.
+func (c *serverConn) handle(req request, deadline time.Time) response {
 	address := c.service.Address(req.Target)
 	ep := c.service.endpoint(req.Target)
 	switch {
 	case ep == nil && req.Method == "":
-		return errorResponse(req.ID, fmt.Errorf("%w: Could not connect to rpc endpoint under address %s.", ErrRecipientUnreachable, address))
+		return errorResponse(req.ID, couldNotConnect(address, nil))
 	case ep == nil:
-		return errorResponse(req.ID, fmt.Errorf("%w: Could not send message [%s] to recipient [%s], because the recipient is unreachable. "+
-			"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable.",
-			ErrRecipientUnreachable, invocationName(req.Method), address))
+		return errorResponse(req.ID, recipientUnreachable(invocationName(req.Method), req.Sender, address, nil))
 	case req.Method == "": // the handshake: which methods the endpoint serves
 		return resultResponse(req.ID, sortedNames(ep.methods))
 	}
@@ -106,9 +112,9 @@ func (c *serverConn) handle(req request) response {
 	}
 
 	ctx := c.ctx
-	if req.TimeoutMs > 0 {
+	if !deadline.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	in, err := decodeArgs(ctx, method.Type(), req.Args)
@@ -155,11 +161,13 @@ func errorResponse(id uint64, err error) response {
 	return response{ID: id, Error: encodeError(err)}
 }
 
-// answer sends a call's response. An answer over the frame limit is
-// replaced by an error saying so (Flink: "The method ...'s result size ...
-// exceeds the maximum size"), so the caller learns why rather than
-// timing out.
-func (c *serverConn) answer(req request, resp response) {
+// answer sends a call's response, unless the caller's deadline (none if
+// zero) passes first: then the caller has stopped waiting, and the answer
+// is dropped, so that a peer that stops reading cannot hold the goroutine
+// of every call it made. An answer over the frame limit is replaced by an
+// error saying so (Flink: "The method ...'s result size ... exceeds the
+// maximum size"), so the caller learns why rather than timing out.
+func (c *serverConn) answer(req request, resp response, deadline time.Time) {
 	limit := c.service.cfg.MaxFrameSize
 	body, err := json.Marshal(resp)
 	if err != nil {
@@ -174,7 +182,15 @@ func (c *serverConn) answer(req request, resp response) {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if _, err := c.conn.Write(frame); err != nil {
-		c.close() // the peer is gone, or the stream is broken: the read loop ends too
+	if !deadline.IsZero() {
+		_ = c.conn.SetWriteDeadline(deadline)
+		defer func() { _ = c.conn.SetWriteDeadline(time.Time{}) }()
+	}
+	n, err := c.conn.Write(frame)
+	if err != nil && (n > 0 || !errors.Is(err, os.ErrDeadlineExceeded)) {
+		// The peer is gone, or the stream is broken by an answer only
+		// partly written: the read loop ends too. An answer dropped
+		// whole at its deadline leaves the stream as it was.
+		c.close()
 	}
 }

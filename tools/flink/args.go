@@ -316,8 +316,10 @@ func (o jobManagerOptions) blobServerAddress() string {
 	return hostPort(o.host, o.blobPort)
 }
 
+// hostPort joins a host and a port, in brackets for an IPv6 host
+// ("[::1]:6123").
 func hostPort(host string, port int) string {
-	return host + ":" + strconv.Itoa(port)
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 func registerJobManagerFlags(fs *flag.FlagSet, opts *jobManagerOptions) {

@@ -138,6 +138,9 @@ func TestParseClusterActions(t *testing.T) {
 	assert.Equal(t, "localhost:8081", jm.restAddress())
 	assert.Equal(t, "localhost:6124", jm.blobServerAddress(), "blob.server.port")
 	assert.Equal(t, daemonOptions{logDir: "/var/log/flink", logIndex: 1, readyFD: 3}, jm.daemonOptions)
+	jm, err = parseJobManager([]string{"--host", "::1"})
+	require.NoError(t, err)
+	assert.Equal(t, "[::1]:6123", jm.rpcAddress(), "an IPv6 host in brackets")
 
 	tm, err := parseTaskManager([]string{"--jobmanager", "jm:6123", "--slots", "4"})
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -190,7 +191,7 @@ func list(ctx context.Context, opts listOptions, stdout io.Writer) error {
 			return
 		}
 		fmt.Fprintln(stdout, title)
-		slices.SortStableFunc(jobs, func(a, b rest.JobDetails) int { return int(a.StartTime - b.StartTime) })
+		slices.SortStableFunc(jobs, func(a, b rest.JobDetails) int { return cmp.Compare(a.StartTime, b.StartTime) })
 		for _, job := range jobs {
 			fmt.Fprintf(stdout, "%s : %s : %s (%s)\n",
 				time.UnixMilli(job.StartTime).Format("02.01.2006 15:04:05"), job.JobID, job.Name, job.State)

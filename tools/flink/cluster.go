@@ -252,7 +252,8 @@ func (c *cluster) startDaemon(action, daemonName string, index int, args []strin
 		"--log-dir", c.opts.logDir, "--log-index", strconv.Itoa(index), "--ready-fd", "3"}, args...)
 	cmd := exec.Command(self, cmdArgs...)
 	cmd.Stdout = out
-	cmd.Stderr = &lineWriter{mu: &c.stderrMu, w: c.stderr, prefix: fmt.Sprintf("%s-%d | ", daemonName, index)}
+	stderr := &lineWriter{mu: &c.stderrMu, w: c.stderr, prefix: fmt.Sprintf("%s-%d | ", daemonName, index)}
+	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the child
 	cmd.SysProcAttr = daemonSysProcAttr()
 	err = cmd.Start()
@@ -264,6 +265,7 @@ func (c *cluster) startDaemon(action, daemonName string, index int, args []strin
 	c.daemons = append(c.daemons, d)
 	go func() {
 		d.err = cmd.Wait()
+		stderr.flush() // the last line of a process that died in the middle of it
 		close(d.done)
 		c.exited <- d
 	}()
@@ -337,6 +339,18 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 			return len(p), err
 		}
 	}
+}
+
+// flush writes what is left of a line that never ended. Call it once the
+// process has exited and its stderr is read to the end (after cmd.Wait).
+func (l *lineWriter) flush() {
+	if len(l.partial) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.partial)
+	l.partial = nil
 }
 
 func hostname() string {
