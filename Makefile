@@ -9,9 +9,13 @@ GO ?= go
 run:
 	$(GO) run ./tools/demo $(if $(INJECT),-inject $(INJECT))
 
-# test: vet plus every test under the race detector.
+# test: vet, every test under the race detector, then the course's own
+# checks: every exercise proven honest (learn verify) and every code link of
+# the lessons resolving (learn lint).
 test: vet
 	$(GO) test -race -count=1 ./...
+	$(GO) run ./tools/learn verify
+	$(GO) run ./tools/learn lint
 
 vet:
 	$(GO) vet ./...

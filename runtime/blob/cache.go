@@ -135,10 +135,6 @@ func (c *PermanentBlobCache) GetFile(ctx context.Context, jobID api.JobID, key P
 			c.mu.Unlock()
 			return "", fmt.Errorf("get BLOB %s/%s: %w", jobID, key, ErrClosed)
 		}
-		if isRegularFile(path) {
-			c.mu.Unlock()
-			return path, nil // cache hit
-		}
 		d, downloading := c.inFlight[id]
 		if !downloading {
 			d = &download{done: make(chan struct{})}
@@ -147,10 +143,10 @@ func (c *PermanentBlobCache) GetFile(ctx context.Context, jobID api.JobID, key P
 		c.mu.Unlock()
 
 		if !downloading {
-			return c.downloadFor(ctx, id, d)
+			return c.getFileFor(ctx, id, d)
 		}
 
-		// Another task is already downloading this BLOB: wait for its result.
+		// Another task is already getting this BLOB: wait for its result.
 		select {
 		case <-d.done:
 		case <-ctx.Done():
@@ -166,34 +162,44 @@ func (c *PermanentBlobCache) GetFile(ctx context.Context, jobID api.JobID, key P
 	}
 }
 
-// downloadFor runs the download d for every caller waiting on it, then
-// publishes the result.
-func (c *PermanentBlobCache) downloadFor(ctx context.Context, id blobID, d *download) (string, error) {
-	path, err := c.downloadFromBlobServer(ctx, id.jobID, id.key)
+// getFileFor runs getFileInternal for every caller waiting on d, then
+// publishes the result. The callers waiting get an answer even if
+// getFileInternal panics.
+func (c *PermanentBlobCache) getFileFor(ctx context.Context, id blobID, d *download) (path string, err error) {
+	err = errDownloadPanicked // unless getFileInternal returns
+	defer func() {
+		c.mu.Lock()
+		delete(c.inFlight, id)
+		c.mu.Unlock()
 
-	c.mu.Lock()
-	delete(c.inFlight, id)
-	c.mu.Unlock()
-
-	d.err = err
-	d.leaderCancelled = err != nil && ctx.Err() != nil
-	close(d.done)
+		d.err = err
+		d.leaderCancelled = err != nil && ctx.Err() != nil
+		close(d.done)
+	}()
+	path, err = c.getFileInternal(ctx, c.downloadSource(), id.jobID, id.key)
 	return path, err
 }
 
-// downloadFromBlobServer fetches one BLOB into the cache, trying 1 +
-// fetchRetries times with no pause in between, as Flink's
-// BlobClient#downloadFromBlobServer does.
-func (c *PermanentBlobCache) downloadFromBlobServer(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (string, error) {
+// errDownloadPanicked is what the callers waiting for a download get when
+// the download panicked instead of returning.
+var errDownloadPanicked = errors.New("the download of the BLOB panicked")
+
+// getFileInternal returns the local path of a BLOB: the cached file if
+// there is one, else a fresh download from source, tried 1 + fetchRetries
+// times with no pause in between (Flink's AbstractBlobCache#getFileInternal
+// with the retry loop of BlobClient#downloadFromBlobServer).
+func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source, jobID api.JobID, key PermanentBlobKey) (string, error) {
 	path := storageLocation(c.storageDir, jobID, key)
+	if isRegularFile(path) {
+		return path, nil // cache hit
+	}
 	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, c.serverAddress, path)
 
 	// Step m10: the TaskExecutor fetches the job's jar before the task can
 	// load its user code.
 	c.log.Debug(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
-	injected, _ := c.faults.Fire(trace.M10, jobID)
 	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
-		err := c.fetchOnce(ctx, jobID, key, injected)
+		err := c.fetchOnce(ctx, source, jobID, key)
 		if err == nil {
 			return path, nil
 		}
@@ -212,20 +218,11 @@ func (c *PermanentBlobCache) downloadFromBlobServer(ctx context.Context, jobID a
 
 // fetchOnce is one download attempt: read from the source into a temp file
 // while hashing, check the hash against the key, move the file into place.
-// A failed attempt leaves nothing behind. An injected fault (step m10)
-// makes the BLOB unavailable, or corrupts its bytes on the way so that the
-// real checksum check catches it.
-func (c *PermanentBlobCache) fetchOnce(ctx context.Context, jobID api.JobID, key PermanentBlobKey, injected fault.Kind) error {
-	if injected == fault.BlobUnavailable {
-		return fmt.Errorf("GET operation failed: Local file for BLOB %s/%s does not exist and failed to copy from blob store: %w: %w",
-			jobID, key, fs.ErrNotExist, fault.Injected(trace.M10, injected))
-	}
-	content, err := c.source.Open(ctx, jobID, key)
+// A failed attempt leaves nothing behind.
+func (c *PermanentBlobCache) fetchOnce(ctx context.Context, source Source, jobID api.JobID, key PermanentBlobKey) error {
+	content, err := source.Open(ctx, jobID, key)
 	if err != nil {
 		return err
-	}
-	if injected == fault.JarCorrupted {
-		content = corrupted{content}
 	}
 	tmpPath, actual, err := writeTemp(ctx, c.storageDir, content)
 	_ = content.Close() // what was read is verified below; a close error changes nothing
@@ -248,6 +245,32 @@ func (c *PermanentBlobCache) fetchOnce(ctx context.Context, jobID api.JobID, key
 	}
 	_, err = moveIntoPlace(tmpPath, c.storageDir, jobID, key)
 	return err
+}
+
+// downloadSource returns the Source one download reads from: the cache's
+// own, through step m10's fault injection. The injector is asked on the
+// download's first attempt, so a cache hit never fires a fault; a fault
+// that fires breaks every attempt of that download. It makes the BLOB
+// unavailable, or corrupts its bytes on the way so that the real checksum
+// check catches it.
+func (c *PermanentBlobCache) downloadSource() Source {
+	var (
+		ask      sync.Once
+		injected fault.Kind
+	)
+	return SourceFunc(func(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (io.ReadCloser, error) {
+		// Step m10 (fault): the BLOB is missing on the server, or damaged.
+		ask.Do(func() { injected, _ = c.faults.Fire(trace.M10, jobID) })
+		if injected == fault.BlobUnavailable {
+			return nil, fmt.Errorf("GET operation failed: Local file for BLOB %s/%s does not exist and failed to copy from blob store: %w: %w",
+				jobID, key, fs.ErrNotExist, fault.Injected(trace.M10, injected))
+		}
+		content, err := c.source.Open(ctx, jobID, key)
+		if err != nil || injected != fault.JarCorrupted {
+			return content, err
+		}
+		return corrupted{content}, nil
+	})
 }
 
 // ReleaseJob removes every cached BLOB of the job. The TaskExecutor calls it

@@ -122,40 +122,51 @@ func (d *Dispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error 
 // submitJob runs on the main thread. A rejected submission ends at step
 // m3, and the trace shows it there.
 func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
-	err := d.checkAndSubmitJob(g, caller)
+	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, g.JobID))
+	err := d.injectedRefusal(g.JobID)
+	if err == nil {
+		err = d.checkAndSubmitJob(g, caller)
+	}
 	if err != nil {
 		d.deps.Trace.EmitFailure(trace.M3, caller, "Dispatcher", g.JobID, "submitJob '%s' rejected: %v", g.Name, err)
 	}
 	return err
 }
 
-// checkAndSubmitJob makes the Dispatcher's checks in Flink's order, then
-// submits the job.
+// checkAndSubmitJob makes the Dispatcher's checks in Flink's order, each
+// refusing the job before anything is persisted, then submits it.
 func (d *Dispatcher) checkAndSubmitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
-	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, jobID))
-
 	if d.isInGloballyTerminalState(jobID) {
 		d.log.Warn(fmt.Sprintf("Ignoring JobGraph submission '%s' (%s) because the job already reached a globally-terminal state (i.e. FAILED, CANCELED, FINISHED) in a previous execution.", g.Name, jobID))
 		return &DuplicateJobSubmissionError{JobID: jobID, GloballyTerminated: true}
 	}
-	// Step m3 (fault): the job is refused as if its JobID were taken or its
-	// JobGraph broken, by the check that would refuse it; nothing is
-	// persisted.
-	injected, fired := d.deps.Faults.Fire(trace.M3, jobID)
-	if _, running := d.runners[jobID]; running || (fired && injected == fault.DuplicateJobID) {
+	if _, running := d.runners[jobID]; running {
 		return &DuplicateJobSubmissionError{JobID: jobID}
 	}
 	if err := g.Validate(); err != nil {
 		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: err}
 	}
-	if fired && injected == fault.InvalidJobGraph {
-		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: fault.Injected(trace.M3, injected)}
-	}
 	if isPartialResourceConfigured(g) {
 		return &JobSubmissionError{JobID: jobID, Message: "Currently jobs is not supported if parts of the vertices have resources configured. The limitation will be removed in future versions."}
 	}
 	return d.internalSubmitJob(g, caller)
+}
+
+// injectedRefusal is step m3's fault: the job is refused as if its JobID
+// were taken or its JobGraph broken, with the error the real check gives;
+// nothing is persisted.
+func (d *Dispatcher) injectedRefusal(jobID api.JobID) error {
+	// Step m3 (fault): armed for this job, the fault fires once.
+	injected, fired := d.deps.Faults.Fire(trace.M3, jobID)
+	switch {
+	case !fired:
+		return nil
+	case injected == fault.DuplicateJobID:
+		return &DuplicateJobSubmissionError{JobID: jobID}
+	default: // fault.InvalidJobGraph
+		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: fault.Injected(trace.M3, injected)}
+	}
 }
 
 func (d *Dispatcher) isInGloballyTerminalState(jobID api.JobID) bool {

@@ -138,7 +138,7 @@ func (r *JobMasterServiceLeadershipRunner) GrantLeadership(session api.LeaderSes
 		return
 	}
 	r.session = session
-	r.wg.Go(func() { r.startJobMasterServiceProcess(session) })
+	r.wg.Go(func() { defer r.handleAsyncOperationError(); r.startJobMasterServiceProcess(session) })
 }
 
 // RevokeLeadership stops the JobMaster of the lost session.
@@ -159,7 +159,7 @@ func (r *JobMasterServiceLeadershipRunner) RevokeLeadership() {
 // leadership session (Flink's startJobMasterServiceProcessAsync and
 // createNewJobMasterServiceProcess).
 func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session api.LeaderSessionID) {
-	jobID, jobName := r.JobID(), r.cfg.JobGraph.Name
+	jobID := r.JobID()
 	if r.cfg.JobResultStore.HasJobResultEntry(jobID) {
 		r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was granted leadership with leader id %s, but job was already done.", jobID, session))
 		r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobFailed,
@@ -177,23 +177,13 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		r.failInitialization(err)
 		return
 	}
-
 	if r.isStale(session) { // closed, cancelled or deposed while the JobMaster was being built
 		_ = jobMaster.Close()
 		return
 	}
-	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
-		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, jobName)
-	if kind, ok := r.cfg.Faults.Fire(trace.M4, jobID); ok {
-		// Step m4 (fault): the JobMaster does not start; the job fails
-		// during initialization.
+	if startErr := r.startJobMaster(session, jobMaster); startErr != nil {
 		_ = jobMaster.Close()
-		r.failInitialization(fault.Injected(trace.M4, kind))
-		return
-	}
-	if err := jobMaster.Start(); err != nil {
-		_ = jobMaster.Close()
-		r.failInitialization(err)
+		r.failInitialization(startErr)
 		return
 	}
 	// Only a started JobMaster is published: every request the runner
@@ -209,6 +199,39 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		return
 	}
 	r.cfg.LeaderElection.ConfirmLeadership(session, jobMaster.Address())
+}
+
+// startJobMaster records step m4 and starts the created JobMaster (in
+// Flink, DefaultJobMasterServiceFactory starts the JobMaster right after
+// creating it). An injected fault at step m4 keeps it from starting.
+func (r *JobMasterServiceLeadershipRunner) startJobMaster(session api.LeaderSessionID, jobMaster JobMasterService) error {
+	jobID := r.JobID()
+	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
+		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, r.cfg.JobGraph.Name)
+	if kind, ok := r.cfg.Faults.Fire(trace.M4, jobID); ok {
+		// Step m4 (fault): the JobMaster does not start; the job fails
+		// during initialization.
+		return fault.Injected(trace.M4, kind)
+	}
+	return jobMaster.Start()
+}
+
+// handleAsyncOperationError, deferred on the goroutine that creates and
+// starts the JobMaster, turns a panic there into the job's initialization
+// failure, as an exception thrown while Flink creates and starts a
+// JobMaster becomes "Could not start the JobMaster." (Flink:
+// DefaultJobMasterServiceFactory runs the creation with supplyAsync, and
+// JobMasterServiceLeadershipRunner#handleAsyncOperationError catches what
+// the runner's own asynchronous start throws).
+//
+// Differs from Flink: an exception in the runner's own start completes
+// Flink's runner exceptionally ("Could not start the job manager."), and
+// the Dispatcher takes that as a fatal error ("JobMaster for job … failed.")
+// that restarts the JobManager process. Here only the job fails.
+func (r *JobMasterServiceLeadershipRunner) handleAsyncOperationError() {
+	if p := recover(); p != nil {
+		r.failInitialization(fmt.Errorf("panic: %v", p))
+	}
 }
 
 // isStale reports whether the runner was closed, cancelled or lost the

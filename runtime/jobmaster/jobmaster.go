@@ -397,17 +397,27 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 		return nil, jm.breakSlotOffer(ctx, kind, taskManager, len(offers))
 	}
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
-		tm, ok := jm.taskManagers[taskManager]
-		if !ok {
-			return nil, fmt.Errorf("Unknown TaskManager %s", taskManager)
-		}
 		// Step m8: the TaskExecutor offers its slots; the slot pool accepts
 		// those a waiting request needs and hands them to the scheduler.
-		accepted := jm.slotPool.OfferSlots(tm.location, offers)
+		accepted, err := jm.offerSlots(taskManager, offers)
+		if err != nil {
+			return nil, err
+		}
 		jm.deps.Trace.Emit(trace.M8, "TaskExecutor", "JobMaster", jm.jobGraph.JobID,
 			"offerSlots from %s: %d offered, %d accepted", taskManager, len(offers), len(accepted))
 		return accepted, nil
 	})
+}
+
+// offerSlots answers a slot offer on the main thread (Flink's
+// JobMaster#offerSlots): only a TaskManager registered at this JobMaster
+// may offer slots, and the slot pool decides which of them the job takes.
+func (jm *JobMaster) offerSlots(taskManager api.ResourceID, offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
+	tm, ok := jm.taskManagers[taskManager]
+	if !ok {
+		return nil, fmt.Errorf("Unknown TaskManager %s", taskManager)
+	}
+	return jm.slotPool.OfferSlots(tm.location, offers), nil
 }
 
 // breakSlotOffer is step m8 failing (an injected fault), on the caller's

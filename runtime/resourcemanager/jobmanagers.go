@@ -34,38 +34,51 @@ type jobMasterGateway interface {
 func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
 	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
 	return rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (gateway.JobMasterRegistrationSuccess, error) {
-		rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
-
-		// Connecting is a lookup in the rpc.Service. For the LocalService it
-		// is a map read, so it is fine on the main thread. Flink connects
-		// asynchronously and continues on the main thread when the
-		// connection is there; a transport whose Connect dials would do
-		// the same with rpc.Ask.
-		jobMaster, err := rpc.Connect[jobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
-		if err != nil {
-			rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", err)
-			return gateway.JobMasterRegistrationSuccess{}, gateway.RegistrationFailure(
-				"Could not connect to the JobMaster of job %s at %s: %v", jobID, jobMasterAddress, err)
+		success, err := rm.registerJobMaster(ctx, jobMasterID, jobManagerResourceID, jobMasterAddress, jobID)
+		if err == nil {
+			// Step m5: the JobMaster is registered; from now on it may declare
+			// the resources its job needs.
+			rm.deps.Trace.Emit(trace.M5, "JobMaster", "ResourceManager", jobID,
+				"registerJobMaster: job manager %s@%s registered for job %s", jobMasterID, jobMasterAddress, jobID)
 		}
-		rm.registerJobMasterInternal(&jobManagerRegistration{
-			jobID:       jobID,
-			jobMasterID: jobMasterID,
-			resourceID:  jobManagerResourceID,
-			address:     jobMasterAddress,
-			gateway:     jobMaster,
-		})
-
-		// Step m5: the JobMaster is registered; from now on it may declare
-		// the resources its job needs.
-		rm.deps.Trace.Emit(trace.M5, "JobMaster", "ResourceManager", jobID,
-			"registerJobMaster: job manager %s@%s registered for job %s", jobMasterID, jobMasterAddress, jobID)
-		return gateway.JobMasterRegistrationSuccess{
-			ResourceManagerID:         rm.FencingToken(),
-			ResourceManagerResourceID: rm.cfg.ResourceID,
-		}, nil
+		return success, err
 	})
 }
 
+// registerJobMaster connects back to a registering JobMaster and registers
+// it (Flink's ResourceManager#registerJobMaster, after the fencing token
+// was checked). Main thread only.
+func (rm *ResourceManager) registerJobMaster(ctx context.Context, jobMasterID api.JobMasterID,
+	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
+	rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
+
+	// Connecting is a lookup in the rpc.Service. For the LocalService it is
+	// a map read, so it is fine on the main thread. Flink connects
+	// asynchronously and continues on the main thread when the connection
+	// is there; a transport whose Connect dials would do the same with
+	// rpc.Ask.
+	jobMaster, err := rpc.Connect[jobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
+	if err != nil {
+		rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", err)
+		return gateway.JobMasterRegistrationSuccess{}, gateway.RegistrationFailure(
+			"Could not connect to the JobMaster of job %s at %s: %v", jobID, jobMasterAddress, err)
+	}
+	rm.registerJobMasterInternal(&jobManagerRegistration{
+		jobID:       jobID,
+		jobMasterID: jobMasterID,
+		resourceID:  jobManagerResourceID,
+		address:     jobMasterAddress,
+		gateway:     jobMaster,
+	})
+	return gateway.JobMasterRegistrationSuccess{
+		ResourceManagerID:         rm.FencingToken(),
+		ResourceManagerResourceID: rm.cfg.ResourceID,
+	}, nil
+}
+
+// registerJobMasterInternal records the registration, replacing the job's
+// previous JobMaster, and starts watching the JobMaster's heartbeat. Main
+// thread only.
 func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration) {
 	if old, ok := rm.jobManagerRegistrations[reg.jobID]; ok {
 		if old.jobMasterID == reg.jobMasterID {
@@ -92,27 +105,37 @@ func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration
 func (rm *ResourceManager) DeclareRequiredResources(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
 	requirements gateway.ResourceRequirements) error {
 	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {
-		jobID := requirements.JobID
-		reg, ok := rm.jobManagerRegistrations[jobID]
-		if !ok {
-			return struct{}{}, fmt.Errorf("%w: Could not find registered job manager for job %s.", ErrUnknownJobManager, jobID)
+		if err := rm.declareRequiredResources(jobMasterID, requirements); err != nil {
+			return struct{}{}, err
 		}
-		if reg.jobMasterID != jobMasterID {
-			return struct{}{}, fmt.Errorf("%w: The job leader's id %s does not match the received id %s.",
-				ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
-		}
-		if requirements.TargetAddress == "" {
-			requirements.TargetAddress = reg.address // where TaskExecutors offer the slots
-		}
-
-		// Step m6: the job's requirements reach the ResourceManager; the
+		// Step m6: the job's requirements reached the ResourceManager; the
 		// SlotManager matches them to free slots after its check delay.
-		rm.deps.Trace.Emit(trace.M6, "JobMaster", "ResourceManager", jobID,
-			"declareRequiredResources: job %s requires %d slot(s)", jobID, requirements.TotalSlots())
-		rm.slotManager.ProcessResourceRequirements(requirements)
+		rm.deps.Trace.Emit(trace.M6, "JobMaster", "ResourceManager", requirements.JobID,
+			"declareRequiredResources: job %s requires %d slot(s)", requirements.JobID, requirements.TotalSlots())
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// declareRequiredResources checks that the declaration comes from the
+// job's registered JobMaster and hands the requirements to the SlotManager
+// (Flink's ResourceManager#declareRequiredResources, after the fencing
+// token was checked). Main thread only.
+func (rm *ResourceManager) declareRequiredResources(jobMasterID api.JobMasterID, requirements gateway.ResourceRequirements) error {
+	jobID := requirements.JobID
+	reg, ok := rm.jobManagerRegistrations[jobID]
+	if !ok {
+		return fmt.Errorf("%w: Could not find registered job manager for job %s.", ErrUnknownJobManager, jobID)
+	}
+	if reg.jobMasterID != jobMasterID {
+		return fmt.Errorf("%w: The job leader's id %s does not match the received id %s.",
+			ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
+	}
+	if requirements.TargetAddress == "" {
+		requirements.TargetAddress = reg.address // where TaskExecutors offer the slots
+	}
+	rm.slotManager.ProcessResourceRequirements(requirements)
+	return nil
 }
 
 // DisconnectJobManager tells the ResourceManager that a job's JobMaster is

@@ -133,7 +133,9 @@ func errorResponse(err error) (int, ErrorResponseBody) {
 		}}
 	case errors.As(err, &tooLarge):
 		return status, ErrorResponseBody{Errors: []string{
-			fmt.Sprintf("Request entity too large: the limit is %d bytes.", tooLarge.Limit),
+			// Netty's TooLongFrameException, completed as Flink's
+			// FlinkHttpObjectAggregator completes it.
+			fmt.Sprintf("content length exceeded %d bytes. Try to raise [rest.server.max-content-length]", tooLarge.Limit),
 		}}
 	case errors.As(err, &he):
 		return status, ErrorResponseBody{Errors: he.messages}

@@ -63,24 +63,43 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 
 	jarID := newUUID() + "_" + u.name
 	destination := filepath.Join(s.jarDir, jarID)
-	if kind, ok := s.deps.Faults.Fire(trace.M1, api.JobID{}); ok {
-		// Step m1 (fault): the jar cannot be stored, as when the upload
-		// directory is full or gone; nothing is kept.
-		err := fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, fault.Injected(trace.M1, kind))
-		s.deps.Trace.EmitFailure(trace.M1, "Client", "REST", api.JobID{}, "POST /jars/upload refused: %v", err)
+	if err := s.injectedStoreFailure(u.name, destination); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(u.tempPath, destination); err != nil {
 		return nil, fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, err)
 	}
 	u.tempPath = "" // kept
+	if err := s.rememberStoredJar(jarID, destination, program.ProgramClass()); err != nil {
+		return nil, err
+	}
+	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil
+}
+
+// injectedStoreFailure is step m1's fault: the jar cannot be stored, as
+// when the upload directory is full or gone; nothing is kept.
+func (s *Server) injectedStoreFailure(name, destination string) error {
+	kind, ok := s.deps.Faults.Fire(trace.M1, api.JobID{})
+	if !ok {
+		return nil
+	}
+	// Step m1 (fault): the rename fails, with the error a real one gives.
+	err := fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", name, destination, fault.Injected(trace.M1, kind))
+	s.deps.Trace.EmitFailure(trace.M1, "Client", "REST", api.JobID{}, "POST /jars/upload refused: %v", err)
+	return err
+}
+
+// rememberStoredJar notes a jar just stored at destination (its program
+// class, and now as its upload time, the time of its step m1) and logs
+// it.
+func (s *Server) rememberStoredJar(jarID, destination, programClass string) error {
 	info, err := os.Stat(destination)
 	if err != nil {
-		return nil, fmt.Errorf("stat the stored jar: %w", err)
+		return fmt.Errorf("stat the stored jar: %w", err)
 	}
-	s.rememberJar(jarID, info, program.ProgramClass(), s.now())
-	s.log.Info(fmt.Sprintf("Uploaded jar %s (Program-Class %s).", destination, program.ProgramClass()))
-	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil
+	s.rememberJar(jarID, info, programClass, s.now())
+	s.log.Info(fmt.Sprintf("Uploaded jar %s (Program-Class %s).", destination, programClass))
+	return nil
 }
 
 // upload is what receiveUpload found in a multipart request.
@@ -96,11 +115,10 @@ func (u *upload) removeTemp() {
 	}
 }
 
-// receiveUpload reads every part of a multipart request. It counts the
-// file parts (any form field name is accepted, as in Flink; the spec's
-// curl example uses "jarfile"), and writes the first file to a temp file if
-// its name ends in .jar. Every other part is read and thrown away. A
-// request that is not multipart carries no file.
+// receiveUpload reads every part of a multipart request: a file part goes
+// to receiveFileUpload (any form field name is accepted, as in Flink; the
+// spec's curl example uses "jarfile"), every other part is read and thrown
+// away. A request that is not multipart carries no file.
 func (s *Server) receiveUpload(r *http.Request, u *upload) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -115,37 +133,49 @@ func (s *Server) receiveUpload(r *http.Request, u *upload) error {
 			return requestReadError(err)
 		}
 		sentName := sentFileName(part)
-		if sentName != "" {
-			u.files++
-		}
-		if sentName == "" || u.files > 1 {
-			// A plain form field, or a second file: counted for the error
-			// message, never written.
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return requestReadError(err)
+		if sentName == "" { // a plain form field
+			if err := discard(part); err != nil {
+				return err
 			}
 			continue
 		}
-
-		// CVE-2020-17518: Flink 1.5.1–1.11.2 resolved the client's file
-		// name against the upload directory, so "../../../../tmp/success"
-		// wrote /tmp/success. The fix keeps only the last path element.
-		// (Go's Part.FileName applies filepath.Base too; we read the raw
-		// header to show the fix here.)
-		u.name = filepath.Base(sentName)
-		if u.name != sentName {
-			s.log.Warn(fmt.Sprintf("Ignoring the directories of the uploaded file name %q: storing it as %q.", sentName, u.name))
-		}
-		if !isJarName(u.name) {
-			if _, err := io.Copy(io.Discard, part); err != nil { // rejected later; never written
-				return requestReadError(err)
-			}
-			continue
-		}
-		if err := s.writeTemp(part, u); err != nil {
+		if err := s.receiveFileUpload(part, sentName, u); err != nil {
 			return err
 		}
 	}
+}
+
+// receiveFileUpload takes one file part of an upload, sent with the file
+// name sentName: it counts the file, and writes the first one to a temp
+// file (writeTemp) if its name ends in .jar, under the last element of
+// its name only. Every other file is read and thrown away.
+func (s *Server) receiveFileUpload(part io.Reader, sentName string, u *upload) error {
+	u.files++
+	if u.files > 1 {
+		return discard(part) // a second file: counted for the error message, never written
+	}
+
+	// CVE-2020-17518: Flink 1.5.1–1.11.2 resolved the client's file
+	// name against the upload directory, so "../../../../tmp/success"
+	// wrote /tmp/success. The fix keeps only the last path element.
+	// (Go's Part.FileName applies filepath.Base too; we read the raw
+	// header to show the fix here.)
+	u.name = filepath.Base(sentName)
+	if u.name != sentName {
+		s.log.Warn(fmt.Sprintf("Ignoring the directories of the uploaded file name %q: storing it as %q.", sentName, u.name))
+	}
+	if !isJarName(u.name) {
+		return discard(part) // rejected by the caller; never written
+	}
+	return s.writeTemp(part, u)
+}
+
+// discard reads a part to its end and throws it away.
+func discard(part io.Reader) error {
+	if _, err := io.Copy(io.Discard, part); err != nil {
+		return requestReadError(err)
+	}
+	return nil
 }
 
 // writeTemp streams part into a new hidden file in the jar directory. The

@@ -88,7 +88,7 @@ func TestUploadRejectsBadInput(t *testing.T) {
 			name:       "larger than MaxUploadSize",
 			request:    multipartOf(filePart{"jarfile", "big.jar", bytes.Repeat([]byte("x"), 8<<10)}),
 			wantStatus: http.StatusRequestEntityTooLarge,
-			wantErrors: []string{"Request entity too large: the limit is 4096 bytes."},
+			wantErrors: []string{"content length exceeded 4096 bytes. Try to raise [rest.server.max-content-length]"},
 		},
 	}
 	for _, tt := range tests {

@@ -230,10 +230,22 @@ type jarRunParams struct {
 	jobID       *api.JobID // nil: the JobGraph's own random ID
 }
 
-// jarRunParams resolves each setting as Flink's JarHandlerContext does:
-// the request body if the field is set, else the query parameter, else the
-// default. Query parameters with several values are joined with commas.
+// jarRunParams reads the run request's settings (jarRunParamsFromRequest)
+// and warns about the ones flinklab accepts but ignores.
 func (s *Server) jarRunParams(body JarRunRequestBody, query url.Values) (jarRunParams, error) {
+	p, err := jarRunParamsFromRequest(body, query)
+	if err != nil {
+		return p, err
+	}
+	s.warnIgnoredRunSettings(body, query)
+	return p, nil
+}
+
+// jarRunParamsFromRequest resolves each setting as Flink's
+// JarHandlerContext.fromRequest does: the request body if the field is
+// set, else the query parameter, else the default. Query parameters with
+// several values are joined with commas.
+func jarRunParamsFromRequest(body JarRunRequestBody, query url.Values) (jarRunParams, error) {
 	p := jarRunParams{parallelism: client.ParallelismDefault, jobID: body.JobID}
 
 	if body.EntryClass != nil && *body.EntryClass != "" {
@@ -261,7 +273,12 @@ func (s *Server) jarRunParams(body JarRunRequestBody, query url.Values) (jarRunP
 		return p, err
 	}
 	p.args = args
+	return p, nil
+}
 
+// warnIgnoredRunSettings logs the run settings flinklab accepts, so that
+// Flink's clients work, but has no use for.
+func (s *Server) warnIgnoredRunSettings(body JarRunRequestBody, query url.Values) {
 	var ignored []string
 	if body.AllowNonRestoredState != nil || query.Has("allowNonRestoredState") {
 		ignored = append(ignored, "allowNonRestoredState")
@@ -281,7 +298,6 @@ func (s *Server) jarRunParams(body JarRunRequestBody, query url.Values) (jarRunP
 	if len(ignored) > 0 {
 		s.log.Warn(fmt.Sprintf("Ignoring %s: flinklab has no savepoints and no per-job configuration.", strings.Join(ignored, ", ")))
 	}
-	return p, nil
 }
 
 // programArgs mirrors JarHandlerUtils.getProgramArgs: the deprecated
@@ -378,8 +394,9 @@ func decodeJSONBody(r *http.Request, v any, typeName string) error {
 }
 
 // decodeJSON reads a JSON document of at most maxJSONBodySize bytes into
-// v, strictly as Flink's REST mapper does: unknown fields are an error,
-// and so is anything after the object. An empty document counts as {}. A
+// v, strictly: unknown fields are an error, as with Flink's REST mapper
+// (FAIL_ON_UNKNOWN_PROPERTIES), and so is anything after the object, which
+// Flink's mapper would ignore. An empty document counts as {}. A
 // larger one is refused as not of the expected format (400) before it is
 // parsed: a request body of JSON has no business being that large.
 func decodeJSON(r io.Reader, v any, typeName string) error {

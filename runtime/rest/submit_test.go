@@ -237,7 +237,7 @@ func TestSubmitJobRejectsBadInput(t *testing.T) {
 			name:       "larger than MaxUploadSize",
 			request:    multipartOf(goodRequest, graph, submitPart{"file_1", "wordcount.jar", strings.Repeat("x", 64<<10)}),
 			wantStatus: http.StatusRequestEntityTooLarge,
-			wantErrors: []string{"Request entity too large: the limit is 32768 bytes."},
+			wantErrors: []string{"content length exceeded 32768 bytes. Try to raise [rest.server.max-content-length]"},
 		},
 		{
 			name:       "a malformed multipart body",

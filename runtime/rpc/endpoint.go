@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -103,9 +105,24 @@ func (e *Endpoint) run() {
 			if !ok {
 				break
 			}
-			fn()
+			e.runMessage(fn)
 		}
 	}
+}
+
+// runMessage runs one message on the main thread. As in Flink's RPC actor,
+// a handler that fails does not end the main thread: the panic is logged
+// (Flink: "Caught exception while executing runnable in main thread.") and
+// the next message runs. A call's caller gets the panic as its error
+// instead (see CallAsync).
+func (e *Endpoint) runMessage(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Default().Error("Caught exception while executing runnable in main thread.",
+				"logger", e.name, "cause", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
 }
 
 func (e *Endpoint) next() (func(), bool) {
@@ -241,8 +258,9 @@ func (e *Endpoint) Close(onStop func()) {
 // CallAsync runs fn on e's main thread and returns its result to the caller,
 // which may be any goroutine except e's own main thread. The ctx deadline is
 // the RPC timeout: when it passes first, CallAsync returns an error wrapping
-// ErrTimeout (fn may still run later). This is how gateway methods enter a
-// component (Flink's callAsync).
+// ErrTimeout (fn may still run later). If fn panics, the caller gets a
+// *PanicError and the main thread goes on. This is how gateway methods enter
+// a component (Flink's callAsync).
 func CallAsync[T any](ctx context.Context, e *Endpoint, fn func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -251,7 +269,7 @@ func CallAsync[T any](ctx context.Context, e *Endpoint, fn func() (T, error)) (T
 	reply := make(chan result, 1)
 	var zero T
 	if !e.RunAsync(func() {
-		v, err := fn()
+		v, err := callRecovering(fn)
 		reply <- result{v, err}
 	}) {
 		return zero, unreachable(e)
@@ -272,6 +290,25 @@ func CallAsync[T any](ctx context.Context, e *Endpoint, fn func() (T, error)) (T
 			return zero, unreachable(e)
 		}
 	}
+}
+
+// PanicError is the error a caller gets when the handler it called panicked
+// (Flink completes the caller's future with the exception the RPC method
+// threw). The main thread goes on with its next message.
+type PanicError struct {
+	Value any    // what the handler panicked with
+	Stack string // the main thread's stack at the panic
+}
+
+func (e *PanicError) Error() string { return fmt.Sprint(e.Value) }
+
+func callRecovering[T any](fn func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	return fn()
 }
 
 func unreachable(e *Endpoint) error {

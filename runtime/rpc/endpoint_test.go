@@ -57,6 +57,23 @@ func TestCallAsyncReturnsResultAndError(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 }
 
+func TestAPanickingHandlerFailsItsCallerAndTheMainThreadGoesOn(t *testing.T) {
+	e := NewEndpoint("test")
+	e.Start(nil)
+	defer e.Close(nil)
+
+	e.RunAsync(func() { panic("a runnable failed") }) // logged, not fatal
+	_, err := CallAsync(context.Background(), e, func() (int, error) { panic("TODO(m03): write it") })
+	var panicked *PanicError
+	require.ErrorAs(t, err, &panicked)
+	assert.Equal(t, "TODO(m03): write it", err.Error())
+	assert.Contains(t, panicked.Stack, "endpoint_test.go")
+
+	got, err := CallAsync(context.Background(), e, func() (int, error) { return 7, nil })
+	require.NoError(t, err)
+	assert.Equal(t, 7, got, "the main thread must survive a panic and run the next message")
+}
+
 func TestCallAsyncTimesOutAtTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := NewEndpoint("slow")

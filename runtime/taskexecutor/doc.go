@@ -133,10 +133,12 @@
 //   - The heartbeats carry no payloads (see gateway.AllocatedSlotReport): the
 //     TaskExecutor does not free slots the JobMaster no longer knows, and
 //     does not report its slots and deployed tasks with its answers.
-//   - No slot timeout (taskmanager.slot.timeout). So DisconnectJobManager,
-//     and a JobMaster whose heartbeat timed out, free the job's slots at
-//     once, where Flink marks them inactive, registers at the job's leader
-//     again, and lets the timeout free them.
+//   - The slot timeout (taskmanager.slot.timeout) guards only slots that
+//     are allocated but not active: offered and rejected, or offered with
+//     no answer. DisconnectJobManager, and a JobMaster whose heartbeat
+//     timed out, free the job's slots at once, where Flink marks them
+//     inactive, registers at the job's leader again, and lets the timeout
+//     free them.
 //   - No overall registration deadline (taskmanager.registration.timeout)
 //     and no fatal-error handler: a rejected registration is logged at
 //     ERROR and the TaskExecutor waits for the next leader.

@@ -207,7 +207,12 @@ func (te *TaskExecutor) handleAcceptedSlotOffers(conn *jobManagerConnection, off
 			// The slot is being freed meanwhile. Flink also tells the
 			// JobMaster (failSlot), which our gateway does not have.
 			te.logger.Debug(fmt.Sprintf("Could not mark slot %s active.", offer.AllocationID))
+			continue
 		}
+		// An active slot is in use: its timeout must not free it, even one
+		// an older, discarded offer's answer has started meanwhile (Flink's
+		// TaskSlotTableImpl#markSlotActive unregisters the timeout too).
+		te.stopSlotTimeout(offer.AllocationID)
 	}
 	rejected := errors.New("The slot was rejected by the JobManager.")
 	for _, offer := range offered {

@@ -472,6 +472,9 @@ func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeployme
 	return te.callAsync(ctx, func() error { return te.submitTask(tdd, jobMasterID) })
 }
 
+// submitTask makes the TaskExecutor's checks on a deployment in Flink's
+// order, each refusing the task before anything changes, then creates the
+// Task in its slot and starts it (Flink's TaskExecutor#submitTask).
 func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
 	jobID := tdd.JobID
 	job := te.jobTable[jobID]
@@ -488,21 +491,8 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 	}
 	te.stopSlotTimeout(tdd.AllocationID)
 
-	task := taskmanager.NewTask(tdd, taskmanager.Deps{
-		BlobService: te.blobService(),
-		Shuffle:     te.deps.Shuffle,
-		Actions:     &taskManagerActions{taskExecutor: te, connection: conn},
-		Trace:       te.deps.Trace,
-		Faults:      te.deps.Faults,
-		Logger:      te.cfg.Logger,
-	})
-
-	// Step m9: the JobMaster's deployment arrived and passed the checks.
-	received := fmt.Sprintf("Received task %s (%s), deploy into slot with allocation id %s.",
-		task.TaskNameWithSubtaskAndAttempt(), tdd.ExecutionAttemptID, tdd.AllocationID)
-	te.logger.Info(received)
-	te.deps.Trace.Emit(trace.M9, "JobMaster", "TaskExecutor", jobID, "%s", received)
-
+	task := te.createTask(tdd, conn)
+	te.logReceivedTask(task)
 	if err := te.taskSlotTable.AddTask(task); err != nil {
 		if errors.Is(err, ErrDuplicateTask) {
 			return te.rejectSubmission(jobID, "TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
@@ -513,6 +503,33 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 	return nil
 }
 
+// createTask creates the Task of a deployment, in state CREATED, with the
+// TaskExecutor's services; its states go to the JobMaster of conn, the
+// connection the task was deployed through.
+func (te *TaskExecutor) createTask(tdd gateway.TaskDeploymentDescriptor, conn *jobManagerConnection) *taskmanager.Task {
+	return taskmanager.NewTask(tdd, taskmanager.Deps{
+		BlobService: te.blobService(),
+		Shuffle:     te.deps.Shuffle,
+		Actions:     &taskManagerActions{taskExecutor: te, connection: conn},
+		Trace:       te.deps.Trace,
+		Faults:      te.deps.Faults,
+		Logger:      te.cfg.Logger,
+	})
+}
+
+// logReceivedTask logs, as Flink does, that a deployment passed the checks
+// and its task is created, and records step m9 in the trace.
+func (te *TaskExecutor) logReceivedTask(task *taskmanager.Task) {
+	// Step m9: the JobMaster's deployment arrived and passed the checks.
+	received := fmt.Sprintf("Received task %s (%s), deploy into slot with allocation id %s.",
+		task.TaskNameWithSubtaskAndAttempt(), task.ExecutionID(), task.AllocationID())
+	te.logger.Info(received)
+	te.deps.Trace.Emit(trace.M9, "JobMaster", "TaskExecutor", task.JobID(), "%s", received)
+}
+
+// rejectSubmission refuses a deployment: it logs the reason at DEBUG, as
+// Flink does, records a broken step m9 in the trace and returns the
+// TaskSubmissionException.
 func (te *TaskExecutor) rejectSubmission(jobID api.JobID, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	te.logger.Debug(msg)

@@ -93,7 +93,11 @@
 //     task.cancellation.timeout, kills the TaskManager; we have no
 //     watchdog.
 //   - A panic in user code fails the task (ErrUserCodePanicked), as Flink's
-//     Task catches every Throwable of its invokable.
+//     Task catches every Throwable of its invokable; so does a panic in the
+//     Task's own run ("the task panicked: …"). A panic while the Task
+//     handles a failure is logged as Flink logs it ("FATAL - exception in
+//     exception handler of task …") and the task still ends FAILED, where
+//     Flink would also terminate the TaskManager.
 //   - The Task reports every transition to its TaskExecutor, DEPLOYING and
 //     CANCELING too; the TaskExecutor forwards to the JobMaster only what
 //     Flink's Task sends there (INITIALIZING, RUNNING and the final state).

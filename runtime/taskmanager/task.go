@@ -244,15 +244,24 @@ func (t *Task) cancelOrFailAndCancelInvokable(target api.ExecutionState, cause e
 	}
 }
 
-// run is the task's goroutine (Flink's Task#run).
+// run is the task's goroutine (Flink's Task#run → doRun). Like Flink's
+// doRun, which catches every Throwable, it turns a panic of the task's own
+// code into the task's failure: a bug in one task fails that task, not the
+// TaskManager.
 func (t *Task) run() {
 	if !t.transitionState(api.ExecutionCreated, api.ExecutionDeploying, nil) {
 		return // cancelled or failed before it began; that caller finished the task
 	}
 	defer t.finish()
 
-	if err := t.doRun(); err != nil {
-		t.transitionToFinalStateAfter(err)
+	if err := catchPanic(t.doRun); err != nil {
+		handled := catchPanic(func() error {
+			t.transitionToFinalStateAfter(err)
+			return nil
+		})
+		if handled != nil {
+			t.failAfterFatalError(err, handled)
+		}
 	}
 	t.cancelInvokable()
 	t.releaseResources()
@@ -297,46 +306,103 @@ func (t *Task) doRun() error {
 	if err != nil {
 		return err
 	}
+	return t.restoreAndInvoke(invokable)
+}
 
-	// restoreAndInvoke: restore state and open the operators while
-	// INITIALIZING, then process records while RUNNING.
+// restoreAndInvoke runs the invokable of a deployed task (Flink's
+// Task#restoreAndInvoke): restore state and open the operators while
+// INITIALIZING, then process records while RUNNING, then finish the
+// produced partitions and switch to FINISHED. A transition that does not
+// happen means the task was cancelled or failed meanwhile.
+func (t *Task) restoreAndInvoke(invokable Invokable) error {
 	if !t.transitionState(api.ExecutionDeploying, api.ExecutionInitializing, nil) {
 		return errCancelTask
 	}
-	if kind, ok := t.faults.Fire(trace.M11, t.tdd.JobID); ok {
-		// Step m11 (fault): an operator's open() throws while the task
-		// initializes, before any record flows.
-		return fmt.Errorf("RuntimeException: open() of an operator of %s threw: %w", t.taskNameWithSubtask, fault.Injected(trace.M11, kind))
-	}
-	if err := callUserCode(func() error { return invokable.Restore(t.ctx) }); err != nil {
+	if err := t.restore(invokable); err != nil {
 		return err
 	}
 	if !t.transitionState(api.ExecutionInitializing, api.ExecutionRunning, nil) {
 		return errCancelTask
 	}
-	// Step m11: the operators are open and the task reported RUNNING; the
-	// TaskExecutor forwards the report to the JobMaster.
-	t.trace.Emit(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s.",
-		t.taskNameWithSubtask, t.ExecutionID(), api.ExecutionInitializing, api.ExecutionRunning)
+	t.traceRunning()
 
-	if err := callUserCode(func() error { return invokable.Invoke(t.ctx) }); err != nil {
+	if err := t.invoke(invokable); err != nil {
 		return err
 	}
 	if t.isCanceledOrFailed() {
 		return errCancelTask
 	}
-
-	// The end of input: finish the produced partitions, so that consumers
-	// read EndOfPartition. A partition that cannot be finished fails the task.
-	for _, partition := range t.partitions {
-		if err := partition.Finish(t.ctx); err != nil {
-			return err
-		}
+	if err := t.finishPartitions(); err != nil {
+		return err
 	}
 	if !t.transitionState(api.ExecutionRunning, api.ExecutionFinished, nil) {
 		return errCancelTask
 	}
 	return nil
+}
+
+// restore runs the invokable's Restore: state is restored and the
+// operators open. Step m11's fault fires here.
+func (t *Task) restore(invokable Invokable) error {
+	if kind, ok := t.faults.Fire(trace.M11, t.tdd.JobID); ok {
+		// Step m11 (fault): an operator's open() throws while the task
+		// initializes, before any record flows.
+		return fmt.Errorf("RuntimeException: open() of an operator of %s threw: %w", t.taskNameWithSubtask, fault.Injected(trace.M11, kind))
+	}
+	return callUserCode(func() error { return invokable.Restore(t.ctx) })
+}
+
+// invoke runs the invokable's Invoke: it processes records until the
+// inputs end, or until the task's ctx is cancelled.
+func (t *Task) invoke(invokable Invokable) error {
+	return callUserCode(func() error { return invokable.Invoke(t.ctx) })
+}
+
+// finishPartitions finishes the produced partitions at the end of input,
+// so that consumers read EndOfPartition. A partition that cannot be
+// finished fails the task.
+func (t *Task) finishPartitions() error {
+	for _, partition := range t.partitions {
+		if err := partition.Finish(t.ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// traceRunning records step m11: the operators are open and the task
+// reported RUNNING; the TaskExecutor forwards the report to the JobMaster.
+func (t *Task) traceRunning() {
+	// Step m11: the task switched from INITIALIZING to RUNNING.
+	t.trace.Emit(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s.",
+		t.taskNameWithSubtask, t.ExecutionID(), api.ExecutionInitializing, api.ExecutionRunning)
+}
+
+// catchPanic runs fn and turns a panic into an error.
+func catchPanic(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the task panicked: %v", r)
+		}
+	}()
+	return fn()
+}
+
+// failAfterFatalError ends a task whose failure could not be handled: the
+// handling itself panicked with fatal. The task goes to FAILED with its
+// own failure err as the cause, so that its final state is still
+// reported.
+//
+// Differs from Flink: Flink logs the same line and then terminates the
+// TaskManager (notifyFatalError).
+func (t *Task) failAfterFatalError(err, fatal error) {
+	t.logger.Error(fmt.Sprintf("FATAL - exception in exception handler of task %s (%s).", t.taskNameWithSubtask, t.ExecutionID()),
+		"cause", fatal.Error())
+	for current := t.State(); !current.IsTerminal(); current = t.State() {
+		if t.transitionState(current, api.ExecutionFailed, err) {
+			return
+		}
+	}
 }
 
 // loadUserJars fetches every jar of the job through the BlobCache and
@@ -411,13 +477,7 @@ func (t *Task) transitionToFinalStateAfter(err error) {
 				continue
 			}
 			if t.transitionState(current, api.ExecutionFailed, err) {
-				// The task's own failure: it never reaches step m11 (or
-				// falls out of it). The trace shows where, with the report
-				// the JobMaster receives. A task failed from outside (its
-				// TaskExecutor lost the JobMaster, or is shutting down) is
-				// not a broken step of its own.
-				t.trace.EmitFailure(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s with failure cause: %v",
-					t.taskNameWithSubtask, t.ExecutionID(), current, api.ExecutionFailed, err)
+				t.traceFailure(current, err)
 				return
 			}
 		case api.ExecutionCanceling:
@@ -431,6 +491,16 @@ func (t *Task) transitionToFinalStateAfter(err error) {
 				current, t.taskNameWithSubtask, t.ExecutionID(), err))
 		}
 	}
+}
+
+// traceFailure records the task's own failure, from state from, as a
+// broken step m11: the task never reaches step m11 (or falls out of it),
+// and the trace shows where, with the report the JobMaster receives. A
+// task failed from outside (its TaskExecutor lost the JobMaster, or is
+// shutting down) is not a broken step of its own and is not recorded.
+func (t *Task) traceFailure(from api.ExecutionState, err error) {
+	t.trace.EmitFailure(trace.M11, "Task", "JobMaster", t.tdd.JobID, "%s (%s) switched from %s to %s with failure cause: %v",
+		t.taskNameWithSubtask, t.ExecutionID(), from, api.ExecutionFailed, err)
 }
 
 // releaseResources frees the task's data plane (Flink's

@@ -1,0 +1,230 @@
+// Package gotest runs an exercise's tests with `go test -json` and reads
+// the outcome: which tests passed and failed, what each printed, and
+// whether the test binary crashed or did not build.
+//
+// A run may replace files without touching the working tree: `go test
+// -overlay` reads a JSON map from a file's path to a stand-in, so the same
+// tests can run against the holes punched, a mutant, or the reference.
+// The build cache is keyed on content, so a stand-in equal to what is on
+// disk reuses the cached build and result.
+package gotest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Run describes one `go test` invocation.
+type Run struct {
+	Root    string            // the module root: the working directory of go test
+	Package string            // "./exercises/m03"
+	Pattern string            // -run; empty: every test
+	Overlay map[string][]byte // stand-ins, keyed by path relative to Root
+	Race    bool              // -race
+	Timeout time.Duration     // -timeout; zero: 2 minutes
+}
+
+// Test is one test's outcome.
+type Test struct {
+	Name   string   // "TestSubmit/duplicate"
+	Action string   // "pass", "fail" or "skip"
+	Output []string // what it printed, lines without their newline
+}
+
+// Failed reports whether the test failed.
+func (t *Test) Failed() bool { return t.Action == "fail" }
+
+// Result is the outcome of a run.
+type Result struct {
+	Tests       []*Test  // in the order they started
+	Output      []string // everything the package printed, in order
+	Passed      bool     // the package passed, and at least one test passed in it
+	NoTests     bool     // the package passed, but no test passed in it: none matched -run, or each skipped
+	BuildFailed bool     // it did not compile; Output says why
+	Crashed     bool     // the test binary died (an unrecovered panic, a timeout)
+	Elapsed     time.Duration
+}
+
+// Test returns the named test, or nil.
+func (r *Result) Test(name string) *Test {
+	for _, t := range r.Tests {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// FirstFailure returns the first failed test that has no failed subtest
+// (the most specific failure), or nil.
+func (r *Result) FirstFailure() *Test {
+	for _, t := range r.Tests {
+		if !t.Failed() {
+			continue
+		}
+		if !slices.ContainsFunc(r.Tests, func(sub *Test) bool {
+			return sub.Failed() && strings.HasPrefix(sub.Name, t.Name+"/")
+		}) {
+			return t
+		}
+	}
+	return nil
+}
+
+// event is one line of `go test -json` (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+}
+
+// Execute runs the tests and reads their outcome. An error means go test
+// could not be run at all; failing tests are a Result.
+func Execute(ctx context.Context, run Run) (*Result, error) {
+	args := []string{"test", "-json"}
+	if run.Race {
+		args = append(args, "-race")
+	}
+	timeout := run.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	args = append(args, "-timeout", timeout.String())
+	if run.Pattern != "" {
+		args = append(args, "-run", run.Pattern)
+	}
+	if len(run.Overlay) > 0 {
+		overlay, cleanup, err := writeOverlay(run.Root, run.Overlay)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		args = append(args, "-overlay", overlay)
+	}
+	args = append(args, run.Package)
+
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = run.Root
+	stopWholeRun(cmd)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	result := parse(stdout.Bytes())
+	result.Elapsed = time.Since(start)
+	if stderr.Len() > 0 {
+		// Build errors come on stderr (and as build-output events in
+		// newer Go): either way the package did not compile.
+		result.Output = append(result.Output, strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")...)
+		if len(result.Tests) == 0 && !result.Passed {
+			result.BuildFailed = true
+		}
+	}
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
+		return nil, fmt.Errorf("go test: %w", err)
+	}
+	return result, nil
+}
+
+func parse(out []byte) *Result {
+	r := &Result{}
+	packagePassed := false
+	byName := map[string]*Test{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch e.Action {
+		case "build-output":
+			r.Output = append(r.Output, strings.TrimRight(e.Output, "\n"))
+		case "build-fail":
+			r.BuildFailed = true
+		case "run":
+			if e.Test != "" && byName[e.Test] == nil {
+				t := &Test{Name: e.Test}
+				byName[e.Test] = t
+				r.Tests = append(r.Tests, t)
+			}
+		case "output":
+			line := strings.TrimRight(e.Output, "\n")
+			r.Output = append(r.Output, line)
+			if t := byName[e.Test]; t != nil {
+				t.Output = append(t.Output, line)
+			}
+			if IsCrash(line) {
+				r.Crashed = true
+			}
+		case "pass", "fail", "skip":
+			if t := byName[e.Test]; t != nil {
+				t.Action = e.Action
+			} else if e.Test == "" {
+				packagePassed = e.Action == "pass"
+			}
+		}
+	}
+	// A run in which no test passed proves nothing, though go test says
+	// "ok" when the -run pattern matches no test, or every test skips.
+	r.NoTests = packagePassed && !slices.ContainsFunc(r.Tests, func(t *Test) bool { return t.Action == "pass" })
+	r.Passed = packagePassed && !r.NoTests
+	return r
+}
+
+// IsCrash reports whether a line of output is the first line of a crash
+// of the test binary: an unrecovered panic (the -timeout's included) or a
+// fatal error of the Go runtime.
+func IsCrash(line string) bool {
+	return strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ")
+}
+
+// writeOverlay writes each stand-in to a temporary directory and the
+// overlay map that names them; cleanup removes both.
+func writeOverlay(root string, files map[string][]byte) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "learn-overlay-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	replace := map[string]string{}
+	i := 0
+	for rel, content := range files {
+		i++
+		standIn := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(rel)))
+		if err := os.WriteFile(standIn, content, 0o644); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		replace[filepath.Join(absRoot, filepath.FromSlash(rel))] = standIn
+	}
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	path = filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return path, cleanup, nil
+}

@@ -1,0 +1,5 @@
+package dispatcher_test
+
+// onlyInExternalTests is declared by the package's external tests, which
+// are another package.
+func onlyInExternalTests() {}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"flinklab/tools/learn/exercise"
+	"flinklab/tools/learn/gotest"
+	"flinklab/tools/learn/hole"
+)
+
+// verifyExercise proves a writing exercise honest:
+//
+//	(a) with its holes punched, its tests fail, on the expectations its
+//	    metadata names, and the test binary does not crash; and with
+//	    each hole punched alone, a test fails too (so none can be left a
+//	    hole when the exercise passes);
+//	(b) with each mutant, at least one of its tests fails;
+//	(c) with the reference, all its tests pass;
+//	(d) its reference files match the runtime;
+//	(e) it has guidance in every hole and three hints (checked on load).
+//
+// complete is the complete runtime (referenceOverlay). Every run goes
+// through go test -overlay: the tree is never touched, and what the
+// learner has punched or written in it does not count.
+func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (summary string, err error) {
+	// (d) The reference files are what `learn solutions` would write now.
+	// That can only be told from an untouched tree: while the learner's
+	// version is in it, (d) is left out, and the summary says so.
+	differs, err := c.differsFromReference(e)
+	if err != nil {
+		return "", err
+	}
+	inSync := "solution in sync"
+	if differs {
+		inSync = "solution not compared (your version of " + e.ID + " is in the tree)"
+	} else {
+		for _, file := range e.Files() {
+			want, err := c.referenceSource(e, file)
+			if err != nil {
+				return "", err
+			}
+			got, err := c.read(referenceFile(e, file))
+			if err != nil || !bytes.Equal(got, want) {
+				return "", fmt.Errorf("%s is out of date with %s: run `go run ./tools/learn solutions`", referenceFile(e, file), file)
+			}
+		}
+	}
+
+	// (c) The reference passes.
+	ref, err := c.runTests(ctx, e, complete)
+	if err != nil {
+		return "", err
+	}
+	if !ref.Passed {
+		return "", fmt.Errorf("the reference fails its own tests:\n%s", describeFailure(ref))
+	}
+
+	// (a) The holes fail, each named expectation on its own assertion.
+	punched := maps.Clone(complete)
+	for _, file := range e.Files() {
+		if punched[file], err = punch(e, file, complete[file]); err != nil {
+			return "", err
+		}
+	}
+	holed, err := c.runTests(ctx, e, punched)
+	if err != nil {
+		return "", err
+	}
+	if holed.BuildFailed {
+		return "", fmt.Errorf("with the holes punched the tests do not compile:\n%s", strings.Join(holed.Output, "\n"))
+	}
+	if holed.Crashed {
+		return "", fmt.Errorf("with the holes punched the test binary crashes instead of failing on an expectation:\n%s", describeFailure(holed))
+	}
+	if holed.Passed {
+		return "", errors.New("with the holes punched, every test passes")
+	}
+	for _, want := range e.Tests.MustFail {
+		t := holed.Test(want.Test)
+		switch {
+		case t == nil:
+			return "", fmt.Errorf("with the holes punched, %s did not run", want.Test)
+		case !t.Failed():
+			return "", fmt.Errorf("with the holes punched, %s passes", want.Test)
+		case want.Message != "" && !strings.Contains(strings.Join(t.Output, "\n"), want.Message):
+			return "", fmt.Errorf("with the holes punched, %s fails, but not on %q:\n%s", want.Test, want.Message, strings.Join(t.Output, "\n"))
+		}
+	}
+
+	// (a) again: each hole alone makes a test fail.
+	holes := fmt.Sprintf("holes fail %d named expectations", len(e.Tests.MustFail))
+	if len(e.Holes) > 1 {
+		holes += fmt.Sprintf(" (and each of the %d alone fails a test)", len(e.Holes))
+		for _, h := range e.Holes {
+			alone := maps.Clone(complete)
+			if alone[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO}); err != nil {
+				return "", err
+			}
+			result, err := c.runTests(ctx, e, alone)
+			if err != nil {
+				return "", err
+			}
+			if result.Passed {
+				return "", fmt.Errorf("with only %s punched, every test passes: the tests do not need it", h.Func)
+			}
+		}
+	}
+
+	// (b) Every mutant is caught.
+	for _, m := range e.Mutants {
+		h := e.MutantHole(m)
+		body, err := mutantBody(complete[h.File], h.Func, m)
+		if err != nil {
+			return "", fmt.Errorf("mutant %q: %w", m.Name, err)
+		}
+		files := maps.Clone(complete)
+		imports, err := hole.Imports(complete[h.File])
+		if err != nil {
+			return "", err
+		}
+		files[h.File], err = hole.Replace(complete[h.File], map[string]string{h.Func: body}, imports)
+		if err != nil {
+			return "", fmt.Errorf("mutant %q: %w", m.Name, err)
+		}
+		result, err := c.runTests(ctx, e, files)
+		if err != nil {
+			return "", err
+		}
+		if result.BuildFailed {
+			return "", fmt.Errorf("mutant %q does not compile:\n%s", m.Name, strings.Join(result.Output, "\n"))
+		}
+		if result.Passed {
+			return "", fmt.Errorf("mutant %q survives: every test passes with it", m.Name)
+		}
+	}
+	return fmt.Sprintf("%s, %d mutants caught, reference passes, %s", holes, len(e.Mutants), inSync), nil
+}
+
+// mutantBody applies a mutant to the reference body of a hole.
+func mutantBody(src []byte, name string, m exercise.Mutant) (string, error) {
+	if m.Body != "" {
+		return "\n" + m.Body, nil
+	}
+	fn, err := hole.Find(src, name)
+	if err != nil {
+		return "", err
+	}
+	body := fn.Body
+	for _, edit := range m.Edits {
+		if n := strings.Count(body, edit.Replace); n != 1 {
+			return "", fmt.Errorf("%q occurs %d times in %s, want once", edit.Replace, n, name)
+		}
+		body = strings.Replace(body, edit.Replace, edit.With, 1)
+	}
+	return body, nil
+}
+
+// testTimeout is how long an exercise's tests may run. They take well
+// under a second; a body that blocks forever (a learner's, or a mutant)
+// is reported after this, not after gotest's default of two minutes.
+const testTimeout = 30 * time.Second
+
+// runTests runs an exercise's tests with files (relative paths) standing
+// in for the tree's.
+func (c *course) runTests(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
+	return gotest.Execute(ctx, gotest.Run{
+		Root:    c.root,
+		Package: "./" + e.Dir,
+		Pattern: e.Tests.Run,
+		Overlay: files,
+		Timeout: testTimeout,
+	})
+}
+
+// verify proves every exercise (or the ones named) honest, a few at a
+// time, and reports each.
+func (c *course) verify(ctx context.Context, ids []string, out io.Writer) error {
+	todo := c.exercises
+	if len(ids) > 0 {
+		todo = nil
+		for _, id := range ids {
+			e, err := c.exercise(id)
+			if err != nil {
+				return err
+			}
+			todo = append(todo, e)
+		}
+	}
+	complete, err := c.referenceOverlay()
+	if err != nil {
+		return err
+	}
+	type outcome struct {
+		summary string
+		err     error
+	}
+	outcomes := make([]outcome, len(todo))
+	var wg sync.WaitGroup
+	limit := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+	for i, e := range todo {
+		wg.Go(func() {
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			s, err := c.verifyOne(ctx, e, complete)
+			outcomes[i] = outcome{s, err}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the outcomes say nothing about the exercises
+	}
+	failed := 0
+	for i, e := range todo {
+		if o := outcomes[i]; o.err != nil {
+			fmt.Fprintf(out, "✗ %s: %v\n", e.ID, o.err)
+			failed++
+		} else {
+			fmt.Fprintf(out, "✓ %s: %s\n", e.ID, o.summary)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d exercises are not honest", failed, len(todo))
+	}
+	return nil
+}
+
+func (c *course) verifyOne(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (string, error) {
+	switch e.Kind {
+	case exercise.Write:
+		return c.verifyExercise(ctx, e, complete)
+	case exercise.Read:
+		return c.verifyReading(e)
+	case exercise.Predict:
+		return c.verifyPrediction(ctx, e, complete)
+	}
+	return "", fmt.Errorf("unknown kind %q", e.Kind)
+}
