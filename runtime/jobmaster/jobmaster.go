@@ -370,13 +370,15 @@ func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.Arc
 // RegisterTaskManager connects a TaskExecutor to this JobMaster.
 func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
 	tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	// Connecting back may dial the TaskExecutor's process, so it happens on
+	// the caller's goroutine; the main thread goes on with the outcome
+	// (Flink: rpcService.connect(...).handleAsync(..., mainThreadExecutor)).
+	tmGateway, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, jm.deps.RPC, tm.Address)
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (gateway.JMTMRegistrationSuccess, error) {
 		if jobID != jm.jobGraph.JobID {
 			return gateway.JMTMRegistrationSuccess{}, gateway.RegistrationRejected(
 				"The JobManager is not responsible for job %s. Maybe the TaskManager used outdated connection information.", jobID)
 		}
-		// A local lookup; a remote service would connect off the main thread.
-		tmGateway, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, jm.deps.RPC, tm.Address)
 		if err != nil {
 			return gateway.JMTMRegistrationSuccess{}, err
 		}

@@ -98,10 +98,11 @@
 // (RequestResourceOverview, NumberOfFreeSlots, ...) use rpc.CallAsync
 // without fencing, as Flink's web UI queries do.
 //
-// Connecting to a JobMaster's or TaskExecutor's gateway (rpc.Connect) is
-// done on the main thread: with the in-process LocalService it is a map
-// lookup. Flink connects asynchronously; a transport whose Connect dials
-// the network would use rpc.Ask there.
+// Connecting back to a registering JobMaster or TaskExecutor (rpc.Connect)
+// happens before the registration reaches the main thread, on the caller's
+// goroutine: between processes it may dial, and the main thread must not
+// wait for the network. Flink connects asynchronously and continues on the
+// main thread the same way.
 //
 // # Standalone and active resource managers
 //

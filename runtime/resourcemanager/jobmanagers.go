@@ -33,8 +33,13 @@ type jobMasterGateway interface {
 // one; registering the same JobMaster again is harmless.
 func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.ResourceManagerID, jobMasterID api.JobMasterID,
 	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
+	// Connecting back may dial the JobMaster's process, so it happens here,
+	// on the caller's goroutine, and the main thread goes on with the
+	// outcome (Flink: rpcService.connect(...) combined with the job's leader
+	// id, then continued on the main thread).
+	jobMaster, connectErr := rpc.Connect[jobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
 	return rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (gateway.JobMasterRegistrationSuccess, error) {
-		success, err := rm.registerJobMaster(ctx, jobMasterID, jobManagerResourceID, jobMasterAddress, jobID)
+		success, err := rm.registerJobMaster(jobMaster, connectErr, jobMasterID, jobManagerResourceID, jobMasterAddress, jobID)
 		if err == nil {
 			// Step m5: the JobMaster is registered; from now on it may declare
 			// the resources its job needs.
@@ -45,23 +50,17 @@ func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.Resou
 	})
 }
 
-// registerJobMaster connects back to a registering JobMaster and registers
-// it (Flink's ResourceManager#registerJobMaster, after the fencing token
-// was checked). Main thread only.
-func (rm *ResourceManager) registerJobMaster(ctx context.Context, jobMasterID api.JobMasterID,
+// registerJobMaster registers a JobMaster the ResourceManager has tried to
+// connect back to: jobMaster is its gateway, or connectErr says why it
+// could not be reached (Flink's ResourceManager#registerJobMaster, after
+// the fencing token was checked). Main thread only.
+func (rm *ResourceManager) registerJobMaster(jobMaster jobMasterGateway, connectErr error, jobMasterID api.JobMasterID,
 	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
 	rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
-
-	// Connecting is a lookup in the rpc.Service. For the LocalService it is
-	// a map read, so it is fine on the main thread. Flink connects
-	// asynchronously and continues on the main thread when the connection
-	// is there; a transport whose Connect dials would do the same with
-	// rpc.Ask.
-	jobMaster, err := rpc.Connect[jobMasterGateway](ctx, rm.deps.RPC, jobMasterAddress)
-	if err != nil {
-		rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", err)
+	if connectErr != nil {
+		rm.log.Warn(fmt.Sprintf("Registration of job manager %s@%s failed.", jobMasterID, jobMasterAddress), "error", connectErr)
 		return gateway.JobMasterRegistrationSuccess{}, gateway.RegistrationFailure(
-			"Could not connect to the JobMaster of job %s at %s: %v", jobID, jobMasterAddress, err)
+			"Could not connect to the JobMaster of job %s at %s: %v", jobID, jobMasterAddress, connectErr)
 	}
 	rm.registerJobMasterInternal(&jobManagerRegistration{
 		jobID:       jobID,

@@ -30,7 +30,7 @@ import (
 type cluster struct {
 	t     *testing.T
 	ctx   context.Context
-	svc   *rpc.LocalService
+	svc   rpc.Service
 	ha    *highavailability.EmbeddedHaServices
 	rm    *ResourceManager
 	rmID  api.ResourceManagerID
@@ -51,11 +51,17 @@ func startCluster(t *testing.T) *cluster {
 // Config; it sets the ResourceID and the logger.
 func startClusterWith(t *testing.T, cfg Config) *cluster {
 	t.Helper()
+	return startClusterOn(t, cfg, rpc.NewLocalService())
+}
+
+// startClusterOn is startClusterWith on another RPC service.
+func startClusterOn(t *testing.T, cfg Config, svc rpc.Service) *cluster {
+	t.Helper()
 	logs := &logbuf.Buffer{}
 	c := &cluster{
 		t:     t,
 		ctx:   context.Background(),
-		svc:   rpc.NewLocalService(),
+		svc:   svc,
 		ha:    highavailability.NewEmbeddedHaServices(),
 		trace: trace.NewRecorder(),
 		logs:  logs,

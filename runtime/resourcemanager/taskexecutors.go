@@ -35,10 +35,10 @@ func (w *workerRegistration) connection() slotmanager.TaskExecutorConnection {
 // its connection) replaces its old registration, whose slots are forgotten.
 func (rm *ResourceManager) RegisterTaskExecutor(ctx context.Context, rmID api.ResourceManagerID,
 	registration gateway.TaskExecutorRegistration) (gateway.TaskExecutorRegistrationSuccess, error) {
+	// Connecting back may dial the TaskExecutor's process: off the main
+	// thread, as in RegisterJobMaster.
+	taskExecutor, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, rm.deps.RPC, registration.TaskExecutorAddress)
 	return rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (gateway.TaskExecutorRegistrationSuccess, error) {
-		// A lookup in the LocalService, fine on the main thread; see
-		// RegisterJobMaster.
-		taskExecutor, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, rm.deps.RPC, registration.TaskExecutorAddress)
 		if err != nil {
 			return gateway.TaskExecutorRegistrationSuccess{}, gateway.RegistrationFailure(
 				"Could not connect to the TaskExecutor %s at %s: %v", registration.ResourceID, registration.TaskExecutorAddress, err)

@@ -105,7 +105,7 @@ func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, compl
 			if alone[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO}); err != nil {
 				return "", err
 			}
-			result, err := c.runTests(ctx, e, alone)
+			result, err := c.anyTestFails(ctx, e, alone)
 			if err != nil {
 				return "", err
 			}
@@ -131,7 +131,7 @@ func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, compl
 		if err != nil {
 			return "", fmt.Errorf("mutant %q: %w", m.Name, err)
 		}
-		result, err := c.runTests(ctx, e, files)
+		result, err := c.anyTestFails(ctx, e, files)
 		if err != nil {
 			return "", err
 		}
@@ -181,8 +181,21 @@ func (c *course) runTests(ctx context.Context, e *exercise.Exercise, files map[s
 	})
 }
 
+// anyTestFails is runTests for the questions "does any test fail?": it
+// stops at the first failure.
+func (c *course) anyTestFails(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
+	return gotest.Execute(ctx, gotest.Run{
+		Root:     c.root,
+		Package:  "./" + e.Dir,
+		Pattern:  e.Tests.Run,
+		Overlay:  files,
+		Timeout:  testTimeout,
+		FailFast: true,
+	})
+}
+
 // verify proves every exercise (or the ones named) honest, a few at a
-// time, and reports each.
+// time, and reports each as soon as it and those before it are done.
 func (c *course) verify(ctx context.Context, ids []string, out io.Writer) error {
 	todo := c.exercises
 	if len(ids) > 0 {
@@ -204,22 +217,26 @@ func (c *course) verify(ctx context.Context, ids []string, out io.Writer) error 
 		err     error
 	}
 	outcomes := make([]outcome, len(todo))
+	done := make([]chan struct{}, len(todo))
 	var wg sync.WaitGroup
-	limit := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+	limit := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 	for i, e := range todo {
+		done[i] = make(chan struct{})
 		wg.Go(func() {
+			defer close(done[i])
 			limit <- struct{}{}
 			defer func() { <-limit }()
 			s, err := c.verifyOne(ctx, e, complete)
 			outcomes[i] = outcome{s, err}
 		})
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err // interrupted: the outcomes say nothing about the exercises
-	}
+	defer wg.Wait()
 	failed := 0
 	for i, e := range todo {
+		<-done[i]
+		if err := ctx.Err(); err != nil {
+			return err // interrupted: the outcomes say nothing about the exercises
+		}
 		if o := outcomes[i]; o.err != nil {
 			fmt.Fprintf(out, "✗ %s: %v\n", e.ID, o.err)
 			failed++

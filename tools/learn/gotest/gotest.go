@@ -31,6 +31,9 @@ type Run struct {
 	Overlay map[string][]byte // stand-ins, keyed by path relative to Root
 	Race    bool              // -race
 	Timeout time.Duration     // -timeout; zero: 2 minutes
+	// FailFast stops at the first failing test (-failfast), for runs that
+	// only ask whether any test fails.
+	FailFast bool
 }
 
 // Test is one test's outcome.
@@ -94,6 +97,9 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	args := []string{"test", "-json"}
 	if run.Race {
 		args = append(args, "-race")
+	}
+	if run.FailFast {
+		args = append(args, "-failfast")
 	}
 	timeout := run.Timeout
 	if timeout == 0 {
