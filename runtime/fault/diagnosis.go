@@ -26,7 +26,7 @@ func (d Diagnosis) String() string {
 
 // guide is, per step, the component to open and where to look.
 var guide = map[trace.Step]struct{ component, whereToLook string }{
-	trace.M1: {"BlobServer",
+	trace.M1: {"REST",
 		"the jar was not stored and no job exists; read the REST answer's errors and the JobManager log around the upload (web.upload.dir)"},
 	trace.M2: {"REST",
 		"the run request was refused before a job existed; the HTTP 400 answer names what JarRunHandler could not parse"},

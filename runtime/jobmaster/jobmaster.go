@@ -400,12 +400,17 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 	}
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
 		// Step m8: the TaskExecutor offers its slots; the slot pool accepts
-		// those a waiting request needs and hands them to the scheduler.
+		// those a waiting request needs and hands them to the scheduler,
+		// which may deploy into them at once (m9), as Flink's slot futures
+		// complete into deployAll. The offer is recorded at the moment it
+		// arrived, so the trace shows it before the deployments it set off
+		// even when a TaskExecutor records one before this line runs.
+		offeredAt := time.Now()
 		accepted, err := jm.offerSlots(taskManager, offers)
 		if err != nil {
 			return nil, err
 		}
-		jm.deps.Trace.Emit(trace.M8, "TaskExecutor", "JobMaster", jm.jobGraph.JobID,
+		jm.deps.Trace.EmitAt(offeredAt, trace.M8, "TaskExecutor", "JobMaster", jm.jobGraph.JobID,
 			"offerSlots from %s: %d offered, %d accepted", taskManager, len(offers), len(accepted))
 		return accepted, nil
 	})
