@@ -153,7 +153,7 @@ func TestFaultsAtStepsM1AndM2RefuseTheRequestAndKeepNothing(t *testing.T) {
 		assert.Empty(t, h.storedFiles(), "nothing stored")
 		d, ok := fault.Diagnose(h.trace.JobEvents(api.JobID{}))
 		require.True(t, ok, "the broken step is traced, under no job")
-		assert.Equal(t, "BlobServer", d.Component)
+		assert.Equal(t, "REST", d.Component, "the REST endpoint stores uploaded jars (web.upload.dir)")
 
 		h.uploadJar("wordcount.jar", "wordcount") // once only
 	})
