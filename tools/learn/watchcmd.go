@@ -46,7 +46,12 @@ func (c *course) watch(ctx context.Context, id string, poll bool, out io.Writer)
 // isTerminal reports whether f is a terminal, where a person can answer.
 func isTerminal(f *os.File) bool {
 	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	// /dev/null is a character device too, and nobody answers there.
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(info, null)
 }
 
 // offerStart asks, on a terminal, whether to start the exercise, and
@@ -80,6 +85,7 @@ func (c *course) offerStart(ctx context.Context, e *exercise.Exercise, in io.Rea
 	}
 	answer = strings.ToLower(strings.TrimSpace(answer))
 	if answer != "" && answer != "y" && answer != "yes" {
+		fmt.Fprintf(out, "\nNot started. Start it later with: go run ./tools/learn start %s\n", e.ID)
 		return false, nil
 	}
 	fmt.Fprintln(out)
