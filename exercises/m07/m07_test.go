@@ -433,9 +433,16 @@ func TestAJobGetsASlotForEachParallelSubtaskAndRuns(t *testing.T) {
 	})
 }
 
+// The job's own slot.request.timeout (Flink's default: 5 min, the same
+// as the start-up period) is made longer here, so that the
+// ResourceManager, not the JobMaster's slot request timeout, is the one
+// that gives up on the job.
 func TestAJobThatLacksSlotsWaitsThroughTheStartUpPeriodThenFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cluster, logs := startCluster(t, 1, 2)
+		cluster, logs := scenario.Cluster(t, minicluster.Config{
+			NumTaskManagers: 1, NumSlotsPerTaskManager: 2,
+			StartUpPeriod: resourcemanager.DefaultStartUpPeriod, SlotRequestTimeout: 2 * resourcemanager.DefaultStartUpPeriod,
+		})
 		jobID := submitNumbers(t, cluster, 3)
 
 		ctx, cancel := context.WithTimeout(context.Background(), resourcemanager.DefaultStartUpPeriod-time.Second)

@@ -58,6 +58,7 @@ type ClusterEntrypoint struct {
 	rpcTimeout            time.Duration
 	heartbeat             heartbeat.HeartbeatServices
 	requirementCheckDelay time.Duration
+	startUpPeriod         time.Duration
 	jobMaster             jobmaster.Config
 
 	rpcService      *rpc.TCPService
@@ -163,6 +164,7 @@ func (e *ClusterEntrypoint) start() error {
 		RPCTimeout:            e.rpcTimeout,
 		RequirementCheckDelay: e.requirementCheckDelay,
 		Heartbeat:             e.heartbeat,
+		StartUpPeriod:         e.startUpPeriod,
 		Logger:                e.cfg.Logger,
 	},
 		resourcemanager.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
@@ -241,7 +243,7 @@ func (e *ClusterEntrypoint) start() error {
 // configuration: the RPC timeout and the heartbeats of the
 // ResourceManager and of every JobMaster, how a JobMaster retries its
 // registration, the SlotManager's requirement check delay, and the
-// restart strategy of every job.
+// restart strategy and slot request timeout of every job.
 func (e *ClusterEntrypoint) readConfiguration() error {
 	conf := e.cfg.Configuration
 	var err error
@@ -267,12 +269,20 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 	if err != nil {
 		return err
 	}
+	slotRequests, err := slotRequestTimeout(conf)
+	if err != nil {
+		return err
+	}
+	// Flink: ConfigurationUtils#getStandaloneClusterStartupPeriodTime, with
+	// no resourcemanager.standalone.start-up-time set.
+	e.startUpPeriod = slotRequests
 	e.jobMaster = jobmaster.Config{
-		RPCTimeout:      e.rpcTimeout,
-		Registration:    registrationRetries,
-		RestartStrategy: restarts,
-		Heartbeat:       e.heartbeat,
-		Logger:          e.cfg.Logger,
+		RPCTimeout:         e.rpcTimeout,
+		Registration:       registrationRetries,
+		RestartStrategy:    restarts,
+		Heartbeat:          e.heartbeat,
+		SlotRequestTimeout: slotRequests,
+		Logger:             e.cfg.Logger,
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/heartbeat"
+	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/resourcemanager"
 )
@@ -63,9 +64,10 @@ type Config struct {
 	// as config.yaml or `-D key=value` set them. The JobManager reads
 	// pekko.ask.timeout and cluster.registration.* (how its components
 	// call others), heartbeat.* (the ResourceManager's and every
-	// JobMaster's heartbeats), slotmanager.requirement-check.delay and
-	// restart-strategy.* (how every job restarts); other keys are only
-	// listed by GET /jobmanager/config. nil means Flink's defaults.
+	// JobMaster's heartbeats), slotmanager.requirement-check.delay,
+	// restart-strategy.* (how every job restarts) and slot.request.timeout
+	// (how long a job waits for its slots); other keys are only listed by
+	// GET /jobmanager/config. nil means Flink's defaults.
 	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().
@@ -138,6 +140,12 @@ const (
 	// long the SlotManager waits after a change of the jobs' resource
 	// requirements before it matches slots to them (50 ms).
 	KeyRequirementCheckDelay = "slotmanager.requirement-check.delay"
+	// KeySlotRequestTimeout is slot.request.timeout: how long the slot
+	// requests of a job's scheduling round may stay unfulfillable before
+	// they fail with NoResourceAvailableException (5 min). It is also the
+	// ResourceManager's start-up period, as in a Flink cluster that does
+	// not set resourcemanager.standalone.start-up-time.
+	KeySlotRequestTimeout = "slot.request.timeout"
 	// KeyAskTimeout is pekko.ask.timeout: how long a component waits for
 	// the answer to an RPC it makes (10 s; Flink 1.17 and earlier called
 	// it akka.ask.timeout).
@@ -191,6 +199,15 @@ func heartbeatServices(conf map[string]string) (heartbeat.HeartbeatServices, err
 // positive.
 func askTimeout(conf map[string]string) (time.Duration, error) {
 	return positiveDurationOption(conf, KeyAskTimeout, DefaultAskTimeout)
+}
+
+// slotRequestTimeout reads slot.request.timeout (Flink:
+// JobManagerOptions.SLOT_REQUEST_TIMEOUT). It must be positive.
+//
+// Differs from Flink: Flink does not check it; a timeout of 0 there fails
+// every scheduling round that does not get its slots at once.
+func slotRequestTimeout(conf map[string]string) (time.Duration, error) {
+	return positiveDurationOption(conf, KeySlotRequestTimeout, slotpool.DefaultSlotRequestTimeout)
 }
 
 // registrationConfig reads the cluster.registration.* options, on top of

@@ -240,3 +240,28 @@ func TestJobMastersGetTheRPCTimeoutAndRegistrationOptions(t *testing.T) {
 	assert.Equal(t, failover.TypeFixedDelay, e.jobMaster.RestartStrategy.Type)
 	assert.Same(t, e.cfg.Logger, e.jobMaster.Logger)
 }
+
+// slot.request.timeout reaches every JobMaster, and is the
+// ResourceManager's start-up period too, as in a Flink cluster that does
+// not set resourcemanager.standalone.start-up-time.
+func TestSlotRequestTimeoutOption(t *testing.T) {
+	for value, want := range map[string]time.Duration{
+		"":      5 * time.Minute, // not set: Flink's default
+		"30000": 30 * time.Second,
+		"10 s":  10 * time.Second,
+		"2m":    2 * time.Minute,
+	} {
+		conf := map[string]string{}
+		if value != "" {
+			conf[KeySlotRequestTimeout] = value
+		}
+		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: conf})
+		require.NoError(t, e.readConfiguration(), value)
+		assert.Equal(t, want, e.jobMaster.SlotRequestTimeout, "%q", value)
+		assert.Equal(t, want, e.startUpPeriod, "the start-up period falls back to slot.request.timeout: %q", value)
+	}
+	for _, value := range []string{"soon", "0", "-1"} {
+		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{KeySlotRequestTimeout: value}})
+		assert.ErrorContains(t, e.readConfiguration(), "Could not parse value '"+value+"' for key 'slot.request.timeout'.")
+	}
+}

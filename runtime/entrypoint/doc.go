@@ -131,6 +131,9 @@
 //	                                           retry their registrations (100 ms, doubling up to 30 s)
 //	restart-strategy.type, restart-strategy.*  the JobManager: how every job restarts (none by default)
 //	slotmanager.requirement-check.delay        the JobManager: the SlotManager's delay (50 ms)
+//	slot.request.timeout                       the JobManager: how long a job's slot requests may stay
+//	                                           unfulfillable before they fail (5 min); also the
+//	                                           ResourceManager's start-up period
 //
 // The JobManager creates every JobMaster with its options through
 // CreateJobManagerRunner, which the MiniCluster uses too, with its own.

@@ -15,7 +15,9 @@
 //	m2    malformed-run-request                   400 Bad Request, no job is created
 //	m3    invalid-jobgraph, duplicate-job-id      JobSubmissionException / DuplicateJobSubmissionException, nothing persisted
 //	m4    jobmaster-start-failure                 "Could not start the JobMaster.": the job is FAILED during initialization
-//	m5    resourcemanager-unreachable             the JobMaster's registration times out and is retried with backoff
+//	m5    resourcemanager-unreachable             the JobMaster's registration times out and is retried with backoff; armed
+//	                                              for every attempt (always), the job's slot requests fail after
+//	                                              slot.request.timeout: "Slot request bulk is not fulfillable!", failover
 //	m6    resource-declaration-lost               the declaration does not arrive; the JobMaster declares again
 //	m7    no-matching-slot                        no slot matches; after the start-up period "Could not acquire the minimum required resources."
 //	m8    slot-offer-rejected, slot-offer-timeout the TaskExecutor frees the slot, the SlotManager matches again

@@ -15,7 +15,8 @@
 //	Start      onStart → startJobExecution: "Starting execution of job ...",
 //	           leader retrieval of the ResourceManager, startScheduling.
 //	           Slot requests wait in the slot pool until the ResourceManager
-//	           is connected.
+//	           is connected, and fail if they are not fulfilled within
+//	           slot.request.timeout (Config.SlotRequestTimeout, 5 min).
 //	(the job runs: see the scheduler package)
 //	terminal   the JobMaster disconnects from the ResourceManager (which
 //	           clears the job's requirements), then frees its slots at their
@@ -31,7 +32,8 @@
 //
 // From the ResourceManager side (step m5, step m6): the JobMaster registers
 // with RegisterJobMaster, retried with Flink's backoff (package
-// registration; the JobMaster retries forever), then declares its slot pool's
+// registration; the JobMaster retries forever, though its job's slot
+// requests fail after slot.request.timeout), then declares its slot pool's
 // requirements. From TaskExecutors: RegisterTaskManager, OfferSlots (step
 // m8), UpdateTaskExecutionState (m11 and the other state reports). From its
 // runner: RequestJobStatus, RequestJob, Cancel.

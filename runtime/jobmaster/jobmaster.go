@@ -41,7 +41,13 @@ type Config struct {
 	// watches its TaskExecutors and the ResourceManager. Zero fields take
 	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
 	Heartbeat heartbeat.HeartbeatServices
-	Logger    *slog.Logger
+	// SlotRequestTimeout is Flink's slot.request.timeout: how long the
+	// slot requests of one scheduling round may stay unfulfillable before
+	// they fail with NoResourceAvailableException and the restart
+	// strategy decides. Zero means Flink's default,
+	// slotpool.DefaultSlotRequestTimeout (5 min).
+	SlotRequestTimeout time.Duration
+	Logger             *slog.Logger
 }
 
 // Deps are the services a JobMaster uses.
@@ -119,6 +125,9 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	if cfg.RPCTimeout <= 0 {
 		cfg.RPCTimeout = 10 * time.Second
 	}
+	if cfg.SlotRequestTimeout <= 0 {
+		cfg.SlotRequestTimeout = slotpool.DefaultSlotRequestTimeout
+	}
 	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
 	if err := cfg.Heartbeat.Validate(); err != nil {
 		return nil, fmt.Errorf("Could not create the JobMaster of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
@@ -160,17 +169,18 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	}
 	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
 	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Deps{
-		Graph:           graph,
-		JobGraph:        jobGraph,
-		MainThread:      jm.Endpoint,
-		SlotPool:        jm.slotPool,
-		TaskExecutor:    jm.taskExecutor,
-		JobMasterID:     jobMasterID,
-		RPCTimeout:      cfg.RPCTimeout,
-		Logger:          logger,
-		RestartStrategy: restartStrategy,
-		Trace:           deps.Trace,
-		OnTerminal:      jm.jobReachedGloballyTerminalState,
+		Graph:              graph,
+		JobGraph:           jobGraph,
+		MainThread:         jm.Endpoint,
+		SlotPool:           jm.slotPool,
+		TaskExecutor:       jm.taskExecutor,
+		JobMasterID:        jobMasterID,
+		RPCTimeout:         cfg.RPCTimeout,
+		Logger:             logger,
+		RestartStrategy:    restartStrategy,
+		SlotRequestTimeout: cfg.SlotRequestTimeout,
+		Trace:              deps.Trace,
+		OnTerminal:         jm.jobReachedGloballyTerminalState,
 	})
 	return jm, nil
 }

@@ -55,5 +55,8 @@
 // and the job breaks there once, as it would in a real cluster, with the
 // same log lines and the same recovery. Config.StartUpPeriod (how long the
 // ResourceManager waits for TaskManagers before it tells a job its
-// requirements cannot be met) matters for step m7; Flink's default is 5 min.
+// requirements cannot be met) matters for step m7, and
+// Config.SlotRequestTimeout (how long a job's slot requests may stay
+// unfulfillable before they fail on the JobMaster's side) for a fault at
+// m5 or m6 that fires every time; Flink's default for both is 5 min.
 package minicluster

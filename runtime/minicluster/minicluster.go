@@ -57,10 +57,15 @@ type Config struct {
 	// restarts. Start from failover.DefaultConfig() to choose one: the
 	// zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
+	// SlotRequestTimeout is how long the slot requests of a job's
+	// scheduling round may stay unfulfillable before they fail with
+	// NoResourceAvailableException (slot.request.timeout; zero: Flink's
+	// 5 min).
+	SlotRequestTimeout time.Duration
 	// StartUpPeriod is how long the ResourceManager lets TaskManagers
 	// register before it tells jobs their requirements cannot be met
-	// (resourcemanager.standalone.start-up-time; zero: Flink's 5 min;
-	// negative: none).
+	// (resourcemanager.standalone.start-up-time; zero: SlotRequestTimeout,
+	// as in Flink, so 5 min when neither is set; negative: none).
 	StartUpPeriod time.Duration
 	// REST, when set, starts the cluster's REST endpoint (Flink's
 	// DispatcherRestEndpoint) with this configuration; its Address
@@ -102,6 +107,10 @@ func New(cfg Config) (*MiniCluster, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.StartUpPeriod == 0 {
+		// Flink: ConfigurationUtils#getStandaloneClusterStartupPeriodTime.
+		cfg.StartUpPeriod = cfg.SlotRequestTimeout
 	}
 	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
 	if err := cfg.Heartbeat.Validate(); err != nil {
@@ -261,11 +270,12 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 // in a JobManager process (entrypoint.CreateJobManagerRunner).
 func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
 	return entrypoint.CreateJobManagerRunner(g, jobmaster.Config{
-		RPCTimeout:      c.cfg.RPCTimeout,
-		Registration:    c.cfg.Registration,
-		RestartStrategy: c.cfg.RestartStrategy,
-		Heartbeat:       c.cfg.Heartbeat,
-		Logger:          c.cfg.Logger,
+		RPCTimeout:         c.cfg.RPCTimeout,
+		Registration:       c.cfg.Registration,
+		RestartStrategy:    c.cfg.RestartStrategy,
+		Heartbeat:          c.cfg.Heartbeat,
+		SlotRequestTimeout: c.cfg.SlotRequestTimeout,
+		Logger:             c.cfg.Logger,
 	}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults})
 }
 

@@ -201,9 +201,18 @@ func TestParallelismUpToTheSlotCountRuns(t *testing.T) {
 // once the period is over the ResourceManager reports that the
 // requirements cannot be met, and the job (without restarts) fails with
 // Flink's NoResourceAvailableException.
+//
+// The job's own slot.request.timeout is longer here than the start-up
+// period. Both are 5 min by default, and whichever ends first fails the
+// job: a job that asks for its slots the moment the cluster starts, as
+// this one does, would hear from its slot request timeout first, 50 ms
+// (slotmanager.requirement-check.delay) before the ResourceManager speaks.
 func TestParallelismAboveTheSlotCountWaitsForResourcesThenFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cluster, logs := startCluster(t, 2, 2)
+		cluster, logs := startClusterWith(t, Config{
+			NumTaskManagers: 2, NumSlotsPerTaskManager: 2,
+			StartUpPeriod: resourcemanager.DefaultStartUpPeriod, SlotRequestTimeout: 2 * resourcemanager.DefaultStartUpPeriod,
+		})
 		collector := numbers.NewCollector()
 		jobID, err := cluster.SubmitJob(context.Background(), numbersJob(t, cluster, numbers.Config{Count: 40, Parallelism: 5, Collector: collector}))
 		require.NoError(t, err)

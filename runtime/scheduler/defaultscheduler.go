@@ -36,6 +36,10 @@ type Deps struct {
 	// restarts (Flink: RestartBackoffTimeStrategy); nil means
 	// NoRestartBackoffTimeStrategy.
 	RestartStrategy failover.RestartBackoffTimeStrategy
+	// SlotRequestTimeout is how long the slot requests of one scheduling
+	// round may stay unfulfillable before they fail (Flink's
+	// slot.request.timeout); zero means slotpool.DefaultSlotRequestTimeout.
+	SlotRequestTimeout time.Duration
 	// Trace records a deployment (step m9) that failed on the way; nil
 	// records nothing.
 	Trace *trace.Recorder
@@ -55,6 +59,9 @@ type DefaultScheduler struct {
 	// failureHandler decides, for each failure, whether to restart and
 	// which tasks (Flink: ExecutionFailureHandler).
 	failureHandler *failover.ExecutionFailureHandler
+	// bulkChecker fails the slot requests of a round that cannot be
+	// fulfilled within SlotRequestTimeout.
+	bulkChecker *slotpool.PhysicalSlotRequestBulkChecker
 	// exceptionHistory holds the failures the job went through, newest
 	// first (Flink: SchedulerBase's exceptionHistory).
 	exceptionHistory []gateway.ExceptionHistoryEntry
@@ -100,6 +107,9 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 	if deps.RestartStrategy == nil {
 		deps.RestartStrategy = failover.NoRestartBackoffTimeStrategy{}
 	}
+	if deps.SlotRequestTimeout <= 0 {
+		deps.SlotRequestTimeout = slotpool.DefaultSlotRequestTimeout
+	}
 	s := &DefaultScheduler{
 		Deps:       deps,
 		log:        logger.With("logger", "DefaultScheduler"),
@@ -109,6 +119,10 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 		arrived:    make(map[sharedSlotKey]arrivedSlot),
 		submitting: make(map[*executiongraph.Execution]bool),
 	}
+	// Flink's DefaultSchedulerComponents: the bulk checker reads the
+	// job's slot pool and runs its checks on the main thread.
+	s.bulkChecker = slotpool.NewPhysicalSlotRequestBulkChecker(deps.SlotPool.AllSlotInfos,
+		func(fn func(), delay time.Duration) { deps.MainThread.ScheduleRunAsync(fn, delay) })
 	// A consumer on another TaskExecutor reads its producer's partition
 	// over TCP, at the data address the producer's TaskExecutor advertised.
 	s.tdds.dataAddressOf = s.dataAddressOf
@@ -146,9 +160,11 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 	// Every request is registered as waiting before the first is sent: the
 	// pool may answer one at once from a slot it already holds, and the
 	// region must not look complete before all its slots are asked for.
+	bulk := &sharingPhysicalSlotRequestBulk{scheduler: s, keys: s.keyOrder, requests: make(map[sharedSlotKey]slotpool.SlotRequestID)}
 	for _, key := range s.keyOrder {
 		s.nextRequestID++
 		s.waiting[key] = s.nextRequestID
+		bulk.requests[key] = s.nextRequestID
 	}
 	for _, key := range s.keyOrder {
 		id := s.waiting[key]
@@ -158,6 +174,11 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 			s.slotRequestFailed(key, id, cause)
 		})
 	}
+	// The requests of this round are one bulk: if they cannot all be
+	// fulfilled within slot.request.timeout, they fail (Flink:
+	// SlotSharingExecutionSlotAllocator#allocateSlotsFor hands the bulk to
+	// the PhysicalSlotRequestBulkChecker).
+	s.bulkChecker.SchedulePendingRequestBulkTimeoutCheck(bulk, s.SlotRequestTimeout)
 }
 
 func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {

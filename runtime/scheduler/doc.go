@@ -22,7 +22,8 @@
 //  2. When every slot of the region has arrived (the slot pool declares
 //     the requirements to the ResourceManager, step m6, and TaskExecutors
 //     offer slots, step m8), each Execution gets its slot and moves
-//     SCHEDULED → DEPLOYING.
+//     SCHEDULED → DEPLOYING. Slots that do not arrive in time fail the
+//     tasks that wait for them (see below).
 //  3. A TaskDeploymentDescriptor goes to the TaskExecutor with submitTask
 //     (step m9). Its answer comes back on the JobMaster's main thread; an
 //     error fails the task.
@@ -32,11 +33,32 @@
 // FINISHED, FAILED or CANCELED. When every task has FINISHED the job is
 // FINISHED; cancelling takes the job through CANCELLING to CANCELED.
 //
+// # Slots that do not come: slot.request.timeout
+//
+// The slot requests of one scheduling round (one allocateSlotsAndDeploy:
+// the job's start, or a restart) are one bulk, which the slot pool's
+// PhysicalSlotRequestBulkChecker watches on the main thread (Flink:
+// SlotSharingExecutionSlotAllocator hands a SharingPhysicalSlotRequestBulk
+// to the PhysicalSlotRequestBulkCheckerImpl). Every slot.request.timeout
+// (Deps.SlotRequestTimeout, 5 min) it looks at the bulk: done when no
+// request waits any more, given more time while the slots the pool holds
+// could serve the waiting requests, and, once it has been unfulfillable
+// for a whole timeout, cancelled. Then every task that waited for a
+// missing slot fails with
+//
+//	NoResourceAvailableException: Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout
+//
+// and the failover below takes over. This is how a job whose JobMaster
+// never reaches the ResourceManager (step m5), or whose requirements never
+// arrive there (m6), ends. A round the scheduler gave up (the job was
+// cancelled, failed or restarted) has no waiting requests left, so its
+// check does nothing (sharingPhysicalSlotRequestBulk).
+//
 // # When a task fails: failover
 //
 // A failed task (a FAILED report, a submitTask that failed or timed out, a
-// slot request the ResourceManager cannot serve, a TaskExecutor that was
-// lost) goes to handleTaskFailure, which asks the ExecutionFailureHandler
+// slot request the ResourceManager cannot serve or that timed out, a
+// TaskExecutor that was lost) goes to handleTaskFailure, which asks the ExecutionFailureHandler
 // (package executiongraph/failover) two questions: may the job restart
 // (the RestartBackoffTimeStrategy: none, fixed-delay, failure-rate or
 // exponential-delay), and which tasks (the failover strategy: here always
@@ -59,7 +81,8 @@
 //
 // Everything here runs on the JobMaster's main thread: the scheduler has no
 // goroutines and no locks of its own. Calls to TaskExecutors go out with
-// rpc.Ask, and the restart backoff is a ScheduleRunAsync on that thread.
+// rpc.Ask; the restart backoff and the slot request timeout are
+// ScheduleRunAsync timers on that thread.
 // Pekko delivers a JobMaster's messages to one TaskExecutor in order; two
 // rpc.Asks are not ordered, so a cancelTask for a task whose submitTask is
 // still on its way waits for the submission's answer, lest it overtake it

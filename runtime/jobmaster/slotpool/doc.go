@@ -29,7 +29,23 @@
 // matching profile, and gives it to the oldest such request. An offer
 // nobody needs is rejected, and the TaskExecutor frees it.
 //
+// # Requests that are not fulfilled
+//
+// A request waits until a slot comes, the scheduler withdraws it, or it
+// fails: when the ResourceManager reports that the job's requirements
+// cannot be met (NotifyNotEnoughResourcesAvailable, "Could not acquire the
+// minimum required resources."), or when the requests of its scheduling
+// round stay unfulfillable for slot.request.timeout (5 min). The latter is
+// the PhysicalSlotRequestBulkChecker's (bulkchecker.go, Flink's
+// PhysicalSlotRequestBulkCheckerImpl): the scheduler hands it each round's
+// requests as a PhysicalSlotRequestBulk, and it checks them on the
+// JobMaster's main thread against the slots the pool holds (AllSlotInfos).
+// A timed-out bulk is cancelled with "NoResourceAvailableException: Slot
+// request bulk is not fulfillable! Could not allocate the required slot
+// within slot request timeout".
+//
 // Differs from Flink: there is one pool type instead of the bridge and the
 // declarative pool; requests have no individual timeouts (streaming jobs in
-// Flink have none either); idle slots are kept until the job ends.
+// Flink have none either: the bulk checker is their timeout); idle slots
+// are kept until the job ends.
 package slotpool
