@@ -199,7 +199,7 @@ func TestADamagedDownloadIsThrownAwayAndTriedAgain(t *testing.T) {
 	assert.Equal(t, []string{stored(server)}, c.files(t), "the failed attempts left nothing behind")
 
 	failed := "Failed to fetch BLOB " + server.jobID.String() + "/" + server.key.String() + " from in-process and store it under " + path + " Retrying..."
-	assert.Equal(t, 2, strings.Count(c.logs.String(), failed), "each failed attempt logs Flink's WARN line")
+	assert.Equal(t, 2, strings.Count(c.logs.String(), failed), "each failed attempt logs Flink's ERROR line")
 	assert.Contains(t, c.logs.String(), "BLOB checksum mismatch (SHA-256): expected "+server.key.String(),
 		"the damaged jar is caught by its checksum")
 }

@@ -212,7 +212,7 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 		if retriesLeft == 0 {
 			return "", &fetchError{msg: failed + " No retries left.", cause: err}
 		}
-		c.log.Warn(failed+" Retrying...", "error", err)
+		c.log.Error(failed+" Retrying...", "error", err)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestGetFile_CorruptedDownloadFailsAfterAllRetries(t *testing.T) {
 			assert.Contains(t, cause.Error(), "actual "+blob.KeyOf(corrupted).String())
 
 			assert.Equal(t, int32(tt.wantAttempts), f.source.calls.Load(), "attempts")
-			assert.Equal(t, tt.wantAttempts-1, strings.Count(f.logs.String(), failed+" Retrying..."), "WARN lines")
+			assert.Equal(t, tt.wantAttempts-1, strings.Count(f.logs.String(), failed+" Retrying..."), "ERROR lines")
 			assert.Empty(t, listFiles(t, f.cacheDir), "nothing corrupted may stay in the cache")
 		})
 	}
@@ -185,7 +185,7 @@ func TestGetFile_RecoversWhenARetrySucceeds(t *testing.T) {
 	assert.Equal(t, f.cachedPath(), path)
 	assert.Equal(t, int32(3), f.source.calls.Load())
 	assert.Equal(t, 2, strings.Count(f.logs.String(), "Retrying..."))
-	assert.Contains(t, f.logs.String(), "level=WARN")
+	assert.Contains(t, f.logs.String(), "level=ERROR", "Flink logs a failed attempt at ERROR")
 }
 
 func TestGetFile_BlobMissingOnTheServer(t *testing.T) {

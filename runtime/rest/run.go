@@ -238,7 +238,19 @@ func (s *Server) jarRunParams(body JarRunRequestBody, query url.Values) (jarRunP
 		return p, err
 	}
 	s.warnIgnoredRunSettings(body, query)
+	if usesQueryParameters(body, query) {
+		// Flink: HandlerRequestUtils#fromRequestBodyOrQueryParameter.
+		s.log.Warn("Configuring the job submission via query parameters is deprecated. Please migrate to submitting a JSON request instead.")
+	}
 	return p, nil
+}
+
+// usesQueryParameters reports whether a setting the body leaves out is
+// taken from the query, which Flink warns is deprecated.
+func usesQueryParameters(body JarRunRequestBody, query url.Values) bool {
+	return (body.EntryClass == nil || *body.EntryClass == "") && query.Has("entry-class") ||
+		body.Parallelism == nil && query.Has("parallelism") ||
+		body.ProgramArgs == nil && body.ProgramArgsList == nil && (query.Has("program-args") || query.Has("programArg"))
 }
 
 // jarRunParamsFromRequest resolves each setting as Flink's

@@ -190,15 +190,19 @@ func TestRunParameters(t *testing.T) {
 		want       runCall
 		wantJobID  api.JobID
 		wantWarned string
+		// deprecated: a setting came from the query, which Flink warns
+		// about (HandlerRequestUtils#fromRequestBodyOrQueryParameter).
+		deprecated bool
 	}{
 		{
 			name: "defaults",
 			want: runCall{EntryClass: "wordcount", Parallelism: client.ParallelismDefault},
 		},
 		{
-			name:  "query parameters",
-			query: "?parallelism=3&programArg=--input,a.txt&programArg=--n&entry-class=other",
-			want:  runCall{EntryClass: "other", Args: []string{"--input", "a.txt", "--n"}, Parallelism: 3},
+			name:       "query parameters",
+			query:      "?parallelism=3&programArg=--input,a.txt&programArg=--n&entry-class=other",
+			want:       runCall{EntryClass: "other", Args: []string{"--input", "a.txt", "--n"}, Parallelism: 3},
+			deprecated: true,
 		},
 		{
 			name:  "the body wins over the query",
@@ -217,9 +221,10 @@ func TestRunParameters(t *testing.T) {
 			want: runCall{EntryClass: "wordcount", Args: []string{"--input", "a b.txt", "--title", "Hamlet, Prince", "--n", "3"}, Parallelism: client.ParallelismDefault},
 		},
 		{
-			name:  "deprecated program-args query parameter",
-			query: "?program-args=--x%201",
-			want:  runCall{EntryClass: "wordcount", Args: []string{"--x", "1"}, Parallelism: client.ParallelismDefault},
+			name:       "deprecated program-args query parameter",
+			query:      "?program-args=--x%201",
+			want:       runCall{EntryClass: "wordcount", Args: []string{"--x", "1"}, Parallelism: client.ParallelismDefault},
+			deprecated: true,
 		},
 		{
 			name:      "jobId names the job",
@@ -254,6 +259,10 @@ func TestRunParameters(t *testing.T) {
 			}
 			if tt.wantWarned != "" && !strings.Contains(h.logs.String(), tt.wantWarned) {
 				t.Errorf("logs lack %q", tt.wantWarned)
+			}
+			const deprecation = "Configuring the job submission via query parameters is deprecated. Please migrate to submitting a JSON request instead."
+			if got := strings.Contains(h.logs.String(), deprecation); got != tt.deprecated {
+				t.Errorf("deprecation warning logged: %t, want %t", got, tt.deprecated)
 			}
 		})
 	}

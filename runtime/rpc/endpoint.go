@@ -312,7 +312,7 @@ func callRecovering[T any](fn func() (T, error)) (v T, err error) {
 }
 
 func unreachable(e *Endpoint) error {
-	return fmt.Errorf("%w: could not send message to recipient [%s], because the recipient is unreachable. "+
+	return fmt.Errorf("%w: Could not send message to recipient [%s], because the recipient is unreachable. "+
 		"This can either mean that the recipient has been terminated or that the remote RpcService is currently not reachable.",
 		ErrRecipientUnreachable, e.name)
 }
