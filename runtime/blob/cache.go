@@ -305,7 +305,7 @@ func (c *PermanentBlobCache) Close() error {
 // is exactly the IOException message of Flink's BlobClient, "Failed to fetch
 // BLOB <jobId>/<blobKey> from <addr> and store it under <path> No retries
 // left."; the last attempt's error is its cause, reachable with errors.Is,
-// errors.As and errors.Unwrap, and every earlier cause is in a WARN line.
+// errors.As and errors.Unwrap, and every earlier cause is in an ERROR line.
 type fetchError struct {
 	msg   string
 	cause error

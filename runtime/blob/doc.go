@@ -60,7 +60,7 @@
 //
 // A failed download is retried DefaultFetchRetries (5, Flink's
 // blob.fetch.retries) times, at once, without a pause, as Flink does. Each
-// failed attempt logs Flink's WARN line
+// failed attempt logs Flink's ERROR line
 //
 //	Failed to fetch BLOB <jobId>/<blobKey> from <addr> and store it under <path> Retrying...
 //

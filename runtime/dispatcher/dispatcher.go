@@ -63,8 +63,10 @@ func New(cfg Config, deps Deps) (*Dispatcher, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	endpoint := rpc.NewEndpoint("dispatcher_0")
+	endpoint.SetLogger(logger)
 	return &Dispatcher{
-		Endpoint: rpc.NewEndpoint("dispatcher_0"),
+		Endpoint: endpoint,
 		deps:     deps,
 		log:      logger.With("logger", "StandaloneDispatcher"),
 		address:  deps.RPC.Address("dispatcher_0"),
@@ -123,10 +125,7 @@ func (d *Dispatcher) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) error 
 // m3, and the trace shows it there.
 func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
 	d.log.Info(fmt.Sprintf("Received JobGraph submission '%s' (%s).", g.Name, g.JobID))
-	err := d.injectedRefusal(g.JobID)
-	if err == nil {
-		err = d.checkAndSubmitJob(g, caller)
-	}
+	err := d.checkAndSubmitJob(g, caller)
 	if err != nil {
 		d.deps.Trace.EmitFailure(trace.M3, caller, "Dispatcher", g.JobID, "submitJob '%s' rejected: %v", g.Name, err)
 	}
@@ -153,9 +152,9 @@ func (d *Dispatcher) checkAndSubmitJob(g *jobgraph.JobGraph, caller string) erro
 	return d.internalSubmitJob(g, caller)
 }
 
-// injectedRefusal is step m3's fault: the job is refused as if its JobID
-// were taken or its JobGraph broken, with the error the real check gives;
-// nothing is persisted.
+// injectedRefusal is step m3's fault: a job that passed the real checks
+// is refused as if its JobID were taken or its JobGraph broken, with the
+// error that check gives; nothing is persisted.
 func (d *Dispatcher) injectedRefusal(jobID api.JobID) error {
 	// Step m3 (fault): armed for this job, the fault fires once.
 	injected, fired := d.deps.Faults.Fire(trace.M3, jobID)
@@ -164,9 +163,10 @@ func (d *Dispatcher) injectedRefusal(jobID api.JobID) error {
 		return nil
 	case injected == fault.DuplicateJobID:
 		return &DuplicateJobSubmissionError{JobID: jobID}
-	default: // fault.InvalidJobGraph
+	case injected == fault.InvalidJobGraph:
 		return &JobSubmissionError{JobID: jobID, Message: "The JobGraph is invalid.", Cause: fault.Injected(trace.M3, injected)}
 	}
+	panic(fmt.Sprintf("fault %s is not one of step m3's", injected))
 }
 
 func (d *Dispatcher) isInGloballyTerminalState(jobID api.JobID) bool {
@@ -187,6 +187,9 @@ func isPartialResourceConfigured(g *jobgraph.JobGraph) bool {
 
 func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
+	if err := d.injectedRefusal(jobID); err != nil {
+		return err
+	}
 	d.log.Info(fmt.Sprintf("Submitting job '%s' (%s).", g.Name, jobID))
 
 	// Step m3: persist the JobGraph. Then create, start and register the

@@ -59,7 +59,7 @@ type ClusterEntrypoint struct {
 	heartbeat             heartbeat.HeartbeatServices
 	requirementCheckDelay time.Duration
 	startUpPeriod         time.Duration
-	jobMaster             jobmaster.Config
+	jobMasterConfig       jobmaster.Config
 
 	rpcService      *rpc.TCPService
 	ha              *highavailability.StandaloneHaServices
@@ -269,19 +269,19 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 	if err != nil {
 		return err
 	}
-	slotRequests, err := slotRequestTimeout(conf)
+	requestTimeout, err := slotRequestTimeout(conf)
 	if err != nil {
 		return err
 	}
 	// Flink: ConfigurationUtils#getStandaloneClusterStartupPeriodTime, with
 	// no resourcemanager.standalone.start-up-time set.
-	e.startUpPeriod = slotRequests
-	e.jobMaster = jobmaster.Config{
+	e.startUpPeriod = requestTimeout
+	e.jobMasterConfig = jobmaster.Config{
 		RPCTimeout:         e.rpcTimeout,
 		Registration:       registrationRetries,
 		RestartStrategy:    restarts,
 		Heartbeat:          e.heartbeat,
-		SlotRequestTimeout: slotRequests,
+		SlotRequestTimeout: requestTimeout,
 		Logger:             e.cfg.Logger,
 	}
 	return nil
@@ -307,7 +307,7 @@ func (e *ClusterEntrypoint) restConfiguration(listening map[string]string) map[s
 // options the configuration gave (readConfiguration), and win the job's
 // standalone election at once, with DefaultLeaderID.
 func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return CreateJobManagerRunner(g, e.jobMaster, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
+	return CreateJobManagerRunner(g, e.jobMasterConfig, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
 }
 
 // Done is closed when the cluster asks to be shut down by itself: an

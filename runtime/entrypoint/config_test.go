@@ -233,12 +233,12 @@ func TestJobMastersGetTheRPCTimeoutAndRegistrationOptions(t *testing.T) {
 	require.NoError(t, e.readConfiguration())
 
 	assert.Equal(t, 3*time.Second, e.rpcTimeout, "the ResourceManager's")
-	assert.Equal(t, 3*time.Second, e.jobMaster.RPCTimeout)
-	assert.Equal(t, 20*time.Millisecond, e.jobMaster.Registration.InitialTimeout)
-	assert.Equal(t, registration.DefaultConfig().MaxTimeout, e.jobMaster.Registration.MaxTimeout)
-	assert.Equal(t, 200*time.Millisecond, e.jobMaster.Heartbeat.Interval)
-	assert.Equal(t, failover.TypeFixedDelay, e.jobMaster.RestartStrategy.Type)
-	assert.Same(t, e.cfg.Logger, e.jobMaster.Logger)
+	assert.Equal(t, 3*time.Second, e.jobMasterConfig.RPCTimeout)
+	assert.Equal(t, 20*time.Millisecond, e.jobMasterConfig.Registration.InitialTimeout)
+	assert.Equal(t, registration.DefaultConfig().MaxTimeout, e.jobMasterConfig.Registration.MaxTimeout)
+	assert.Equal(t, 200*time.Millisecond, e.jobMasterConfig.Heartbeat.Interval)
+	assert.Equal(t, failover.TypeFixedDelay, e.jobMasterConfig.RestartStrategy.Type)
+	assert.Same(t, e.cfg.Logger, e.jobMasterConfig.Logger)
 }
 
 // slot.request.timeout reaches every JobMaster, and is the
@@ -257,7 +257,7 @@ func TestSlotRequestTimeoutOption(t *testing.T) {
 		}
 		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: conf})
 		require.NoError(t, e.readConfiguration(), value)
-		assert.Equal(t, want, e.jobMaster.SlotRequestTimeout, "%q", value)
+		assert.Equal(t, want, e.jobMasterConfig.SlotRequestTimeout, "%q", value)
 		assert.Equal(t, want, e.startUpPeriod, "the start-up period falls back to slot.request.timeout: %q", value)
 	}
 	for _, value := range []string{"soon", "0", "-1"} {

@@ -182,6 +182,7 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		Trace:              deps.Trace,
 		OnTerminal:         jm.jobReachedGloballyTerminalState,
 	})
+	jm.SetLogger(logger)
 	return jm, nil
 }
 
@@ -380,15 +381,17 @@ func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.Arc
 // RegisterTaskManager connects a TaskExecutor to this JobMaster.
 func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.JobMasterID, jobID api.JobID,
 	tm gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
+	// The job never changes, so this check needs no main thread; it comes
+	// first, as in Flink, so an outdated TaskManager costs no connection.
+	if jobID != jm.jobGraph.JobID {
+		return gateway.JMTMRegistrationSuccess{}, gateway.RegistrationRejected(
+			"The JobManager is not responsible for job %s. Maybe the TaskManager used outdated connection information.", jobID)
+	}
 	// Connecting back may dial the TaskExecutor's process, so it happens on
 	// the caller's goroutine; the main thread goes on with the outcome
 	// (Flink: rpcService.connect(...).handleAsync(..., mainThreadExecutor)).
 	tmGateway, err := rpc.Connect[gateway.TaskExecutorGateway](ctx, jm.deps.RPC, tm.Address)
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (gateway.JMTMRegistrationSuccess, error) {
-		if jobID != jm.jobGraph.JobID {
-			return gateway.JMTMRegistrationSuccess{}, gateway.RegistrationRejected(
-				"The JobManager is not responsible for job %s. Maybe the TaskManager used outdated connection information.", jobID)
-		}
 		if err != nil {
 			return gateway.JMTMRegistrationSuccess{}, err
 		}

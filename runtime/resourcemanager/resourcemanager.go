@@ -164,6 +164,7 @@ func New(cfg Config, deps Deps) (*ResourceManager, error) {
 		return nil, fmt.Errorf("resource manager: %w", err)
 	}
 	rm.slotManager = sm
+	rm.SetLogger(base)
 	return rm, nil
 }
 

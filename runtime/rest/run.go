@@ -246,11 +246,13 @@ func (s *Server) jarRunParams(body JarRunRequestBody, query url.Values) (jarRunP
 }
 
 // usesQueryParameters reports whether a setting the body leaves out is
-// taken from the query, which Flink warns is deprecated.
+// taken from the query, which Flink warns is deprecated: each query
+// parameter counts where jarRunParamsFromRequest and programArgs read it.
 func usesQueryParameters(body JarRunRequestBody, query url.Values) bool {
-	return (body.EntryClass == nil || *body.EntryClass == "") && query.Has("entry-class") ||
-		body.Parallelism == nil && query.Has("parallelism") ||
-		body.ProgramArgs == nil && body.ProgramArgsList == nil && (query.Has("program-args") || query.Has("programArg"))
+	return (body.EntryClass == nil || *body.EntryClass == "") && queryValue(query, "entry-class") != "" ||
+		body.Parallelism == nil && queryValue(query, "parallelism") != "" ||
+		(body.ProgramArgs == nil || *body.ProgramArgs == "") && queryValue(query, "program-args") != "" ||
+		body.ProgramArgsList == nil && queryValue(query, "programArg") != ""
 }
 
 // jarRunParamsFromRequest resolves each setting as Flink's

@@ -35,6 +35,11 @@ var (
 // without ever starting its main thread.
 type Endpoint struct {
 	name string
+	log  *slog.Logger // where a failed message is logged; set before Start
+
+	// inOnStart is true while onStart runs (main thread only): a panic
+	// there is fatal, as a failed onStart is in Flink.
+	inOnStart bool
 
 	mu       sync.Mutex
 	queue    []func()
@@ -66,6 +71,11 @@ func NewEndpoint(name string) *Endpoint {
 	}
 }
 
+// SetLogger sets the logger a failed message is logged with (under
+// PekkoRpcActor, as Flink's RPC actor logs it); nil, or not set, means
+// slog.Default(). Call it before Start.
+func (e *Endpoint) SetLogger(l *slog.Logger) { e.log = l }
+
 // Name returns the endpoint's name.
 func (e *Endpoint) Name() string { return e.name }
 
@@ -86,7 +96,11 @@ func (e *Endpoint) Start(onStart func()) {
 	}
 	e.started = true
 	if onStart != nil {
-		e.queue = slices.Insert(e.queue, 0, onStart)
+		e.queue = slices.Insert(e.queue, 0, func() {
+			e.inOnStart = true
+			onStart()
+			e.inOnStart = false
+		})
 		e.wakeLocked()
 	}
 	go e.run()
@@ -114,13 +128,23 @@ func (e *Endpoint) run() {
 // a handler that fails does not end the main thread: the panic is logged
 // (Flink: "Caught exception while executing runnable in main thread.") and
 // the next message runs. A call's caller gets the panic as its error
-// instead (see CallAsync).
+// instead (see CallAsync). A failed onStart is fatal, as in Flink: an
+// endpoint that did not start must not go on half-started.
 func (e *Endpoint) runMessage(fn func()) {
 	defer func() {
-		if r := recover(); r != nil {
-			slog.Default().Error("Caught exception while executing runnable in main thread.",
-				"logger", e.name, "cause", fmt.Sprint(r), "stack", string(debug.Stack()))
+		r := recover()
+		if r == nil {
+			return
 		}
+		if e.inOnStart {
+			panic(fmt.Sprintf("Could not start RpcEndpoint %s: %v", e.name, r))
+		}
+		log := e.log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Error("Caught exception while executing runnable in main thread.",
+			"logger", "PekkoRpcActor", "endpoint", e.name, "cause", fmt.Sprint(r), "stack", string(debug.Stack()))
 	}()
 	fn()
 }

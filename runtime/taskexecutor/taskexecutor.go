@@ -188,6 +188,7 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 		cfg.Heartbeat, cfg.ResourceID, jobManagerHeartbeatListener{te}, te.Endpoint, te.logger)
 	te.resourceManagerHeartbeatManager = heartbeat.CreateHeartbeatManager[struct{}, gateway.TaskExecutorHeartbeatPayload](
 		cfg.Heartbeat, cfg.ResourceID, resourceManagerHeartbeatListener{te}, te.Endpoint, te.logger)
+	te.SetLogger(cfg.Logger)
 	return te, nil
 }
 

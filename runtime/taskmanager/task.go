@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -378,14 +379,30 @@ func (t *Task) traceRunning() {
 		t.taskNameWithSubtask, t.ExecutionID(), api.ExecutionInitializing, api.ExecutionRunning)
 }
 
-// catchPanic runs fn and turns a panic into an error.
+// catchPanic runs fn and turns a panic into an error whose message says
+// where it happened: the panic's value and the stack's first frames of
+// interest, as the stack trace of Flink's Throwable would.
 func catchPanic(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the task panicked: %v", r)
+			err = fmt.Errorf("the task panicked: %v\n%s", r, panicSite(debug.Stack()))
 		}
 	}()
 	return fn()
+}
+
+// panicSite returns the frames of a stack below the runtime's own panic
+// machinery, at most six lines: the function that panicked and its file and
+// line first.
+func panicSite(stack []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "panic(") && i+1 < len(lines) {
+			rest := lines[i+2:] // skip panic(…) and its file:line
+			return strings.Join(rest[:min(6, len(rest))], "\n")
+		}
+	}
+	return ""
 }
 
 // failAfterFatalError ends a task whose failure could not be handled: the
