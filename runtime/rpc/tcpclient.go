@@ -172,14 +172,15 @@ func (c *clientConn) call(ctx context.Context, req request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	if sent, err := c.write(ctx, frame); err != nil {
-		if !sent {
+	if intact, err := c.write(ctx, frame); err != nil {
+		if intact {
 			// Nothing of the frame went out: the caller gave up while
 			// the call waited for its turn to write. The stream is
 			// intact, and the other calls on the connection go on.
 			return response{}, err
 		}
-		// A frame only partly written leaves the stream unusable.
+		// A frame partly written, or a broken socket, leaves the
+		// stream unusable.
 		c.close(fmt.Errorf("could not send a request: %w", err))
 		return response{}, c.reason()
 	}
@@ -207,17 +208,16 @@ func (c *clientConn) forget(id uint64) {
 	delete(c.pending, id)
 }
 
-// write sends one frame, giving up at ctx's deadline, and reports whether
-// any of it was sent. The frames of all calls take turns, so a call may
-// wait for its turn until ctx ends; then it sends nothing, and leaves the
-// connection as it was. A frame only partly written leaves the stream
-// unusable, so the caller closes the connection when write fails after
-// it sent something.
-func (c *clientConn) write(ctx context.Context, frame []byte) (sent bool, err error) {
+// write sends one frame, giving up at ctx's deadline. The frames of all
+// calls take turns; a call whose ctx ends before its frame goes out sends
+// nothing and reports the stream intact. Any other failure (a frame only
+// partly written, a broken socket) leaves the stream unusable, and the
+// caller closes the connection.
+func (c *clientConn) write(ctx context.Context, frame []byte) (intact bool, err error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return true, err
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = c.conn.SetWriteDeadline(deadline)
@@ -228,9 +228,9 @@ func (c *clientConn) write(ctx context.Context, frame []byte) (sent bool, err er
 		// The write deadline is ctx's: it passed just as the call's turn
 		// came. ctx ends at the same moment, if it has not yet.
 		<-ctx.Done()
-		err = ctx.Err()
+		return true, ctx.Err()
 	}
-	return n > 0, err
+	return err == nil, err
 }
 
 // readLoop hands each response to its call until the connection breaks.
