@@ -68,12 +68,9 @@ func (c *course) compareTraces(ctx context.Context, e *exercise.Exercise, failed
 		return err
 	}
 	top, _, _ := strings.Cut(failed.Name, "/") // -run with a subtest's name would need each level quoted
-	ref, err := gotest.Execute(ctx, gotest.Run{
-		Root:    c.root,
-		Package: "./" + e.Dir,
-		Pattern: "^" + regexp.QuoteMeta(top) + "$",
-		Overlay: complete,
-	})
+	run := c.testRun(e, complete)
+	run.Pattern = "^" + regexp.QuoteMeta(top) + "$"
+	ref, err := gotest.Execute(ctx, run)
 	if err != nil {
 		return err
 	}

@@ -33,12 +33,9 @@ func renderTraces(got, want []string) string {
 // runtime (see referenceOverlay), so that a writing exercise in progress
 // does not change what the learner's prediction is compared with.
 func (c *course) runScenario(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (*gotest.Result, error) {
-	result, err := gotest.Execute(ctx, gotest.Run{
-		Root:    c.root,
-		Package: "./" + e.Dir,
-		Pattern: "^" + regexp.QuoteMeta(e.Prediction.Test) + "$",
-		Overlay: complete,
-	})
+	run := c.testRun(e, complete)
+	run.Pattern = "^" + regexp.QuoteMeta(e.Prediction.Test) + "$"
+	result, err := gotest.Execute(ctx, run)
 	if err != nil {
 		return nil, err
 	}

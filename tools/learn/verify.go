@@ -172,26 +172,26 @@ const testTimeout = 30 * time.Second
 // runTests runs an exercise's tests with files (relative paths) standing
 // in for the tree's.
 func (c *course) runTests(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
-	return gotest.Execute(ctx, gotest.Run{
-		Root:    c.root,
-		Package: "./" + e.Dir,
-		Pattern: e.Tests.Run,
-		Overlay: files,
-		Timeout: testTimeout,
-	})
+	return gotest.Execute(ctx, c.testRun(e, files))
 }
 
 // anyTestFails is runTests for the questions "does any test fail?": it
 // stops at the first failure.
 func (c *course) anyTestFails(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
-	return gotest.Execute(ctx, gotest.Run{
-		Root:     c.root,
-		Package:  "./" + e.Dir,
-		Pattern:  e.Tests.Run,
-		Overlay:  files,
-		Timeout:  testTimeout,
-		FailFast: true,
-	})
+	run := c.testRun(e, files)
+	run.FailFast = true
+	return gotest.Execute(ctx, run)
+}
+
+// testRun is the go test invocation of an exercise's tests.
+func (c *course) testRun(e *exercise.Exercise, files map[string][]byte) gotest.Run {
+	return gotest.Run{
+		Root:    c.root,
+		Package: "./" + e.Dir,
+		Pattern: e.Tests.Run,
+		Overlay: files,
+		Timeout: testTimeout,
+	}
 }
 
 // verify proves every exercise (or the ones named) honest, a few at a

@@ -1,10 +1,7 @@
 package scenario
 
 import (
-	"log/slog"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
@@ -24,18 +21,8 @@ import (
 // sleep and set no timers.
 func RESTCluster(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *Logs) {
 	t.Helper()
-	logs := &Logs{}
-	cfg.WorkingDir = t.TempDir()
-	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if cfg.REST == nil {
 		cfg.REST = &rest.Config{}
 	}
-	cluster, err := minicluster.New(cfg)
-	require.NoError(t, err)
-	require.NoError(t, cluster.Start())
-	t.Cleanup(func() {
-		LogTrace(t, cluster.Trace().Events())
-		require.NoError(t, cluster.Close())
-	})
-	return cluster, logs
+	return start(t, cfg)
 }

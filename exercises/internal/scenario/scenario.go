@@ -30,6 +30,16 @@ const TracePrefix = "learn-trace: "
 // the test ends, the cluster's trace goes to the test's log (see LogTrace).
 func Cluster(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *Logs) {
 	t.Helper()
+	cluster, logs := start(t, cfg)
+	synctest.Wait() // the TaskExecutors have registered at the ResourceManager
+	return cluster, logs
+}
+
+// start starts a MiniCluster with cfg in the test's temporary directory,
+// its log lines going to the returned Logs, and closes it when the test
+// ends, after writing its trace to the test's log.
+func start(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *Logs) {
+	t.Helper()
 	logs := &Logs{}
 	cfg.WorkingDir = t.TempDir()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -40,7 +50,6 @@ func Cluster(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *L
 		LogTrace(t, cluster.Trace().Events())
 		require.NoError(t, cluster.Close())
 	})
-	synctest.Wait() // the TaskExecutors have registered at the ResourceManager
 	return cluster, logs
 }
 
