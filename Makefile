@@ -20,10 +20,14 @@ test: vet
 vet:
 	$(GO) vet ./...
 
-# bench: the benchmarks, a few runs each (compare runs with benchstat).
+# bench: the benchmarks, a few runs each (compare runs with benchstat),
+# then the learner's loop: `learn check` timed in a copy of the tree, on an
+# empty build cache and after edits (tools/learn/loopbench). SKIP_COLD=1
+# leaves out the empty-cache part, which takes minutes.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=5 $$($(GO) list ./... | grep -v /runtime/minicluster)
 	$(GO) test -run='^$$' -bench=SubmitToRunning -benchtime=200x -count=5 ./runtime/minicluster/
+	$(GO) run ./tools/learn/loopbench $(if $(SKIP_COLD),-skip-cold)
 
 # lint: formatting and vet.
 lint: vet

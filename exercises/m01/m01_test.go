@@ -25,8 +25,10 @@ import (
 	"flinklab/exercises/internal/scenario"
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
+	"flinklab/runtime/trace"
 )
 
 // maxUploadSize is the endpoint's rest.server.max-content-length in these
@@ -35,9 +37,10 @@ const maxUploadSize = 64 << 10
 
 // endpoint is a cluster's REST endpoint as a test sees it.
 type endpoint struct {
-	rest   *scenario.RESTClient
-	logs   *scenario.Logs
-	jarDir string // <web.upload.dir>/flink-web-upload: where jars are stored
+	cluster *minicluster.MiniCluster
+	rest    *scenario.RESTClient
+	logs    *scenario.Logs
+	jarDir  string // <web.upload.dir>/flink-web-upload: where jars are stored
 	// outside is a directory next to the upload directory, which no
 	// upload may write to.
 	outside string
@@ -51,6 +54,7 @@ func startCluster(t *testing.T) *endpoint {
 		REST: &rest.Config{UploadDir: uploadDir, MaxUploadSize: maxUploadSize},
 	})
 	e := &endpoint{
+		cluster: cluster,
 		rest:    scenario.NewRESTClient(t, cluster.RESTAddress()),
 		logs:    logs,
 		jarDir:  filepath.Join(uploadDir, "flink-web-upload"),
@@ -196,6 +200,28 @@ func TestACorruptJarIsRefusedAndLeavesNothingBehind(t *testing.T) {
 	require.NotEmpty(t, r.Errors, "Flink's error body: %s", r)
 	assert.Equal(t, "The uploaded file is not a valid job jar.", r.Errors[0])
 	e.assertNothingStored(t)
+}
+
+// Step m1's fault (`make run INJECT=m1`): the jar cannot be moved to its
+// final name, as when the upload directory is full or gone. The upload is
+// refused with a 500 and nothing of it stays: a client that was told "no"
+// must not find its jar listed.
+func TestAJarThatCannotBeStoredIsRefusedAndNotListed(t *testing.T) {
+	e := startCluster(t)
+	require.NoError(t, e.cluster.Faults().Inject(fault.Fault{Step: trace.M1}))
+
+	r := e.rest.UploadJar("WordCount.jar", wordCountJar(t))
+	assert.Equal(t, http.StatusInternalServerError, r.Status, "an upload that could not be stored must be refused: %s", r)
+	if assert.Len(t, r.Errors, 2, "Flink's 500: %s", r) {
+		assert.Equal(t, "Internal server error.", r.Errors[0])
+		assert.Contains(t, r.Errors[1], "Could not move uploaded jar file [WordCount.jar]")
+	}
+	e.assertNothingStored(t)
+	assert.NotContains(t, e.logs.String(), "Uploaded jar", "a jar that was not stored is not logged as uploaded")
+	failures := trace.Failures(e.cluster.Trace().Events())
+	if assert.Len(t, failures, 1, "the refused upload is one broken step m1 in the trace") {
+		assert.Equal(t, trace.M1, failures[0].Step)
+	}
 }
 
 // CVE-2020-17518: Flink 1.5.1 to 1.11.2 stored an upload under the file

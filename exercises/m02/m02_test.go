@@ -108,6 +108,14 @@ func TestAnEmptyBodyTakesTheQueryParameters(t *testing.T) {
 	jobID := jobOf(t, r)
 	assert.Equal(t, []int{3, 3}, e.parallelismOf(t, jobID), "the query's parallelism applies when the body does not set one")
 	e.assertFinishes(t, jobID) // silently: --output collect came from the query too
+
+	// A client that sends a line break, or a few spaces, sends no settings
+	// either.
+	r = e.run("?parallelism=1&programArg=--output,collect", " \n")
+	require.Equal(t, http.StatusOK, r.Status, "a body of white space only must count as an empty one: %s", r)
+	jobID = jobOf(t, r)
+	assert.Equal(t, []int{1, 1}, e.parallelismOf(t, jobID), "the query's parallelism applies when the body is white space")
+	e.assertFinishes(t, jobID)
 }
 
 // The JSON body is how Flink wants a job configured; a query parameter
@@ -134,6 +142,12 @@ func TestAQueryParameterTheBodyLeavesOutIsUsed(t *testing.T) {
 	require.NotEmpty(t, r.Errors, "Flink's error body: %s", r)
 	assert.Equal(t, "Could not execute application.", r.Errors[0])
 	assert.Contains(t, strings.Join(r.Errors, " "), "no.such.Program", "the reason names the entry class asked for")
+	assert.Empty(t, e.jobs(t), "no job may be submitted")
+
+	// An empty entryClass is one the body leaves out, as in Flink.
+	r = e.run("?entry-class=no.such.Program", `{"entryClass": "", "parallelism": 2, "programArgsList": ["--output", "collect"]}`)
+	assert.Equal(t, http.StatusBadRequest, r.Status, "an empty entryClass in the body must leave the query's entry-class in force: %s", r)
+	assert.Contains(t, strings.Join(r.Errors, " "), "no.such.Program", "the reason names the entry class the query asked for")
 	assert.Empty(t, e.jobs(t), "no job may be submitted")
 }
 
@@ -168,6 +182,14 @@ func TestAParallelismBelowOneIsRefused(t *testing.T) {
 	assert.Equal(t, []string{`Bad request, could not parse parameters: Cannot resolve query parameter (parallelism) from value "two".`}, r.Errors)
 
 	assert.Empty(t, e.jobs(t), "no job may be submitted")
+
+	// -1 is not below one in this sense: it is
+	// ExecutionConfig.PARALLELISM_DEFAULT, the cluster's parallelism.default.
+	r = e.run("", `{"parallelism": -1, "programArgsList": ["--output", "collect"]}`)
+	require.Equal(t, http.StatusOK, r.Status, "parallelism -1 asks for the default parallelism and must be accepted: %s", r)
+	jobID := jobOf(t, r)
+	assert.Equal(t, []int{1, 1}, e.parallelismOf(t, jobID), "the job runs at parallelism.default")
+	e.assertFinishes(t, jobID)
 }
 
 // Flink reads request bodies with a strict JSON mapper: a field its
@@ -198,9 +220,15 @@ func TestTheRunRequestIsReadStrictly(t *testing.T) {
 	}
 	assert.Empty(t, e.jobs(t), "no job may be submitted")
 
+	// 1 MiB is the limit, not over it: a body of exactly that size is read.
+	settings := `{"parallelism": 2, "programArgsList": ["--output", "collect"]}`
+	r := e.run("", settings+strings.Repeat(" ", 1<<20-len(settings)))
+	require.Equal(t, http.StatusOK, r.Status, "a body of exactly 1048576 bytes is within the limit and must be read: %.200s", r)
+	e.assertFinishes(t, jobOf(t, r))
+
 	// POST /jobs reads the JSON part of its request the same way.
 	contentType, body := scenario.Multipart(t, scenario.Part{Field: "request", Content: []byte(`{"jobGraphFileName": "job.json", "colour": "red"}`)})
-	r := e.rest.Post("/jobs", contentType, body)
+	r = e.rest.Post("/jobs", contentType, body)
 	assert.Equal(t, http.StatusBadRequest, r.Status, "POST /jobs with an unknown field in its request must be refused: %s", r)
 	assert.Equal(t, []string{"Request did not match expected format JobSubmitRequestBody.", `json: unknown field "colour"`}, r.Errors)
 }

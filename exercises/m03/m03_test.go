@@ -18,6 +18,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/examples/numbers"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/minicluster"
 )
@@ -113,7 +114,7 @@ func TestAnInvalidJobGraphIsRefusedAndNothingIsPersisted(t *testing.T) {
 		assert.ErrorContains(t, err, "has no invokable class.", "the refusal must say what is wrong")
 		assert.Empty(t, persisted(t, cluster), "nothing may be persisted for a refused job")
 		_, err = cluster.RequestJobStatus(context.Background(), job.JobID)
-		assert.ErrorIs(t, err, dispatcher.ErrJobNotFound, "a refused job must not run")
+		assert.ErrorIs(t, err, gateway.ErrJobNotFound, "a refused job must not run")
 	})
 }
 

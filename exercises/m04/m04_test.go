@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,6 +201,34 @@ func TestAJobMasterThatCannotRunFailsTheJob(t *testing.T) {
 			})
 		})
 	}
+}
+
+// When the job ends, its JobMaster hands the runner the job's final
+// ExecutionGraph, and that is the job's result (what GET /jobs/:jobid
+// shows from then on). The JobMaster did not exist while the job was
+// INITIALIZING, so the runner adds when that began: the job's start time.
+func TestTheJobMastersFinalGraphIsTheResultSinceInitialization(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		submitted := time.Now()
+		r := newRunner(t)
+		require.NoError(t, r.runner.Start())
+		synctest.Wait()
+		require.Equal(t, api.JobRunning.String(), r.status(t))
+
+		time.Sleep(time.Minute) // fake time: the job runs for a minute
+		r.factory.complete(&gateway.ArchivedExecutionGraph{
+			JobID: r.graph.JobID, JobName: r.graph.Name, State: api.JobFinished,
+			StatusTimestamps: map[api.JobStatus]time.Time{api.JobCreated: submitted.Add(time.Second), api.JobRunning: submitted.Add(time.Second), api.JobFinished: time.Now()},
+		})
+
+		require.True(t, r.done(), "the JobMaster's final graph must complete the runner")
+		result := r.runner.Result().ExecutionGraph
+		require.NotNil(t, result)
+		assert.Equal(t, api.JobFinished.String(), result.State.String(), "the result is the JobMaster's final graph")
+		assert.Equal(t, submitted, result.StatusTimestamps[api.JobInitializing],
+			"the result must say when the job began INITIALIZING, before its JobMaster existed")
+		assert.Equal(t, time.Now(), result.StatusTimestamps[api.JobFinished], "the JobMaster's own timestamps are kept")
+	})
 }
 
 // After a JobManager failover, the new leader may be granted the
@@ -413,13 +442,15 @@ type fakeFactory struct {
 	err       error
 	release   chan struct{}
 
-	mu  sync.Mutex
-	ids []api.JobMasterID
+	mu         sync.Mutex
+	ids        []api.JobMasterID
+	onComplete func(*gateway.ArchivedExecutionGraph)
 }
 
-func (f *fakeFactory) create(id api.JobMasterID, _ func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
+func (f *fakeFactory) create(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
 	f.mu.Lock()
 	f.ids = append(f.ids, id)
+	f.onComplete = onComplete
 	f.mu.Unlock()
 	if f.release != nil {
 		<-f.release
@@ -428,6 +459,16 @@ func (f *fakeFactory) create(id api.JobMasterID, _ func(*gateway.ArchivedExecuti
 		return nil, f.err
 	}
 	return f.jobMaster, nil
+}
+
+// complete is the created JobMaster reaching a globally terminal state:
+// it hands its final graph to the runner, as a real JobMaster's
+// onComplete does.
+func (f *fakeFactory) complete(g *gateway.ArchivedExecutionGraph) {
+	f.mu.Lock()
+	onComplete := f.onComplete
+	f.mu.Unlock()
+	onComplete(g)
 }
 
 // calls returns the JobMasterID of every JobMaster the factory was asked for.

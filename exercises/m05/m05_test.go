@@ -153,9 +153,11 @@ func TestARegisteredJobMasterIsAskedForHeartbeats(t *testing.T) {
 		rm := startResourceManager(t)
 		var jm scenario.FakeJobMaster
 		var requests atomic.Int32
+		var askedBy atomic.Value // the ResourceID the last request came from
 		jm = rm.AddJobMaster(t, "jobmanager_1", &gatewaytest.JobMasterGateway{
-			HeartbeatFromResourceManagerFunc: func(ctx context.Context, _ api.ResourceID) error {
+			HeartbeatFromResourceManagerFunc: func(ctx context.Context, from api.ResourceID) error {
 				requests.Add(1)
+				askedBy.Store(from)
 				return rm.HeartbeatFromJobManager(ctx, jm.ResourceID) // the JobMaster answers
 			},
 		})
@@ -164,6 +166,8 @@ func TestARegisteredJobMasterIsAskedForHeartbeats(t *testing.T) {
 
 		elapse(fast.Interval + time.Millisecond)
 		require.NotZero(t, requests.Load(), "a registered JobMaster must be asked for a heartbeat within heartbeat.interval")
+		assert.Equal(t, rm.ResourceID(), askedBy.Load(),
+			"a heartbeat request must come from the ResourceManager's ResourceID: a JobMaster answers only the ResourceManager it registered at")
 
 		elapse(3 * fast.Timeout)
 		assert.NotContains(t, rm.Logs.String(), "timed out", "a JobMaster that answers must not time out")

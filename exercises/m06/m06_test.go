@@ -63,6 +63,9 @@ func TestTheRegisteredJobMastersRequirementsAreTakenAndServed(t *testing.T) {
 
 		require.NoError(t, rm.Declare(jm, 2), "the job's registered JobMaster must be able to declare its requirements")
 		assert.Contains(t, rm.Logs.String(), received(jm, 2), "the SlotManager logs what it received, as Flink's does")
+		synctest.Wait()
+		assert.Empty(t, slots.All(), "the SlotManager matches only after slotmanager.requirement-check.delay, "+
+			"so that declarations that come close together are matched once")
 
 		afterTheCheckDelay()
 		requests := slots.All()

@@ -70,8 +70,9 @@ func tryFulfill(t *testing.T, missing []slotmanager.JobRequirements, free []slot
 // first free slots that match it, TaskManager by TaskManager; what no slot
 // serves is reported with the number still missing.
 func TestTheMatchingRule(t *testing.T) {
-	jobA, jobB := api.NewJobID(), api.NewJobID()
-	tm1, tm2 := api.NewInstanceID(), api.NewInstanceID()
+	// IDs that say in a failure which job and which TaskManager they are.
+	jobA, jobB := mustParse[api.JobID](t, strings.Repeat("a", 32)), mustParse[api.JobID](t, strings.Repeat("b", 32))
+	tm1, tm2 := mustParse[api.InstanceID](t, strings.Repeat("1", 32)), mustParse[api.InstanceID](t, strings.Repeat("2", 32))
 	instances := map[string]api.InstanceID{"tm-1": tm1, "tm-2": tm2}
 	free := func(tm string, n int, p api.ResourceProfile) slotmanager.FreeSlot {
 		return slotmanager.FreeSlot{SlotID: slotOf(tm, n), InstanceID: instances[tm], ResourceProfile: p}
@@ -148,6 +149,13 @@ func TestTheMatchingRule(t *testing.T) {
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobB, need(unknown, 1))},
 		},
 		{
+			name:            "a requirement left short does not stop the job's next one",
+			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1), need(unknown, 1))},
+			free:            []slotmanager.FreeSlot{free("tm-1", 0, small)},
+			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, unknown)},
+			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(large, 1))},
+		},
+		{
 			name:            "a later job takes the slots an earlier job cannot use",
 			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1)), lacks(jobB, need(small, 1))},
 			free:            []slotmanager.FreeSlot{free("tm-1", 0, small)},
@@ -162,6 +170,17 @@ func TestTheMatchingRule(t *testing.T) {
 			assert.Equal(t, tt.wantUnfulfilled, got.Unfulfilled, "what each job still lacks")
 		})
 	}
+}
+
+// mustParse reads an ID from its 32 hex characters.
+func mustParse[T any, P interface {
+	*T
+	UnmarshalText([]byte) error
+}](t *testing.T, hex string) T {
+	t.Helper()
+	var id T
+	require.NoError(t, P(&id).UnmarshalText([]byte(hex)))
+	return id
 }
 
 // slotRequest is one requestSlot a fake TaskExecutor received.

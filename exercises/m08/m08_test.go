@@ -54,6 +54,7 @@ type jobMaster struct {
 	id    api.JobMasterID
 	jobID api.JobID
 	trace *trace.Recorder
+	logs  *scenario.Logs // the JobMaster's log
 
 	mu       sync.Mutex
 	deployed []deployment
@@ -76,8 +77,8 @@ func startJobMaster(t *testing.T) *jobMaster {
 	g.AddVertex(source)
 	g.AddVertex(sink)
 
-	h := &jobMaster{t: t, rpc: rpc.NewLocalService(), id: api.NewJobMasterID(), jobID: g.JobID, trace: trace.NewRecorder()}
-	jm, err := jobmaster.New(jobmaster.Config{Logger: slog.New(slog.DiscardHandler)},
+	h := &jobMaster{t: t, rpc: rpc.NewLocalService(), id: api.NewJobMasterID(), jobID: g.JobID, trace: trace.NewRecorder(), logs: &scenario.Logs{}}
+	jm, err := jobmaster.New(jobmaster.Config{Logger: slog.New(slog.NewTextHandler(h.logs, nil))},
 		jobmaster.Deps{RPC: h.rpc, HA: highavailability.NewEmbeddedHaServices(), Trace: h.trace},
 		g, h.id, func(*gateway.ArchivedExecutionGraph) {})
 	require.NoError(t, err)
@@ -128,6 +129,23 @@ func (h *jobMaster) deployments() []deployment {
 	return slices.Clone(h.deployed)
 }
 
+// deployedTo reads the JobMaster's "Deploying <task> … to <where> with
+// allocation id <id>" log lines: where the tasks of each slot went.
+func (h *jobMaster) deployedTo() map[string]string {
+	where := map[string]string{}
+	for line := range strings.SplitSeq(h.logs.String(), "\n") {
+		_, deploying, ok := strings.Cut(line, `msg="Deploying `)
+		if !ok {
+			continue
+		}
+		_, rest, _ := strings.Cut(deploying, " to ")
+		tm, allocation, _ := strings.Cut(rest, " with allocation id ")
+		allocation, _, _ = strings.Cut(allocation, `"`)
+		where[allocation] = tm
+	}
+	return where
+}
+
 func newSlot(index int) gateway.SlotOffer {
 	return gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: index, ResourceProfile: slotProfile}
 }
@@ -154,6 +172,10 @@ func TestTheJobMasterAcceptsTheSlotsItWaitsForAndUsesThem(t *testing.T) {
 
 		assert.Equal(t, map[api.AllocationID]int{a.AllocationID: 2, b.AllocationID: 2}, slotsUsed(h.deployments()),
 			"the four tasks are deployed into the two accepted slots, two tasks sharing each")
+		where := tm.String() // "taskexecutor-0 @ pekko://…"
+		assert.Equal(t, map[string]string{a.AllocationID.String(): where, b.AllocationID.String(): where}, h.deployedTo(),
+			"the JobMaster must know where an accepted slot is, its TaskExecutor and that one's address: "+
+				"each \"Deploying …\" line of its log names them")
 		var m8 []string
 		for _, e := range h.trace.JobEvents(h.jobID) {
 			if e.Step == trace.M8 {

@@ -82,6 +82,27 @@ func TestATaskForAJobWithoutAJobManagerConnectionIsRefused(t *testing.T) {
 	})
 }
 
+// The TaskExecutor knows the job (it holds a slot for it) but has no
+// connection to its JobMaster any more: the JobMaster lost its leadership
+// while its deployment was on the way. The slot stays the job's, for the
+// next leader, so the job is in the TaskExecutor's job table without a
+// connection.
+func TestATaskForAKnownJobWhoseJobMasterConnectionIsClosedIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tm := startTaskExecutor(t)
+		jm, allocationID := tm.JobWithActiveSlot(0)
+		jm.LoseLeadership()
+		require.Equal(t, taskexecutor.SlotAllocated, tm.SlotState(0), "the job keeps its slot, waiting for its next leader")
+
+		tdd := tm.TDD(jm.JobID, allocationID, scenario.FinishingTask)
+		err := submit(tm, tdd, jm.JobMasterID)
+		requireRejected(t, tm, err, "Could not submit task because there is no JobManager associated for the job "+jm.JobID.String()+".")
+		assert.Equal(t, taskexecutor.SlotAllocated, tm.SlotState(0), "a refused deployment must leave the slot as it was, not take it")
+		synctest.Wait()
+		assert.Empty(t, jm.Reports(), "no task ran, so the JobMaster hears of none")
+	})
+}
+
 func TestATaskFromAJobMasterThatIsNoLongerLeaderIsRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tm := startTaskExecutor(t)

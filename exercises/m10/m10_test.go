@@ -43,6 +43,8 @@ type blobServer struct {
 
 	mu        sync.Mutex
 	downloads int
+	opened    int // streams handed out
+	closed    int // of those, closed
 	lost      bool
 }
 
@@ -59,10 +61,41 @@ func (s *blobServer) Open(_ context.Context, jobID api.JobID, key blob.Permanent
 	if lost || jobID != s.jobID || key != s.key {
 		return nil, fmt.Errorf("GET operation failed: BLOB %s/%s: %w", jobID, key, fs.ErrNotExist)
 	}
+	content := io.NopCloser(bytes.NewReader(s.jar))
 	if s.serve != nil {
-		return s.serve(n, s.jar)
+		var err error
+		if content, err = s.serve(n, s.jar); err != nil {
+			return nil, err
+		}
 	}
-	return io.NopCloser(bytes.NewReader(s.jar)), nil
+	s.mu.Lock()
+	s.opened++
+	s.mu.Unlock()
+	return &counted{ReadCloser: content, server: s}, nil
+}
+
+// counted is a download's stream, which counts its Close.
+type counted struct {
+	io.ReadCloser
+	server *blobServer
+	once   sync.Once
+}
+
+func (c *counted) Close() error {
+	c.once.Do(func() {
+		c.server.mu.Lock()
+		defer c.server.mu.Unlock()
+		c.server.closed++
+	})
+	return c.ReadCloser.Close()
+}
+
+// Unclosed returns how many downloads were opened and never closed: each
+// one a connection to the BlobServer left open.
+func (s *blobServer) Unclosed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened - s.closed
 }
 
 // Downloads returns how many downloads were asked for.
@@ -158,10 +191,11 @@ func TestAJarIsDownloadedVerifiedAndKept(t *testing.T) {
 	require.NoError(t, err, "a jar on the BlobServer must be fetched")
 	content, err := os.ReadFile(path)
 	require.NoError(t, err, "GetFile must return the path of a file")
-	assert.Equal(t, server.jar, content, "the file holds the jar, byte for byte")
+	assert.Equal(t, string(server.jar), string(content), "the file holds the jar, byte for byte")
 	assert.Equal(t, filepath.Join(c.dir, filepath.FromSlash(stored(server))), path, "the jar is kept under the job's directory, named by its key")
 	assert.Equal(t, []string{stored(server)}, c.files(t), "nothing else is left in the storage directory: no temp file")
 	assert.Equal(t, 1, server.Downloads())
+	assert.Zero(t, server.Unclosed(), "a download must close the stream it opened at the BlobServer")
 }
 
 func TestACachedJarIsUsedWithoutAskingTheBlobServer(t *testing.T) {
@@ -194,7 +228,7 @@ func TestADamagedDownloadIsThrownAwayAndTriedAgain(t *testing.T) {
 	require.NoError(t, err, "the last retry succeeds, so the jar is fetched")
 	content, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, server.jar, content, "only verified bytes are ever served")
+	assert.Equal(t, string(server.jar), string(content), "only verified bytes are ever served")
 	assert.Equal(t, 1+fetchRetries, server.Downloads())
 	assert.Equal(t, []string{stored(server)}, c.files(t), "the failed attempts left nothing behind")
 
@@ -216,6 +250,9 @@ func TestAJarDamagedOnEveryAttemptFailsTheDownload(t *testing.T) {
 		" from in-process and store it under "+path+" No retries left.", "the error is Flink's")
 	assert.Equal(t, 1+fetchRetries, server.Downloads(), "one attempt and blob.fetch.retries retries")
 	assert.Empty(t, c.files(t), "no damaged jar and no temp file may be left behind")
+	assert.Equal(t, fetchRetries, strings.Count(c.logs.String(), " Retrying..."),
+		"each failed attempt but the last logs Flink's ERROR line; the last one's failure is the error")
+	assert.Zero(t, server.Unclosed(), "a failed download must close the stream it opened at the BlobServer too")
 }
 
 func TestAJarMissingOnTheBlobServerFailsTheDownload(t *testing.T) {

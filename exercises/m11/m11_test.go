@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -41,6 +42,7 @@ func init() {
 		if !ok {
 			return nil, fmt.Errorf("no script for job %s", env.JobID)
 		}
+		s.(*script).writers = env.Writers
 		return s.(*script), nil
 	})
 }
@@ -54,6 +56,7 @@ type script struct {
 	restore  func(ctx context.Context) error
 	invoke   func(ctx context.Context) error
 	timeline *timeline
+	writers  []*network.ResultPartition // the partitions the task produces, set when it is created
 }
 
 func (s *script) Restore(ctx context.Context) error {
@@ -119,10 +122,20 @@ type run struct {
 	faults   *fault.Injector
 	logs     *scenario.Logs
 	jobID    api.JobID
+	// shuffle and produced are set for a task that produces a partition.
+	shuffle  *network.ShuffleEnvironment
+	produced api.ResultPartitionID
 }
 
 // newRun creates the task of className; the job's invokable follows s.
 func newRun(t *testing.T, className string, s *script) *run {
+	t.Helper()
+	return newRunProducing(t, className, s, nil)
+}
+
+// newRunProducing is newRun for a task that, with shuffle not nil,
+// produces one partition of one subpartition there.
+func newRunProducing(t *testing.T, className string, s *script, shuffle *network.ShuffleEnvironment) *run {
 	t.Helper()
 	r := &run{
 		timeline: &timeline{},
@@ -150,8 +163,17 @@ func newRun(t *testing.T, className string, s *script) *run {
 			InvokableClassName: className,
 		},
 	}
+	if shuffle != nil {
+		r.shuffle = shuffle
+		r.produced = api.ResultPartitionID{
+			PartitionID: api.IntermediateResultPartitionID{IntermediateDataSetID: api.NewIntermediateDataSetID()},
+			ProducerID:  attempt,
+		}
+		tdd.ProducedPartitions = []gateway.ResultPartitionDeploymentDescriptor{{PartitionID: r.produced, NumberOfSubpartitions: 1}}
+	}
 	r.task = taskmanager.NewTask(tdd, taskmanager.Deps{
 		Actions: r.timeline,
+		Shuffle: shuffle,
 		Trace:   r.trace,
 		Faults:  r.faults,
 		Logger:  slog.New(slog.NewTextHandler(r.logs, nil)),
@@ -179,6 +201,51 @@ func (r *run) awaitEnd(t *testing.T) {
 	default:
 		require.Fail(t, "the task must end", "it is still %s; so far: %v", r.task.State(), r.timeline.Events())
 	}
+}
+
+// consumer reads the partition a task produces, as the task downstream
+// would, in a goroutine of its own.
+type consumer struct {
+	mu   sync.Mutex
+	seen []string // each record, then "end of data" or "failed: <error>"
+}
+
+// consume starts reading the partition r's task produces.
+func (r *run) consume(t *testing.T) *consumer {
+	t.Helper()
+	gate := r.shuffle.CreateInputGate(gateway.InputGateDeploymentDescriptor{
+		ConsumedResultID:   r.produced.PartitionID.IntermediateDataSetID,
+		ShuffleDescriptors: []gateway.ShuffleDescriptor{{ResultPartitionID: r.produced}},
+	})
+	t.Cleanup(gate.Close) // a consumer that still waits stops with the test
+	c := &consumer{}
+	go func() {
+		for {
+			record, err := gate.Next(context.Background())
+			c.mu.Lock()
+			switch {
+			case err == nil:
+				c.seen = append(c.seen, string(record))
+			case errors.Is(err, io.EOF):
+				c.seen = append(c.seen, "end of data")
+			case !errors.Is(err, network.ErrInputGateClosed):
+				c.seen = append(c.seen, "failed: "+err.Error())
+			}
+			c.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// Seen returns what the consumer has read, once it has read all it can.
+func (c *consumer) Seen() []string {
+	synctest.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.seen...)
 }
 
 // blockUntilCancelled is user code that runs until the task's ctx ends.
@@ -209,6 +276,28 @@ func TestATaskOpensItsOperatorsWhileInitializingAndRunsWhileRunning(t *testing.T
 			assert.False(t, events[0].Failed)
 			assert.Equal(t, r.switched(api.ExecutionInitializing, api.ExecutionRunning)+".", events[0].Message)
 		}
+	})
+}
+
+// A task's consumers learn from the task's partitions that its data is
+// complete: a task that ends FINISHED finishes them first, and they read
+// its records, then the end of its data. Without that end they would wait
+// for more, for ever.
+func TestAFinishedTasksConsumerReadsItsRecordsToTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		shuffle, err := network.NewShuffleEnvironment(network.Config{})
+		require.NoError(t, err)
+		t.Cleanup(shuffle.Close)
+		s := &script{}
+		s.invoke = func(ctx context.Context) error { return s.writers[0].EmitRecord(ctx, []byte("to be or not to be"), 0) }
+		r := newRunProducing(t, scriptedTask, s, shuffle)
+		downstream := r.consume(t)
+
+		r.task.Start()
+		r.awaitEnd(t)
+		require.Equal(t, []string{"DEPLOYING", "INITIALIZING", "Restore()", "RUNNING", "Invoke()", "FINISHED"}, r.timeline.Events())
+		assert.Equal(t, []string{"to be or not to be", "end of data"}, downstream.Seen(),
+			"the consumer must read the record and then the end of the data: a task that FINISHED has finished the partitions it produced")
 	})
 }
 

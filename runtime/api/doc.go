@@ -19,7 +19,10 @@
 // Most Flink identifiers are an AbstractID: 16 random bytes printed as 32
 // lower-case hex characters (fd72014d4c864993a2e5a9287b4a9c5d). JobID,
 // JobVertexID, AllocationID and friends are distinct Go types around the same
-// 16 bytes, so a JobID cannot be passed where an AllocationID is expected.
+// representation, so a JobID cannot be passed where an AllocationID is
+// expected. Every identifier prints as Flink prints it with every fmt verb,
+// %#v included (GoString), and is kept as its 32 characters, so that a
+// failed test's diff shows it that way too.
 // ExecutionAttemptID is composite, as in Flink 1.16 and later: it names the
 // ExecutionGraph, the vertex, the subtask and the attempt number, and prints
 // them joined by underscores.

@@ -126,3 +126,7 @@ func CheckTaskTransition(from, to ExecutionState) error {
 	}
 	return CheckExecutionTransition(from, to)
 }
+
+// GoString is String: %#v, and so testify's "expected" and "actual", print
+// the state by Flink's name, not by its number.
+func (s ExecutionState) GoString() string { return s.String() }

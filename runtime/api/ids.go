@@ -116,7 +116,11 @@ type SlotID struct {
 	SlotNumber int        `json:"slotNumber"`
 }
 
+// String prints the SlotID as Flink does: resource_slot.
 func (s SlotID) String() string { return fmt.Sprintf("%s_%d", s.ResourceID, s.SlotNumber) }
+
+// GoString is String, for %#v and testify's messages.
+func (s SlotID) GoString() string { return s.String() }
 
 // ExecutionVertexID names one subtask of a JobVertex.
 type ExecutionVertexID struct {
@@ -124,9 +128,13 @@ type ExecutionVertexID struct {
 	SubtaskIndex int         `json:"subtaskIndex"`
 }
 
+// String prints the ID as Flink does: vertex_subtask.
 func (id ExecutionVertexID) String() string {
 	return fmt.Sprintf("%s_%d", id.JobVertexID, id.SubtaskIndex)
 }
+
+// GoString is String, for %#v and testify's messages.
+func (id ExecutionVertexID) GoString() string { return id.String() }
 
 // ExecutionAttemptID names one attempt to run one subtask. As in Flink 1.16
 // and later it is composite and readable: the ExecutionGraph, the subtask and
@@ -142,6 +150,9 @@ func (id ExecutionAttemptID) String() string {
 	return fmt.Sprintf("%s_%s_%d", id.ExecutionGraphID, id.ExecutionVertexID, id.AttemptNumber)
 }
 
+// GoString is String, for %#v and testify's messages.
+func (id ExecutionAttemptID) GoString() string { return id.String() }
+
 // IntermediateResultPartitionID names the partition one producer subtask
 // writes of an IntermediateDataSet.
 type IntermediateResultPartitionID struct {
@@ -149,9 +160,13 @@ type IntermediateResultPartitionID struct {
 	PartitionNum          int                   `json:"partitionNum"`
 }
 
+// String prints the ID as Flink does: dataset#partition.
 func (id IntermediateResultPartitionID) String() string {
 	return fmt.Sprintf("%s#%d", id.IntermediateDataSetID, id.PartitionNum)
 }
+
+// GoString is String, for %#v and testify's messages.
+func (id IntermediateResultPartitionID) GoString() string { return id.String() }
 
 // ResultPartitionID names a partition at run time: which partition, written
 // by which attempt. A restarted producer writes a new ResultPartitionID.
@@ -160,9 +175,13 @@ type ResultPartitionID struct {
 	ProducerID  ExecutionAttemptID            `json:"producerId"`
 }
 
+// String prints the ID as Flink does: partition@producer.
 func (id ResultPartitionID) String() string {
 	return fmt.Sprintf("%s@%s", id.PartitionID, id.ProducerID)
 }
+
+// GoString is String, for %#v and testify's messages.
+func (id ResultPartitionID) GoString() string { return id.String() }
 
 func unmarshalID(kind string, dst *abstractID, b []byte) error {
 	id, err := parseAbstractID(kind, string(b))

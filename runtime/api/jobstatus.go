@@ -64,6 +64,10 @@ func (s JobStatus) String() string {
 	return jobStatusNames[s]
 }
 
+// GoString is String: %#v, and so testify's "expected" and "actual", print
+// the status by Flink's name, not by its number.
+func (s JobStatus) GoString() string { return s.String() }
+
 // IsGloballyTerminalState reports whether the job is done for good:
 // FINISHED, CANCELED or FAILED.
 func (s JobStatus) IsGloballyTerminalState() bool {

@@ -44,6 +44,9 @@ func (p ResourceProfile) String() string {
 		strconv.FormatFloat(p.CPUCores, 'f', -1, 64), memorySize(int64(p.TaskHeapMiB)<<20))
 }
 
+// GoString is String, for %#v and testify's messages.
+func (p ResourceProfile) GoString() string { return p.String() }
+
 // memorySize prints bytes as Flink's MemorySize#toString does, e.g.
 // "384.000mb (402653184 bytes)".
 func memorySize(bytes int64) string {

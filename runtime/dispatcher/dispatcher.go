@@ -305,7 +305,7 @@ func (d *Dispatcher) CancelJob(ctx context.Context, jobID api.JobID) error {
 	}
 	if found.archived != nil {
 		return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-			ErrJobAlreadyTerminated, found.archived.State)
+			gateway.ErrJobAlreadyTerminated, found.archived.State)
 	}
 	d.log.Info(fmt.Sprintf("Trying to cancel job %s.", jobID))
 	return found.runner.Cancel(ctx)

@@ -261,7 +261,7 @@ func TestJobReachingATerminalStateIsRememberedAndCleanedUp(t *testing.T) {
 		assert.True(t, dup.GloballyTerminated)
 
 		err = h.d.CancelJob(context.Background(), g.JobID)
-		assert.ErrorIs(t, err, ErrJobAlreadyTerminated)
+		assert.ErrorIs(t, err, gateway.ErrJobAlreadyTerminated)
 		assert.Contains(t, err.Error(), "Job cancellation failed because the job has already reached another terminal state (FINISHED).")
 	})
 }
@@ -284,13 +284,13 @@ func TestUnknownJobs(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := h.d.RequestJobStatus(ctx, unknown)
-	assert.ErrorIs(t, err, ErrJobNotFound)
+	assert.ErrorIs(t, err, gateway.ErrJobNotFound)
 	assert.EqualError(t, err, "FlinkJobNotFoundException: Could not find Flink job ("+unknown.String()+")")
-	assert.ErrorIs(t, h.d.CancelJob(ctx, unknown), ErrJobNotFound)
+	assert.ErrorIs(t, h.d.CancelJob(ctx, unknown), gateway.ErrJobNotFound)
 	_, err = h.d.RequestJob(ctx, unknown)
-	assert.ErrorIs(t, err, ErrJobNotFound)
+	assert.ErrorIs(t, err, gateway.ErrJobNotFound)
 	_, err = h.d.RequestJobResult(ctx, unknown)
-	assert.ErrorIs(t, err, ErrJobNotFound)
+	assert.ErrorIs(t, err, gateway.ErrJobNotFound)
 }
 
 func TestListJobs(t *testing.T) {

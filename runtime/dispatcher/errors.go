@@ -1,27 +1,11 @@
 package dispatcher
 
 import (
-	"errors"
 	"fmt"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/rpc"
+	"flinklab/runtime/gateway"
 )
-
-// Errors the Dispatcher answers with. The REST layer maps them to HTTP.
-var (
-	// ErrJobNotFound: no job with that ID is known (Flink's
-	// FlinkJobNotFoundException).
-	ErrJobNotFound = errors.New("FlinkJobNotFoundException")
-	// ErrJobAlreadyTerminated: the job cannot be cancelled because it has
-	// already ended.
-	ErrJobAlreadyTerminated = errors.New("job already terminated")
-)
-
-func init() {
-	rpc.RegisterError("dispatcher.ErrJobNotFound", ErrJobNotFound)
-	rpc.RegisterError("dispatcher.ErrJobAlreadyTerminated", ErrJobAlreadyTerminated)
-}
 
 // JobSubmissionError is Flink's JobSubmissionException: the Dispatcher
 // refused a job, and nothing was persisted.
@@ -53,5 +37,5 @@ func (e *DuplicateJobSubmissionError) Error() string {
 }
 
 func jobNotFound(jobID api.JobID) error {
-	return fmt.Errorf("%w: Could not find Flink job (%s)", ErrJobNotFound, jobID)
+	return fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, jobID)
 }

@@ -307,7 +307,7 @@ func (e *ClusterEntrypoint) restConfiguration(listening map[string]string) map[s
 // options the configuration gave (readConfiguration), and win the job's
 // standalone election at once, with DefaultLeaderID.
 func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return CreateJobManagerRunner(g, e.jobMasterConfig, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
+	return jobmaster.CreateJobManagerRunner(g, e.jobMasterConfig, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
 }
 
 // Done is closed when the cluster asks to be shut down by itself: an

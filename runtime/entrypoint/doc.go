@@ -136,7 +136,7 @@
 //	                                           ResourceManager's start-up period
 //
 // The JobManager creates every JobMaster with its options through
-// CreateJobManagerRunner, which the MiniCluster uses too, with its own.
+// jobmaster.CreateJobManagerRunner, which the MiniCluster uses too, with its own.
 //
 // heartbeat.interval and heartbeat.timeout are milliseconds, as Flink
 // reads them ("200"), or durations with a unit ("200 ms", "1s"). Every

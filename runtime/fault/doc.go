@@ -40,7 +40,27 @@
 //
 // Diagnose reads a job's trace the way an engineer reads the logs: it finds
 // the first step that broke and names the component to dig into, with what
-// happened and where to look, e.g.
+// happened and where to look. Explain then reads the cluster's log (the
+// records a LogCapture kept, next to the handler that prints the log): it
+// finds which kind of failure of that step the log shows, names its cause
+// in the words of Flink's log lines, and quotes the three to five lines
+// that prove it, each labelled with the log it is in, the JobManager's or a
+// TaskManager's:
 //
-//	diagnosis: step m7 — SlotManager: no free slot matched the job's requirements …
+//	diagnosis: step m10 — BlobServer/BlobCache: the jar reached the TaskManager damaged: …
+//	  where to look: the TaskManager log: the error after "Retrying..." of each "Failed to fetch BLOB" …
+//	  the log lines that prove it:
+//	    TaskManager  10:33:34,556 ERROR PermanentBlobCache [] - Failed to fetch BLOB f02f…/p-f91a… … Retrying... error=BLOB checksum mismatch …
+//	    TaskManager  10:33:34,557 WARN  Task [] - Source: … switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB … No retries left.
+//	    …
+//
+// What the log shows for each kind is data (evidence.go): an Evidence holds
+// the cause, where to look, and Clues, each a component's logger and a
+// pattern of the line it writes. EvidenceFor returns it and Find picks the
+// proving lines from a log's records, so that a log-detective drill can
+// ask a learner to find the same lines, and check the one they found with
+// Clue.Matches. The FaultInjector's own lines are never evidence: a real
+// cluster does not write them. Where the kinds of a step can leave the
+// same lines (a slot offer that a newer offer replaced, m8), EvidenceFor
+// with the empty kind says what the log shows of either.
 package fault

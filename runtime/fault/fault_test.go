@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,8 +174,38 @@ func TestDiagnoseNamesTheFirstStepThatBroke(t *testing.T) {
 	assert.Equal(t, trace.M10, d.Step)
 	assert.Equal(t, "BlobServer/BlobCache", d.Component)
 	assert.Equal(t, "Failed to fetch BLOB p-1", d.What)
-	assert.Contains(t, d.String(), "diagnosis: step m10 — BlobServer/BlobCache: Failed to fetch BLOB p-1 — the task could not get the job's jar")
+	assert.Equal(t, "diagnosis: step m10 — BlobServer/BlobCache: Failed to fetch BLOB p-1\n"+
+		"  where to look: the task could not get the job's jar; look for \"Failed to fetch BLOB\" in the\n"+
+		"    TaskManager log and read the error after \"Retrying...\": it says whether the jar was missing or\n"+
+		"    damaged", d.String())
 
 	_, ok = fault.Diagnose(events[:1])
 	assert.False(t, ok, "nothing broke")
+}
+
+func TestAnExplainedDiagnosisPrintsItsCauseAndTheLinesThatProveIt(t *testing.T) {
+	d, ok := fault.Diagnose([]trace.Event{{Step: trace.M6, From: "JobMaster", To: "ResourceManager", Message: "declareRequiredResources: lost", Failed: true}})
+	require.True(t, ok)
+	at := func(ms int) time.Time { return time.Date(2026, 12, 1, 10, 15, 58, ms*int(time.Millisecond), time.UTC) }
+	d = fault.Explain(d, []fault.LogRecord{
+		{Time: at(535), Level: slog.LevelInfo, Logger: "JobMaster", Message: "JobManager successfully registered at ResourceManager, leader id: 3f24."},
+		{Time: at(536), Level: slog.LevelWarn, Logger: "FaultInjector", Message: "Injecting fault resource-declaration-lost at step m6 for job 2ac2."},
+		{Time: at(537), Level: slog.LevelWarn, Logger: "JobMaster", Message: "Failed to declare resource requirements of job 2ac2; retrying in 1 ms.",
+			Attrs: []slog.Attr{slog.String("cause", "rpc timeout: context deadline exceeded")}},
+		{Time: at(539), Level: slog.LevelInfo, Logger: "FineGrainedSlotManager", Message: "Received resource requirements from job 2ac2: [ResourceRequirement{…}]"},
+	})
+	assert.Equal(t, fault.ResourceDeclarationLost, d.Kind)
+	printed := d.String()
+	assert.True(t, strings.HasPrefix(printed, "diagnosis: step m6 — SlotPool: the JobMaster's declareRequiredResources got no answer"), printed)
+	assert.Contains(t, printed, "\n  where to look: the JobManager log: ")
+	assert.True(t, strings.HasSuffix(printed, "\n  the log lines that prove it:\n"+
+		"    JobManager   10:15:58,535 INFO  JobMaster [] - JobManager successfully registered at ResourceManager, leader id: 3f24.\n"+
+		"    JobManager   10:15:58,537 WARN  JobMaster [] - Failed to declare resource requirements of job 2ac2; retrying in 1 ms.\n"+
+		"                 rpc timeout: context deadline exceeded\n"+
+		"    JobManager   10:15:58,539 INFO  FineGrainedSlotManager [] - Received resource requirements from job 2ac2: [ResourceRequirement{…}]"), printed)
+	for _, line := range strings.Split(printed, "\n") {
+		if !strings.HasPrefix(line, "    JobManager") && !strings.HasPrefix(line, "                 ") {
+			assert.LessOrEqual(t, len([]rune(line)), 100, "the prose is wrapped: %q", line)
+		}
+	}
 }

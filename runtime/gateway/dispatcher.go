@@ -2,10 +2,30 @@ package gateway
 
 import (
 	"context"
+	"errors"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/rpc"
 )
+
+// Errors the Dispatcher answers its callers with; the REST layer maps them
+// to HTTP statuses. Flink keeps them outside the Dispatcher too
+// (org.apache.flink.runtime.messages), so the REST handlers need not know
+// the Dispatcher to understand its answers.
+var (
+	// ErrJobNotFound: no job with that ID is known (Flink's
+	// FlinkJobNotFoundException).
+	ErrJobNotFound = errors.New("FlinkJobNotFoundException")
+	// ErrJobAlreadyTerminated: the job cannot be cancelled because it has
+	// already ended.
+	ErrJobAlreadyTerminated = errors.New("job already terminated")
+)
+
+func init() {
+	rpc.RegisterError("gateway.ErrJobNotFound", ErrJobNotFound)
+	rpc.RegisterError("gateway.ErrJobAlreadyTerminated", ErrJobAlreadyTerminated)
+}
 
 // DispatcherGateway is the cluster's front door (Flink's DispatcherGateway):
 // the REST endpoint and the MiniCluster submit and manage jobs through it.

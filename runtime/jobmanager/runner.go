@@ -13,6 +13,7 @@ import (
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
 
@@ -138,7 +139,7 @@ func (r *JobMasterServiceLeadershipRunner) GrantLeadership(session api.LeaderSes
 		return
 	}
 	r.session = session
-	r.wg.Go(func() { defer r.handleAsyncOperationError(); r.startJobMasterServiceProcess(session) })
+	rpc.Go(&r.wg, func() { defer r.handleAsyncOperationError(); r.startJobMasterServiceProcess(session) })
 }
 
 // RevokeLeadership stops the JobMaster of the lost session.

@@ -418,7 +418,7 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 		// complete into deployAll. The offer is recorded at the moment it
 		// arrived, so the trace shows it before the deployments it set off
 		// even when a TaskExecutor records one before this line runs.
-		offeredAt := time.Now()
+		offeredAt := jm.deps.Trace.Now()
 		accepted, err := jm.offerSlots(taskManager, offers)
 		if err != nil {
 			return nil, err

@@ -35,13 +35,13 @@ func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
 func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Time.Format("2006-01-02 15:04:05,000"))
-	fmt.Fprintf(&b, " %-5s %s [] - %s", levelName(r.Level), h.loggerName(r), r.Message)
+	fmt.Fprintf(&b, " %-5s %s [] - %s", LevelName(r.Level), h.loggerName(r), r.Message)
 	for _, a := range h.attrs {
-		writeAttr(&b, a)
+		WriteAttr(&b, a)
 	}
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key != "logger" {
-			writeAttr(&b, a)
+			WriteAttr(&b, a)
 		}
 		return true
 	})
@@ -67,7 +67,10 @@ func (h *Handler) loggerName(r slog.Record) string {
 	return name
 }
 
-func writeAttr(b *strings.Builder, a slog.Attr) {
+// WriteAttr prints one attribute of a record after its message: " key=value",
+// or, for the "cause", the value on a line of its own, as Flink prints an
+// exception under the line that logged it.
+func WriteAttr(b *strings.Builder, a slog.Attr) {
 	if a.Key == "cause" {
 		fmt.Fprintf(b, "\n%s", a.Value.String())
 		return
@@ -75,7 +78,8 @@ func writeAttr(b *strings.Builder, a slog.Attr) {
 	fmt.Fprintf(b, " %s=%v", a.Key, a.Value)
 }
 
-func levelName(l slog.Level) string {
+// LevelName is a level as log4j prints it: ERROR, WARN, INFO or DEBUG.
+func LevelName(l slog.Level) string {
 	switch {
 	case l >= slog.LevelError:
 		return "ERROR"

@@ -13,7 +13,6 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
-	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
@@ -265,11 +264,19 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 	return nil
 }
 
+// StartTaskManager starts one more TaskManager (Flink's
+// MiniCluster#startTaskManager). It registers at the ResourceManager as
+// the first ones did, and its slots go to the jobs that wait for slots.
+// Call it from one goroutine at a time, not concurrently with Close.
+func (c *MiniCluster) StartTaskManager() error {
+	return c.startTaskExecutor(len(c.taskExecutors))
+}
+
 // createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
 // runner whose JobMasters are real JobMasters of this cluster, created as
-// in a JobManager process (entrypoint.CreateJobManagerRunner).
+// in a JobManager process (jobmaster.CreateJobManagerRunner).
 func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return entrypoint.CreateJobManagerRunner(g, jobmaster.Config{
+	return jobmaster.CreateJobManagerRunner(g, jobmaster.Config{
 		RPCTimeout:         c.cfg.RPCTimeout,
 		Registration:       c.cfg.Registration,
 		RestartStrategy:    c.cfg.RestartStrategy,
@@ -336,7 +343,7 @@ func (c *MiniCluster) ResourceManager() *resourcemanager.ResourceManager { retur
 func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor { return c.taskExecutors }
 
 // KillTaskManager simulates kill -9 of the i-th TaskManager (0 ≤ i <
-// NumTaskManagers): its TaskExecutor stops answering at once, its tasks
+// len(TaskExecutors())): its TaskExecutor stops answering at once, its tasks
 // stop without a word, and nobody is told (TaskExecutor.Kill). The
 // JobMasters and the ResourceManager find out through their heartbeat
 // timeouts, and the jobs that ran there fail over, if their restart
@@ -350,6 +357,11 @@ func (c *MiniCluster) KillTaskManager(i int) {
 
 // JobGraphStore returns where the Dispatcher persists submitted jobs.
 func (c *MiniCluster) JobGraphStore() jobmanager.JobGraphStore { return c.jobGraphStore }
+
+// BlobServer returns the cluster's BlobServer: the REST endpoint stores a
+// job's jar there before it submits the job, and the TaskExecutors fetch it
+// from there (step m10).
+func (c *MiniCluster) BlobServer() *blob.BlobServer { return c.blobServer }
 
 // Faults returns the cluster's fault injector: faults armed here break the
 // steps of the jobs the cluster runs (see package fault).

@@ -12,7 +12,7 @@ import (
 	"strconv"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/resourcemanager"
 )
 
@@ -131,7 +131,7 @@ func (s *Server) jobStatuses(r *http.Request) ([]JobIDWithStatus, error) {
 	jobs := make([]JobIDWithStatus, 0, len(jobIDs))
 	for _, jobID := range jobIDs {
 		status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
-		if errors.Is(err, dispatcher.ErrJobNotFound) {
+		if errors.Is(err, gateway.ErrJobNotFound) {
 			continue // gone between the two calls
 		}
 		if err != nil {

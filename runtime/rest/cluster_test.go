@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/rest"
 )
 
@@ -59,7 +59,7 @@ func TestClusterOverview(t *testing.T) {
 		if s, ok := statuses[id]; ok {
 			return s, nil
 		}
-		return 0, dispatcher.ErrJobNotFound
+		return 0, gateway.ErrJobNotFound
 	}
 
 	for _, prefix := range []string{"", "/v1"} {

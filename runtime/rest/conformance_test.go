@@ -20,7 +20,6 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rest"
@@ -332,12 +331,12 @@ func fakeEndedJobs(h *harness, ended map[api.JobID]*gateway.ArchivedExecutionGra
 				return runningGraph(g), nil
 			}
 		}
-		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 	}
 	d.CancelJobFunc = func(_ context.Context, id api.JobID) error {
 		if g, ok := ended[id]; ok {
 			return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-				dispatcher.ErrJobAlreadyTerminated, g.State)
+				gateway.ErrJobAlreadyTerminated, g.State)
 		}
 		_, err := d.RequestJobFunc(context.Background(), id)
 		return err
@@ -345,7 +344,7 @@ func fakeEndedJobs(h *harness, ended map[api.JobID]*gateway.ArchivedExecutionGra
 	d.RequestJobResultFunc = func(_ context.Context, id api.JobID) (api.JobResult, error) {
 		g, ok := ended[id]
 		if !ok {
-			return api.JobResult{}, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+			return api.JobResult{}, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 		}
 		return api.JobResult{JobID: id, JobName: g.JobName, JobStatus: g.State,
 			ApplicationStatus: api.ApplicationStatusOf(g.State), FailureCause: g.FailureCause}, nil

@@ -129,7 +129,7 @@
 // many times, each run a new job. So the upload traces nothing; the server
 // keeps the time each jar arrived with the jar, and every run the
 // Dispatcher accepts records m1 for its job at that time, and m2 at the
-// time the run request arrived (trace.Recorder.EmitAt). Both are recorded
+// moment the run request arrived (trace.Recorder.EmitAt). Both are recorded
 // only once the Dispatcher has accepted the job, after its m3, yet the
 // trace, which is kept in time order, reads m1, m2, m3.
 //

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
 )
 
 // Sentinels a handler wraps to say what kind of failure it saw. They never
@@ -85,7 +85,7 @@ func withMessages(cause error, messages ...string) error {
 //	errRemoved                              308  PATCH /jobs/{jobid}?mode=stop
 //	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
 //	errForbidden                            403  /cluster/faults refused here
-//	errNotFound, dispatcher.ErrJobNotFound  404  no such jar, job, file or route
+//	errNotFound, gateway.ErrJobNotFound  404  no such jar, job, file or route
 //	errTimeout                              408  job cancellation timed out
 //	errConflict                             409  cancelling a job that ended otherwise
 //	anything else                           500  including the Dispatcher's
@@ -103,7 +103,7 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, errForbidden):
 		return http.StatusForbidden
-	case errors.Is(err, errNotFound), errors.Is(err, dispatcher.ErrJobNotFound):
+	case errors.Is(err, errNotFound), errors.Is(err, gateway.ErrJobNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, errTimeout):
 		return http.StatusRequestTimeout

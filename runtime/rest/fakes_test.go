@@ -8,7 +8,6 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/resourcemanager"
@@ -19,7 +18,7 @@ import (
 // function fields when set, and otherwise keep a small table of submitted
 // jobs: SubmitJob accepts and remembers the JobGraph, ListJobs lists it,
 // RequestJob answers a RUNNING job with every subtask RUNNING, and an
-// unknown JobID gives dispatcher.ErrJobNotFound.
+// unknown JobID gives gateway.ErrJobNotFound.
 type fakeDispatcher struct {
 	SubmitJobFunc        func(ctx context.Context, g *jobgraph.JobGraph) error
 	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
@@ -94,7 +93,7 @@ func (f *fakeDispatcher) RequestJob(ctx context.Context, jobID api.JobID) (*gate
 			return runningGraph(g), nil
 		}
 	}
-	return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, jobID)
+	return nil, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, jobID)
 }
 
 func (f *fakeDispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {

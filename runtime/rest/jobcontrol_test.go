@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 )
 
@@ -47,7 +47,7 @@ func TestJobIDsOverview(t *testing.T) {
 		case finished:
 			return api.JobFinished, nil
 		}
-		return 0, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+		return 0, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 	}
 	for _, prefix := range []string{"", "/v1"} {
 		r := h.get(prefix + "/jobs")
@@ -82,7 +82,7 @@ func TestCancelJobAnswersLikeFlink(t *testing.T) {
 	terminated := func(state api.JobStatus) func(context.Context, api.JobID) error {
 		return func(context.Context, api.JobID) error {
 			return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-				dispatcher.ErrJobAlreadyTerminated, state)
+				gateway.ErrJobAlreadyTerminated, state)
 		}
 	}
 	tests := []struct {
@@ -112,7 +112,7 @@ func TestCancelJobAnswersLikeFlink(t *testing.T) {
 		{
 			name: "an unknown job",
 			cancel: func(_ context.Context, id api.JobID) error {
-				return fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+				return fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 			},
 			wantStatus: http.StatusNotFound, wantCalled: true,
 			wantErrors: []string{"Job could not be found."},

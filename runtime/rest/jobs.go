@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
@@ -39,7 +38,7 @@ func (s *Server) handleJobsOverview(_ http.ResponseWriter, r *http.Request) (any
 	jobs := make([]JobDetails, 0, len(jobIDs))
 	for _, jobID := range jobIDs {
 		g, err := s.deps.Dispatcher.RequestJob(r.Context(), jobID)
-		if errors.Is(err, dispatcher.ErrJobNotFound) {
+		if errors.Is(err, gateway.ErrJobNotFound) {
 			continue // gone between the two calls
 		}
 		if err != nil {
@@ -250,7 +249,7 @@ func (s *Server) requestJob(r *http.Request) (*gateway.ArchivedExecutionGraph, e
 // unknown job (404, AbstractExecutionGraphHandler's "Job %s not found").
 func (s *Server) requestGraph(r *http.Request, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
 	g, err := s.deps.Dispatcher.RequestJob(r.Context(), jobID)
-	if errors.Is(err, dispatcher.ErrJobNotFound) {
+	if errors.Is(err, gateway.ErrJobNotFound) {
 		return nil, s.jobNotFound(jobID, err)
 	}
 	if err != nil {
@@ -305,7 +304,7 @@ func (s *Server) handleJobStatus(_ http.ResponseWriter, r *http.Request) (any, e
 // answer for an unknown job (404).
 func (s *Server) requestJobStatus(r *http.Request, jobID api.JobID) (api.JobStatus, error) {
 	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
-	if errors.Is(err, dispatcher.ErrJobNotFound) {
+	if errors.Is(err, gateway.ErrJobNotFound) {
 		return 0, s.jobNotFound(jobID, err)
 	}
 	if err != nil {
@@ -399,9 +398,9 @@ func (s *Server) handleJobCancel(_ http.ResponseWriter, r *http.Request) (any, e
 	case err == nil:
 		s.log.Info(fmt.Sprintf("Cancelling job %s.", jobID))
 		return accepted{EmptyResponseBody{}}, nil
-	case errors.Is(err, dispatcher.ErrJobNotFound):
+	case errors.Is(err, gateway.ErrJobNotFound):
 		return nil, withMessages(err, "Job could not be found.")
-	case errors.Is(err, dispatcher.ErrJobAlreadyTerminated):
+	case errors.Is(err, gateway.ErrJobAlreadyTerminated):
 		// Flink's Dispatcher acknowledges cancelling a job that is
 		// CANCELED already; ours refuses every job that has ended, so the
 		// handler asks how this one ended.
@@ -441,7 +440,7 @@ func (s *Server) handleJobExecutionResult(_ http.ResponseWriter, r *http.Request
 	// FlinkJobNotFoundException, as its handler passes it on.
 	notFoundText := fmt.Sprintf("org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job (%s)", jobID)
 	status, err := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
-	if errors.Is(err, dispatcher.ErrJobNotFound) {
+	if errors.Is(err, gateway.ErrJobNotFound) {
 		s.plans.forget(jobID)
 		return nil, withMessages(err, notFoundText)
 	}
@@ -452,7 +451,7 @@ func (s *Server) handleJobExecutionResult(_ http.ResponseWriter, r *http.Request
 		return JobExecutionResultResponseBody{Status: QueueStatus{ID: QueueStatusInProgress}}, nil
 	}
 	result, err := s.deps.Dispatcher.RequestJobResult(r.Context(), jobID)
-	if errors.Is(err, dispatcher.ErrJobNotFound) {
+	if errors.Is(err, gateway.ErrJobNotFound) {
 		s.plans.forget(jobID)
 		return nil, withMessages(err, notFoundText)
 	}

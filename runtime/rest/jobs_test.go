@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/trace"
@@ -169,7 +168,7 @@ func TestJobStatus(t *testing.T) {
 		if id == jobID {
 			return finishedGraph(jobID), nil
 		}
-		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 	}
 	tests := []struct {
 		path       string
@@ -261,10 +260,10 @@ func TestJobTrace(t *testing.T) {
 	jobID, other, unknown := api.NewJobID(), api.NewJobID(), api.NewJobID()
 	serve(h, finishedGraph(jobID), finishedGraph(other))
 	// Recorded out of order; the trace reads in time order.
-	h.trace.EmitAt(startTime.Add(time.Second), trace.M4, "JobManagerRunner", "JobMaster", jobID, "JobMaster created")
-	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", jobID, "submitJob '%s'", "numbers")
-	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", other, "submitJob '%s'", "other")
-	h.trace.EmitAt(startTime, trace.M3, "REST", "Dispatcher", unknown, "submitJob '%s'", "gone")
+	h.trace.EmitAt(trace.At(startTime.Add(time.Second)), trace.M4, "JobManagerRunner", "JobMaster", jobID, "JobMaster created")
+	h.trace.EmitAt(trace.At(startTime), trace.M3, "REST", "Dispatcher", jobID, "submitJob '%s'", "numbers")
+	h.trace.EmitAt(trace.At(startTime), trace.M3, "REST", "Dispatcher", other, "submitJob '%s'", "other")
+	h.trace.EmitAt(trace.At(startTime), trace.M3, "REST", "Dispatcher", unknown, "submitJob '%s'", "gone")
 
 	want := `{"events":[` +
 		`{"step":"m3","from":"REST","to":"Dispatcher","message":"submitJob 'numbers'","jobId":"` + jobID.String() + `","time":"2025-01-02T03:04:05Z"},` +

@@ -41,7 +41,7 @@ import (
 // happened, so the job's trace still reads m1, m2, m3.
 func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, error) {
 	// Step m2: the run request arrives.
-	received := s.now()
+	received := s.deps.Trace.Now()
 	jarID := r.PathValue("jarid")
 	var body JarRunRequestBody
 	if err := decodeJSONBody(r, &body, "JarRunRequestBody"); err != nil {
@@ -74,7 +74,7 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 
 	// Steps m1 and m2, recorded now that the job exists, at the times they
 	// happened: the upload is the beginning of every job run from the jar.
-	s.deps.Trace.EmitAt(uploaded, trace.M1, "Client", "REST", jobID, "%s",
+	s.deps.Trace.EmitAt(trace.At(uploaded), trace.M1, "Client", "REST", jobID, "%s",
 		jarUploadedMessage(jarID, program.ProgramClass(), uploaded))
 	s.deps.Trace.EmitAt(received, trace.M2, "Client", "REST", jobID, "POST /jars/%s/run: program %s built job '%s' (parallelism %s, args %q)",
 		jarID, entryClass, jobGraph.Name, parallelismText(params.parallelism), params.args)

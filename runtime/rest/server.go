@@ -347,7 +347,7 @@ func (s *Server) handler(h handlerFunc) http.Handler {
 			if status >= http.StatusInternalServerError {
 				s.log.Error("Unhandled exception.", "request", r.Method+" "+r.URL.Path, "cause", err.Error())
 			} else {
-				s.log.Debug("Request failed.", "request", r.Method+" "+r.URL.Path, "status", status, "error", err.Error())
+				s.log.Error("Exception occurred in REST handler: "+strings.Join(errBody.Errors, " "), "request", r.Method+" "+r.URL.Path)
 			}
 			writeJSON(w, status, errBody)
 			return
@@ -433,6 +433,12 @@ func (s *Server) Address() string {
 }
 
 func restBaseURL(address string) string { return "http://" + address }
+
+// Handler returns the endpoint's routes, to be served without a socket:
+// a test inside a synctest bubble calls them in-process, because a
+// goroutine waiting on a socket would hold the bubble's fake time still.
+// Start is not needed for it; Close still removes the upload directory.
+func (s *Server) Handler() http.Handler { return s.httpServer.Handler }
 
 // Close stops accepting requests, waits for the running ones until ctx
 // ends or Config.ShutdownTimeout has passed, whichever comes first, then

@@ -43,7 +43,7 @@ const requestPartName = "request"
 // never written under a name the client chose.
 func (s *Server) handleJobSubmit(w http.ResponseWriter, r *http.Request) (any, error) {
 	// Steps m1 and m2: the jars and the submission arrive.
-	received := s.now()
+	received := s.deps.Trace.Now()
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadSize)
 	sub, err := receiveSubmission(r)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rest"
 )
@@ -75,7 +74,7 @@ func serve(h *harness, graphs ...*gateway.ArchivedExecutionGraph) {
 				return g, nil
 			}
 		}
-		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", dispatcher.ErrJobNotFound, id)
+		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 	}
 }
 

@@ -52,6 +52,17 @@
 // previous one was answered, and the answers come back to the main thread
 // in the same order.
 //
+// # Who sent this message? Causal traces
+//
+// A handler's stack begins at the mailbox loop: it does not show who sent
+// the message. RecordCauses turns on causal traces, the async stack
+// traces of debuggers, for the whole process: each hand-over this package
+// makes (a message into a mailbox, an Ask's call on its goroutine, work
+// started with Go) remembers the stack that made it, joined to the cause
+// of that stack in turn. The course's reading exercises use them to know
+// the way a run really took across mailboxes (causes.go). Off, they cost
+// one atomic load per hand-over.
+//
 // # Fencing
 //
 // Leaders stamp their messages with a fencing token: the leader session ID

@@ -96,11 +96,11 @@ func (e *Endpoint) Start(onStart func()) {
 	}
 	e.started = true
 	if onStart != nil {
-		e.queue = slices.Insert(e.queue, 0, func() {
+		e.queue = slices.Insert(e.queue, 0, withCause(func() {
 			e.inOnStart = true
 			onStart()
 			e.inOnStart = false
-		})
+		}))
 		e.wakeLocked()
 	}
 	go e.run()
@@ -164,6 +164,7 @@ func (e *Endpoint) next() (func(), bool) {
 // RunAsync puts fn into the mailbox; the main thread runs it later. It
 // reports false when the endpoint has stopped and fn will never run.
 func (e *Endpoint) RunAsync(fn func()) bool {
+	fn = withCause(fn)
 	e.mu.Lock()
 	if e.stopped {
 		e.mu.Unlock()
@@ -200,7 +201,7 @@ func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func
 	}
 	var cancelled atomic.Bool
 	var t *time.Timer
-	t = time.AfterFunc(delay, func() {
+	t = time.AfterFunc(delay, withCause(func() {
 		e.mu.Lock()
 		delete(e.timers, t)
 		e.mu.Unlock()
@@ -209,7 +210,7 @@ func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func
 				fn()
 			}
 		})
-	})
+	}))
 	e.timers[t] = struct{}{}
 	return func() {
 		cancelled.Store(true)
@@ -241,7 +242,7 @@ func (e *Endpoint) Stop(onStop func()) {
 		return
 	}
 	if onStop != nil {
-		e.queue = append(e.queue, onStop)
+		e.queue = append(e.queue, withCause(onStop))
 	}
 	e.queue = append(e.queue, e.stopNow)
 	e.wakeLocked()
@@ -350,12 +351,13 @@ func unreachable(e *Endpoint) error {
 //
 //	gateway.someRpc(..., timeout).thenAcceptAsync(then, getMainThreadExecutor())
 func Ask[T any](self *Endpoint, timeout time.Duration, call func(ctx context.Context) (T, error), then func(T, error)) {
-	go func() {
+	ask := withCause(func() {
 		ctx, cancel := context.WithTimeout(self.ctx, timeout)
 		v, err := call(ctx)
 		cancel()
 		self.RunAsync(func() { then(v, err) })
-	}()
+	})
+	go ask()
 }
 
 // AskInOrder is Ask for messages whose order matters: calls on the same
@@ -371,12 +373,12 @@ func Ask[T any](self *Endpoint, timeout time.Duration, call func(ctx context.Con
 // from the oldest to the newest, and ends when the lane is empty; the next
 // call on the lane starts a new one.
 func AskInOrder[T any](self *Endpoint, lane any, timeout time.Duration, call func(ctx context.Context) (T, error), then func(T, error)) {
-	ask := func() {
+	ask := withCause(func() {
 		ctx, cancel := context.WithTimeout(self.ctx, timeout)
 		v, err := call(ctx)
 		cancel()
 		self.RunAsync(func() { then(v, err) })
-	}
+	})
 	self.mu.Lock()
 	if self.lanes == nil {
 		self.lanes = make(map[any][]func())

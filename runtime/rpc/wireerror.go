@@ -21,7 +21,7 @@ import (
 // A package that owns a sentinel error callers test with errors.Is
 // registers it once, in an init function, under a stable code:
 //
-//	func init() { rpc.RegisterError("dispatcher.ErrJobNotFound", ErrJobNotFound) }
+//	func init() { rpc.RegisterError("gateway.ErrJobNotFound", ErrJobNotFound) }
 //
 // A typed error callers find with errors.As is registered with
 // RegisterErrorType; its exported fields travel as JSON.

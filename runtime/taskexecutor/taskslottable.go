@@ -482,3 +482,7 @@ func sortedTasks[T TaskSlotPayload](tasks map[api.ExecutionAttemptID]T) []T {
 	})
 	return out
 }
+
+// GoString is String: %#v, and so testify's messages, print the state by
+// its name, not by its number.
+func (s TaskSlotState) GoString() string { return s.String() }

@@ -16,12 +16,17 @@
 //	m10 TaskExecutor → BlobServer    the jar downloaded through the BlobCache
 //	m11 Task → JobMaster             operators opened, RUNNING reported
 //
-// A job's events read back in time order, which is a readable story of one
-// submission: tests assert on it and the demo prints it. Most steps are recorded as they happen (Emit). Step m1 is the
-// exception: an upload belongs to no job yet, and a jar may be run many
-// times, so the REST endpoint records the upload for each job the jar is run
-// as, once the Dispatcher has accepted the job, with the upload's own time
-// (EmitAt), which puts it before m2. Await waits, without polling, until a
+// A job's events read back in the order they happened, which is a
+// readable story of one submission: tests assert on it and the demo prints
+// it. Most steps are recorded as they happen (Emit). A few are recorded
+// after the moment they are about (EmitAt): an upload belongs to no job
+// yet, and a jar may be run many times, so the REST endpoint records the
+// upload (m1) and the run request (m2) for each job the jar is run as,
+// once the Dispatcher has accepted the job; the JobMaster records a slot
+// offer (m8) once it has handled it. Such an event takes its place as of
+// its Moment (Recorder.Now): after what was recorded before, before what
+// was recorded since, even when the clock stood still in between, as it
+// does in a synctest bubble. Await waits, without polling, until a
 // job's events satisfy a condition. A Recorder keeps everything until
 // Forget drops a job's events, which a long-running cluster does for jobs
 // it no longer needs to show. A nil *Recorder records nothing: components

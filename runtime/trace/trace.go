@@ -50,15 +50,50 @@ func (e Event) String() string {
 
 // Recorder keeps the events of every job in time order, until Forget drops
 // a job's. Events emitted now (Emit) are appended; an event emitted later
-// about an earlier moment (EmitAt) is placed among them by its time. Events
-// with equal times keep the order they were emitted in. It is safe for
-// concurrent use; a nil *Recorder records nothing, so components may run
-// without one.
+// about an earlier moment (EmitAt) is placed among them as of that moment:
+// after what was recorded before it, before what was recorded since. (In a
+// test's synctest bubble, where the clock stands still while goroutines
+// run, a whole submission may happen at one instant, and the time alone
+// would not tell.) It is safe for concurrent use; a nil *Recorder records
+// nothing, so components may run without one.
 type Recorder struct {
-	mu      sync.Mutex
-	events  []Event
-	byJob   map[api.JobID][]Event
-	changed chan struct{} // made by Await, closed by the next Emit
+	mu       sync.Mutex
+	recorded uint64 // how many events were ever recorded: the next one's seq
+	events   []entry
+	byJob    map[api.JobID][]entry
+	changed  chan struct{} // made by Await, closed by the next Emit
+}
+
+// entry is a recorded event and where it stands among the others.
+type entry struct {
+	Event
+	// seq is how many events had been recorded before: before it was
+	// emitted, or, for a late one (EmitAt), before its moment.
+	seq  uint64
+	late bool
+}
+
+// A Moment is a point in a recorder's history: the time, and how many
+// events had been recorded by then. Take one with Now where something
+// happens whose event is emitted later (EmitAt).
+type Moment struct {
+	Time time.Time
+	seq  uint64
+}
+
+// At is the moment of a time alone, for a time read from elsewhere (a
+// file's modification time): its event comes before every event recorded
+// at that very time.
+func At(t time.Time) Moment { return Moment{Time: t} }
+
+// Now returns the present moment.
+func (r *Recorder) Now() Moment {
+	if r == nil {
+		return Moment{Time: time.Now()}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Moment{Time: time.Now(), seq: r.recorded}
 }
 
 // NewRecorder returns an empty recorder.
@@ -70,19 +105,20 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 	if r == nil {
 		return
 	}
-	r.EmitAt(time.Now(), step, from, to, job, format, args...)
+	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: time.Now()}})
 }
 
-// EmitAt records that step happened at t, which may be in the past: the
-// REST endpoint, for example, records a job's upload (step m1) only once
-// the Dispatcher has accepted the job the jar was run as, with the time the
-// jar arrived. The event takes its place among the events before and after
-// t, so a job's trace reads in the order things happened.
-func (r *Recorder) EmitAt(t time.Time, step Step, from, to string, job api.JobID, format string, args ...any) {
+// EmitAt records that step happened at moment m, which may be in the past:
+// the REST endpoint, for example, records a job's upload (step m1) only
+// once the Dispatcher has accepted the job the jar was run as, at the
+// moment the jar arrived. The event takes its place among the events
+// before and after m, so a job's trace reads in the order things happened.
+func (r *Recorder) EmitAt(m Moment, step Step, from, to string, job api.JobID, format string, args ...any) {
 	if r == nil {
 		return
 	}
-	r.record(Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: t})
+	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: m.Time},
+		seq: m.seq, late: true})
 }
 
 // EmitFailure records that step broke now: from asked to, and it failed as
@@ -92,31 +128,48 @@ func (r *Recorder) EmitFailure(step Step, from, to string, job api.JobID, format
 	if r == nil {
 		return
 	}
-	r.record(Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...),
-		Time: time.Now(), Failed: true})
+	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...),
+		Time: time.Now(), Failed: true}})
 }
 
-// record adds e in its place by time and wakes every Await.
-func (r *Recorder) record(e Event) {
+// record adds e in its place and wakes every Await.
+func (r *Recorder) record(e entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = insertByTime(r.events, e)
-	if r.byJob == nil {
-		r.byJob = make(map[api.JobID][]Event)
+	if !e.late {
+		e.seq = r.recorded
 	}
-	r.byJob[e.JobID] = insertByTime(r.byJob[e.JobID], e)
+	r.recorded++
+	r.events = insertInOrder(r.events, e)
+	if r.byJob == nil {
+		r.byJob = make(map[api.JobID][]entry)
+	}
+	r.byJob[e.JobID] = insertInOrder(r.byJob[e.JobID], e)
 	r.notifyLocked()
 }
 
-// insertByTime inserts e after the last event that is not later than e.
-// It searches from the end, so appending an event that happens now costs
-// nothing.
-func insertByTime(events []Event, e Event) []Event {
+// insertInOrder inserts e after the last event that does not come after
+// it. It searches from the end, so appending an event that happens now
+// costs nothing.
+func insertInOrder(events []entry, e entry) []entry {
 	i := len(events)
-	for i > 0 && e.Time.Before(events[i-1].Time) {
+	for i > 0 && e.before(events[i-1]) {
 		i--
 	}
 	return slices.Insert(events, i, e)
+}
+
+// before reports whether e happened before o: at an earlier time; at the
+// same time, when fewer events had been recorded; or as a late event at
+// the moment o was recorded, since o came after it.
+func (e entry) before(o entry) bool {
+	switch {
+	case !e.Time.Equal(o.Time):
+		return e.Time.Before(o.Time)
+	case e.seq != o.seq:
+		return e.seq < o.seq
+	}
+	return e.late && !o.late
 }
 
 // notifyLocked wakes every Await so that it looks at the events again. r.mu
@@ -141,7 +194,7 @@ func (r *Recorder) Forget(job api.JobID) {
 		return
 	}
 	delete(r.byJob, job)
-	r.events = slices.DeleteFunc(r.events, func(e Event) bool { return e.JobID == job })
+	r.events = slices.DeleteFunc(r.events, func(e entry) bool { return e.JobID == job })
 	r.notifyLocked()
 }
 
@@ -196,7 +249,7 @@ func (r *Recorder) Events() []Event {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.events)
+	return eventsOf(r.events)
 }
 
 // JobEvents returns the events of one job, in time order.
@@ -206,7 +259,18 @@ func (r *Recorder) JobEvents(job api.JobID) []Event {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.byJob[job])
+	return eventsOf(r.byJob[job])
+}
+
+func eventsOf(entries []entry) []Event {
+	if entries == nil {
+		return nil
+	}
+	events := make([]Event, len(entries))
+	for i, e := range entries {
+		events[i] = e.Event
+	}
+	return events
 }
 
 // Failures returns the events of events that are failures, in order.

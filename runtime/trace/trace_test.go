@@ -49,8 +49,8 @@ func TestEmitAtPlacesAnEarlierEventBeforeLaterOnes(t *testing.T) {
 		rec.Emit(trace.M3, "Client", "Dispatcher", other, "submitJob")
 		rec.Emit(trace.M4, "Dispatcher", "JobMaster", job, "JobMaster created")
 
-		rec.EmitAt(runArrived, trace.M2, "Client", "REST", job, "run")
-		rec.EmitAt(uploaded, trace.M1, "Client", "REST", job, "upload")
+		rec.EmitAt(trace.At(runArrived), trace.M2, "Client", "REST", job, "run")
+		rec.EmitAt(trace.At(uploaded), trace.M1, "Client", "REST", job, "upload")
 
 		got := rec.JobEvents(job)
 		assert.Equal(t, []trace.Step{trace.M1, trace.M2, trace.M3, trace.M4}, trace.Steps(got))
@@ -59,7 +59,7 @@ func TestEmitAtPlacesAnEarlierEventBeforeLaterOnes(t *testing.T) {
 		assert.Equal(t, []trace.Step{trace.M3}, trace.Steps(rec.JobEvents(other)))
 
 		// Events at the same time keep the order they were emitted in.
-		rec.EmitAt(uploaded, trace.M11, "Task", "JobMaster", job, "same time, emitted last")
+		rec.EmitAt(trace.At(uploaded), trace.M11, "Task", "JobMaster", job, "same time, emitted last")
 		assert.Equal(t, []trace.Step{trace.M1, trace.M11, trace.M2, trace.M3, trace.M4}, trace.Steps(rec.JobEvents(job)))
 	})
 }
@@ -73,7 +73,7 @@ func TestEmitAtWakesAwait(t *testing.T) {
 			done <- rec.Await(context.Background(), job, func(events []trace.Event) bool { return trace.Count(events, trace.M1) == 1 })
 		}()
 		synctest.Wait()
-		rec.EmitAt(time.Now().Add(-time.Hour), trace.M1, "Client", "REST", job, "upload")
+		rec.EmitAt(trace.At(time.Now().Add(-time.Hour)), trace.M1, "Client", "REST", job, "upload")
 		require.NoError(t, <-done)
 	})
 }
@@ -107,7 +107,7 @@ func TestNilRecorderRecordsNothing(t *testing.T) {
 	var rec *trace.Recorder
 	assert.NotPanics(t, func() {
 		rec.Emit(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
-		rec.EmitAt(time.Now(), trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
+		rec.EmitAt(trace.At(time.Now()), trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
 		rec.EmitFailure(trace.M1, "client", "BlobServer", api.NewJobID(), "upload")
 	})
 	assert.Nil(t, rec.Events())
@@ -233,4 +233,30 @@ func TestCallerNamesWhoAsked(t *testing.T) {
 	ctx := context.Background()
 	assert.Equal(t, "Client", trace.Caller(ctx, "Client"))
 	assert.Equal(t, "REST", trace.Caller(trace.WithCaller(ctx, "REST"), "Client"))
+}
+
+// In a synctest bubble the clock stands still while goroutines run, so a
+// whole submission may happen at one instant. The REST endpoint records
+// the run request (m2) only once the Dispatcher has accepted the job (m3),
+// at the moment it arrived; the JobMaster records a slot offer (m8) after
+// the deployments it set off (m9). Each still takes its place as of its
+// moment.
+func TestAnEventRecordedLateTakesItsPlaceAsOfItsMoment(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := trace.NewRecorder()
+		job := api.NewJobID()
+		r.Emit(trace.M1, "Client", "REST", job, "POST /jars/upload")
+		arrived := r.Now()
+		r.Emit(trace.M3, "REST", "Dispatcher", job, "submitJob")
+		r.EmitAt(arrived, trace.M2, "Client", "REST", job, "POST /jars/{jarid}/run")
+		r.Emit(trace.M7, "SlotManager", "TaskExecutor", job, "requestSlot")
+		offered := r.Now()
+		r.Emit(trace.M9, "JobMaster", "TaskExecutor", job, "submitTask")
+		r.EmitAt(offered, trace.M8, "TaskExecutor", "JobMaster", job, "offerSlots")
+		r.Emit(trace.M10, "TaskExecutor", "BlobServer", job, "jar fetched")
+
+		want := []trace.Step{trace.M1, trace.M2, trace.M3, trace.M7, trace.M8, trace.M9, trace.M10}
+		assert.Equal(t, want, trace.Steps(r.JobEvents(job)))
+		assert.Equal(t, want, trace.Steps(r.Events()))
+	})
 }

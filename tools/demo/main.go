@@ -16,10 +16,13 @@
 // the steps and kinds: "m10:jar-corrupted", "m8:slot-offer-timeout", …),
 // the job runs at parallelism 2 (half the slots, so that it can fail over
 // to the other TaskManager) with a fixed-delay restart strategy of 3
-// attempts, and the demo prints the diagnosis: which step broke and which
-// component to dig into. A fault at m1–m3 refuses the job; at m4 the job
-// fails during initialization; at m5–m11 it recovers and still counts every
-// word exactly. In every case the demo has worked, and exits 0.
+// attempts, and the demo prints the diagnosis: which step broke, which
+// component to dig into, the cause the cluster's log shows, and the three
+// to five lines of the JobManager's and the TaskManagers' logs that prove
+// it (kept from the INFO log even without -v). A fault at m1–m3 refuses the
+// job; at m4 the job fails during initialization; at m5–m11 it recovers and
+// still counts every word exactly. In every case the demo has worked, and
+// exits 0.
 package main
 
 import (
@@ -75,16 +78,30 @@ func main() {
 		}
 		injected = &f
 	}
-	if err := run(os.Stdout, *verbose, *parallelism, injected); err != nil {
+	if err := run(os.Stdout, options{verbose: *verbose, parallelism: *parallelism, injected: injected, log: os.Stderr}); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-// run runs the demo, with the fault injected once if it is not nil. It
+// options are the demo's flags.
+type options struct {
+	// verbose prints the cluster's log at INFO, not only its warnings.
+	verbose bool
+	// parallelism is the job's; 0 means the default.
+	parallelism int
+	// injected is the fault to break the submission with, once; nil for
+	// none.
+	injected *fault.Fault
+	// log is where the cluster's log is printed.
+	log io.Writer
+}
+
+// run runs the demo, with the fault injected once if there is one. It
 // fails only if the demo itself did not work: a job that ends as the
 // injected fault makes it end is a success.
-func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) error {
+func run(out io.Writer, o options) error {
+	injected, parallelism := o.injected, o.parallelism
 	if parallelism <= 0 {
 		parallelism = defaultParallelism
 		if injected != nil {
@@ -92,10 +109,13 @@ func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) er
 		}
 	}
 	level := slog.LevelWarn
-	if verbose {
+	if o.verbose {
 		level = slog.LevelInfo
 	}
-	logger := slog.New(logging.NewHandler(os.Stderr, level))
+	// The diagnosis quotes the log lines that prove it, so the INFO log is
+	// kept even when only its warnings are printed.
+	captured := fault.NewLogCapture(slog.LevelInfo)
+	logger := slog.New(slog.NewMultiHandler(logging.NewHandler(o.log, level), captured))
 	workDir, err := os.MkdirTemp("", "flinklab-demo-")
 	if err != nil {
 		return err
@@ -149,7 +169,7 @@ func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) er
 		if injected == nil {
 			return err
 		}
-		printDiagnosis(out, append(cluster.Trace().JobEvents(api.JobID{}), failuresOfAllJobs(cluster)...))
+		printDiagnosis(out, append(cluster.Trace().JobEvents(api.JobID{}), failuresOfAllJobs(cluster)...), captured.Records())
 		return nil
 	}
 	uploaded := time.Now()
@@ -184,7 +204,7 @@ func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) er
 	fmt.Fprintf(out, "\njob %s %s\n", jobID, status)
 	if status != api.JobFinished {
 		printRootCause(ctx, out, rc, jobID)
-		printDiagnosis(out, events)
+		printDiagnosis(out, events, captured.Records())
 		if injected != nil {
 			return nil
 		}
@@ -197,7 +217,7 @@ func run(out io.Writer, verbose bool, parallelism int, injected *fault.Fault) er
 	}
 	if injected != nil {
 		printRestarts(ctx, out, rc, jobID)
-		printDiagnosis(out, events)
+		printDiagnosis(out, events, captured.Records())
 	}
 	return nil
 }
@@ -209,14 +229,15 @@ func failuresOfAllJobs(cluster *minicluster.MiniCluster) []trace.Event {
 }
 
 // printDiagnosis prints which step broke first and which component to
-// open, or says that nothing broke.
-func printDiagnosis(out io.Writer, events []trace.Event) {
+// open, the cause the cluster's log shows and the log lines that prove it,
+// or says that nothing broke.
+func printDiagnosis(out io.Writer, events []trace.Event, log []fault.LogRecord) {
 	d, ok := fault.Diagnose(events)
 	if !ok {
 		fmt.Fprintln(out, "\ndiagnosis: no step broke")
 		return
 	}
-	fmt.Fprintf(out, "\n%s\n", d)
+	fmt.Fprintf(out, "\n%s\n", fault.Explain(d, log))
 }
 
 // printRootCause prints the job's root exception from

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // frequent words with the counts this test computes on its own.
 func TestMakeRun(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run(&out, false, defaultParallelism, nil), out.String())
+	require.NoError(t, run(&out, options{parallelism: defaultParallelism, log: io.Discard}), out.String())
 	text := out.String()
 	assert.NotContains(t, text, "diagnosis:", "nothing broke, nothing to diagnose")
 
@@ -39,17 +41,39 @@ func TestMakeRun(t *testing.T) {
 
 // TestMakeRunWithAFault is `make run INJECT=mN` for every step and kind:
 // the demo works (returns nil, so the command exits 0), prints the
-// diagnosis naming the component to dig into, and ends as Flink would: a
-// refused job for m1–m3, a job FAILED during initialization for m4, and a
-// job that recovers and still counts every word exactly for m5–m11.
+// diagnosis naming the component to dig into and the cause the cluster's
+// log shows, and ends as Flink would: a refused job for m1–m3, a job FAILED
+// during initialization for m4, and a job that recovers and still counts
+// every word exactly for m5–m11. Under the diagnosis it prints three to
+// five lines of the JobManager's and the TaskManagers' logs, and each is
+// really in the log the cluster wrote (the demo's -v output), in the log
+// it is labelled with.
 func TestMakeRunWithAFault(t *testing.T) {
 	want := topTen()
+	// causeInLog is, per kind, a phrase of the log that the diagnosis must
+	// quote: the cause as the log shows it.
+	causeInLog := map[fault.Kind]string{
+		fault.UploadRejected:             "Could not move uploaded jar file",
+		fault.MalformedRunRequest:        "Request did not match expected format JarRunRequestBody.",
+		fault.InvalidJobGraph:            "JobSubmissionException: The JobGraph is invalid.",
+		fault.DuplicateJobID:             "DuplicateJobSubmissionException: Job has already been submitted.",
+		fault.JobMasterStartFailure:      "Could not start the JobMaster.",
+		fault.ResourceManagerUnreachable: "Registering job manager",
+		fault.ResourceDeclarationLost:    "Failed to declare resource requirements of job",
+		fault.NoMatchingSlot:             "Could not fulfill resource requirements of job",
+		fault.SlotOfferRejected:          "Offer reserved slots to the leader of job",
+		fault.SlotOfferTimeout:           "Offer reserved slots to the leader of job",
+		fault.TaskExecutorDies:           "switched from DEPLOYING to FAILED",
+		fault.BlobUnavailable:            "does not exist and failed to copy from blob store",
+		fault.JarCorrupted:               "checksum",
+		fault.OperatorOpenThrows:         "switched from INITIALIZING to FAILED",
+	}
 	for _, step := range fault.Steps() {
 		for _, kind := range fault.Kinds(step) {
 			f := fault.Fault{Step: step, Kind: kind}
 			t.Run(f.String(), func(t *testing.T) {
-				var out bytes.Buffer
-				require.NoError(t, run(&out, false, 0, &f), out.String())
+				var out, log bytes.Buffer
+				require.NoError(t, run(&out, options{injected: &f, verbose: true, log: &log}), out.String())
 				text := out.String()
 
 				assert.Contains(t, text, fmt.Sprintf("diagnosis: step %s — %s: ", step, fault.Component(step)), text)
@@ -68,9 +92,114 @@ func TestMakeRunWithAFault(t *testing.T) {
 					assert.Regexp(t, `job [0-9a-f]{32} FINISHED`, text)
 					assert.Contains(t, text, "the ten most frequent words:\n"+want, "every word counted exactly, despite the fault")
 				}
+
+				// The cause: the kind's own, or for m8, whose kinds can
+				// leave the same lines, what the log shows of either.
+				diagnosis := oneLine(text[strings.Index(text, "diagnosis:"):])
+				causes := []string{evidence(t, step, kind).Cause}
+				if step == trace.M8 {
+					causes = append(causes, evidence(t, step, "").Cause)
+				}
+				assert.True(t, slices.ContainsFunc(causes, func(c string) bool { return strings.Contains(diagnosis, oneLine(c)) }),
+					"the diagnosis names the cause of %s:\n%s", kind, text)
+				assert.Contains(t, diagnosis, oneLine(causeInLog[kind]), "the diagnosis quotes the log")
+				assert.Contains(t, log.String(), causeInLog[kind], "what the diagnosis quotes is in the log")
+
+				proof := provingLines(text)
+				assert.GreaterOrEqual(t, len(proof), 3, "the lines that prove it:\n%s", text)
+				assert.LessOrEqual(t, len(proof), 5, "the lines that prove it:\n%s", text)
+				records := logRecords(log.String())
+				for _, line := range proof {
+					assert.True(t, slices.ContainsFunc(records, line.isIn), "a printed line is not in the log:\n%s\nlog:\n%s", line, log.String())
+					assert.Equal(t, fault.LogRecord{Logger: line.logger}.Process(), line.process, "the log %s is labelled with", line)
+					assert.NotEqual(t, "FaultInjector", line.logger, "the injector's own lines prove nothing")
+				}
 			})
 		}
 	}
+}
+
+func evidence(t *testing.T, step trace.Step, kind fault.Kind) fault.Evidence {
+	t.Helper()
+	e, ok := fault.EvidenceFor(step, kind)
+	require.True(t, ok, "evidence of %s:%s", step, kind)
+	return e
+}
+
+// oneLine undoes the wrapping of the diagnosis' prose.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// provedLine is one line the diagnosis quotes: its label, its header as the
+// log prints it after the date, and the words it quotes ("…" marks what it
+// left out), also of its cause on the next line.
+type provedLine struct {
+	process     fault.Process
+	header      string // "10:16:02,475 ERROR PermanentBlobCache [] - "
+	logger      string
+	quoted      []string
+	printedText string
+}
+
+func (p provedLine) String() string { return p.printedText }
+
+var provedHeader = regexp.MustCompile(`^    (JobManager|TaskManager) +(\d\d:\d\d:\d\d,\d{3} +[A-Z]+ +(\S+) \[\] - )(.*)$`)
+
+// provingLines reads the lines under "the log lines that prove it:".
+func provingLines(text string) []provedLine {
+	_, after, ok := strings.Cut(text, "the log lines that prove it:\n")
+	if !ok {
+		return nil
+	}
+	var lines []provedLine
+	for _, l := range strings.Split(after, "\n") {
+		if m := provedHeader.FindStringSubmatch(l); m != nil {
+			lines = append(lines, provedLine{process: fault.Process(m[1]), header: m[2], logger: m[3],
+				quoted: []string{m[4]}, printedText: l})
+			continue
+		}
+		if strings.HasPrefix(l, strings.Repeat(" ", 17)) && len(lines) > 0 {
+			last := &lines[len(lines)-1]
+			last.quoted = append(last.quoted, strings.TrimSpace(l))
+			last.printedText += "\n" + l
+			continue
+		}
+		break
+	}
+	return lines
+}
+
+// isIn reports whether record (a record of the printed log: its first
+// line after the date, and its cause) is the line p quotes: the same
+// header, and every quoted fragment in it. A fragment that starts a
+// shortened path ("…/name") is found as "/name".
+func (p provedLine) isIn(record string) bool {
+	if !strings.HasPrefix(record, p.header) {
+		return false
+	}
+	for _, q := range p.quoted {
+		for _, fragment := range strings.Split(q, "…") {
+			if fragment = strings.TrimSpace(fragment); fragment != "" && !strings.Contains(record, fragment) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// logRecords splits the printed log into records: a line that starts with
+// a date, and the lines of its cause, without the date.
+var logDate = regexp.MustCompile(`^\d{4}-\d\d-\d\d `)
+
+func logRecords(log string) []string {
+	var records []string
+	for _, line := range strings.Split(log, "\n") {
+		if logDate.MatchString(line) {
+			records = append(records, logDate.ReplaceAllString(line, ""))
+		} else if len(records) > 0 {
+			records[len(records)-1] += "\n" + line
+		}
+	}
+	return records
 }
 
 // topTen is the demo's expected answer, counted with the test's own

@@ -4,21 +4,25 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
+	"os"
+	"slices"
 	"strings"
 
 	"flinklab/tools/learn/exercise"
 	"flinklab/tools/learn/gotest"
+	"flinklab/tools/learn/tracediff"
 )
 
 // check runs an exercise's tests on the tree as it is and tells the learner,
 // in plain words, how far they are: the first failing expectation with its
 // expected and actual values, the steps that happened next to the steps of
-// the reference in the same scenario, and the first hint.
+// the reference in the same scenario when the failure is about the steps
+// (see compareTraces), and the first hint. A check that takes a while says
+// what it is doing meanwhile (see status.go).
 func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer) (passed bool, err error) {
 	switch e.Kind {
 	case exercise.Read:
-		return c.checkReading(e, out)
+		return c.checkReading(ctx, e, out)
 	case exercise.Predict:
 		return c.checkPrediction(ctx, e, out)
 	}
@@ -32,7 +36,7 @@ func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer)
 			return false, nil
 		}
 	}
-	result, err := c.runTests(ctx, e, nil)
+	result, err := c.runCheck(ctx, e, out)
 	if err != nil {
 		return false, err
 	}
@@ -43,8 +47,8 @@ func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer)
 	fmt.Fprintf(out, "✗ %s: not yet (%.1f s).\n\n", e.ID, result.Elapsed.Seconds())
 	fmt.Fprint(out, indent(describeFailure(result), "  "))
 
-	if failed := result.FirstFailure(); failed != nil && !result.Crashed {
-		if err := c.compareTraces(ctx, e, failed, out); err != nil && ctx.Err() == nil {
+	if failed := result.FirstFailure(); failed != nil {
+		if err := c.compareTraces(e, failed, out); err != nil {
 			fmt.Fprintf(out, "\n  (no reference trace: %v)\n", err)
 		}
 	}
@@ -57,29 +61,75 @@ func (c *course) markDone(e *exercise.Exercise) error {
 	if c.progress.get(e.ID).state == "done" {
 		return nil
 	}
-	return c.progress.update(e.ID, func(r *record) { r.state = "done" })
+	if err := c.progress.update(e.ID, func(r *record) { r.state = "done" }); err != nil {
+		return err
+	}
+	c.syncGitView(os.Stderr) // done: git may show the learner's files again
+	return nil
 }
 
-// compareTraces runs the failing test again on the complete runtime and
-// lays the two traces side by side.
-func (c *course) compareTraces(ctx context.Context, e *exercise.Exercise, failed *gotest.Test, out io.Writer) error {
-	complete, err := c.referenceOverlay()
+// runCheck runs an exercise's tests on the tree as it is, as a check
+// does: without go vet, which looks only at the exercise's test files
+// (`make test` and `learn verify` keep it), and with a status line on the
+// learner's terminal while the build takes long.
+func (c *course) runCheck(ctx context.Context, e *exercise.Exercise, out io.Writer) (*gotest.Result, error) {
+	run := c.testRun(e, nil)
+	run.SkipVet = true
+	w, live, ok := statusOut(out)
+	if !ok {
+		return gotest.Execute(ctx, run)
+	}
+	status := startStatus(w, live, e.ID, func(ctx context.Context) (int, error) {
+		return stalePackages(ctx, c.root, run.Package)
+	})
+	run.Started = status.testsRunning
+	result, err := gotest.Execute(ctx, run)
+	status.stop()
+	return result, err
+}
+
+// compareTraces lays the steps the failing test's scenario took next to
+// the reference's steps in the same test, when the failure is about the
+// steps (the exercise's tests.about_steps names the test) and the test
+// logged them. The reference's steps come from solutions/ID/traces.txt,
+// written from a run of the reference (see tracesync.go): nothing runs
+// again. A test that crashed may still have logged its steps before.
+func (c *course) compareTraces(e *exercise.Exercise, failed *gotest.Test, out io.Writer) error {
+	if !aboutSteps(e, failed.Name) {
+		return nil
+	}
+	happened, err := tracediff.ParseTestOutput(strings.NewReader(strings.Join(failed.Output, "\n")))
+	if err != nil || len(happened) == 0 {
+		return nil // no trace to show: the test ended before it logged one
+	}
+	traces, err := c.readReferenceTraces(e)
 	if err != nil {
 		return err
 	}
-	top, _, _ := strings.Cut(failed.Name, "/") // -run with a subtest's name would need each level quoted
-	run := c.testRun(e, complete)
-	run.Pattern = "^" + regexp.QuoteMeta(top) + "$"
-	ref, err := gotest.Execute(ctx, run)
-	if err != nil {
-		return err
+	i := slices.IndexFunc(traces, func(t tracediff.TestTrace) bool { return t.Test == failed.Name })
+	if i < 0 {
+		return fmt.Errorf("%s has none for %s", referenceTracesFile(e), failed.Name)
 	}
-	var want []string
-	if t := ref.Test(failed.Name); t != nil {
-		want = t.Output
-	}
-	fmt.Fprint(out, "\n"+indent(renderTraces(failed.Output, want), "  "))
+	fmt.Fprint(out, "\n"+indent(renderTraces(happened, traces[i].Events), "  "))
 	return nil
+}
+
+// renderTraces lays the steps that happened next to the reference's, both
+// in canonical order (tracediff.Canonical), so that the same code gives
+// the same table and the same first difference every run, however the
+// cluster's goroutines interleaved. When they agree, a sentence says so
+// instead: what failed is not the steps.
+func renderTraces(happened, reference []tracediff.Event) string {
+	happened, reference = tracediff.Canonical(happened), tracediff.Canonical(reference)
+	if tracediff.FirstDifference(happened, reference) < 0 {
+		return fmt.Sprintf("The %d steps that happened are the reference's: what fails is not which steps the job takes.\n", len(happened))
+	}
+	return "The steps that happened, next to the reference's in the same test. They are sorted by\n" +
+		"step; each task attempt's own steps, and a step's repeats, keep the order they happened in:\n\n" +
+		tracediff.Render(happened, reference, tracediff.Options{
+			LeftTitle:  tracediff.TitleHappened,
+			RightTitle: tracediff.TitleReference,
+		})
 }
 
 // describeFailure says what went wrong first: the compiler's errors, or

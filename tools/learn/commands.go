@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -12,11 +16,13 @@ import (
 	"flinklab/tools/learn/hole"
 )
 
-// start punches the exercise's holes in the tree and shows the task.
+// start punches the exercise's holes in the tree, or writes the answer
+// file of a reading exercise from its template, and shows the task.
 func (c *course) start(e *exercise.Exercise, force bool, out io.Writer) error {
 	if err := c.punchAndRecord(e, force); err != nil {
 		return err
 	}
+	c.syncGitView(os.Stderr)
 	c.describe(e, out)
 	return nil
 }
@@ -45,6 +51,11 @@ func (c *course) punchAndRecord(e *exercise.Exercise, force bool) error {
 			if err := c.writeFile(file, punched); err != nil {
 				return err
 			}
+		}
+	}
+	if e.Kind != exercise.Write {
+		if err := c.ensureAnswer(e); err != nil {
+			return err
 		}
 	}
 	return c.progress.update(e.ID, func(r *record) { r.state = "started" })
@@ -82,7 +93,12 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 	case exercise.Read:
 		fmt.Fprintf(out, "Answer in %s: the calls from %s to %s, one per line.\n", answerFile(e), e.Reading.From, e.Reading.To)
 	case exercise.Predict:
-		fmt.Fprintf(out, "Answer in %s: the messages you expect, in order.\n", answerFile(e))
+		fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
+	}
+	if e.Kind == exercise.Write {
+		fmt.Fprintf(out, "\ngit diff and git status leave %s out while %s is in progress,\n"+
+			"so that they do not show the reference; reset or a passing check gives them back.\n",
+			strings.Join(e.Files(), ", "), e.ID)
 	}
 	fmt.Fprintf(out, "\nRead:   %s/README.md · %s\n", e.Dir, e.Lesson)
 	fmt.Fprintf(out, "Flink:  %s\n", e.Flink)
@@ -129,27 +145,51 @@ func (c *course) readmeIntro(e *exercise.Exercise) string {
 	return strings.Join(para, "\n")
 }
 
-// reset puts the reference back into the exercise's holes and clears its
-// progress. The answer of a reading exercise is the learner's, and stays.
+// reset puts the reference back into the exercise's holes, or the
+// template into its answer file, and clears its progress. What the
+// learner wrote is never lost: a copy goes to .learn-backups first, and
+// reset says where.
 func (c *course) reset(e *exercise.Exercise, out io.Writer) error {
+	restored := map[string][]byte{} // file → what reset puts there
 	if e.Kind == exercise.Write {
 		for _, file := range e.Files() {
 			full, err := c.completed(e, file)
 			if err != nil {
 				return err
 			}
-			if err := c.writeFile(file, full); err != nil {
-				return err
-			}
+			restored[file] = full
+		}
+	} else {
+		template, err := c.read(templateFile(e))
+		if err != nil {
+			return err
+		}
+		restored[answerFile(e)] = template
+	}
+	kept, err := c.keepLearnersWork(e, restored)
+	if err != nil {
+		return err
+	}
+	for _, file := range slices.Sorted(maps.Keys(restored)) {
+		err := c.writeFile(file, restored[file])
+		if errors.Is(err, fs.ErrNotExist) { // an answer file that was deleted
+			err = writeAtomically(c.path(file), restored[file], 0o644)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if err := c.progress.update(e.ID, func(r *record) { *r = record{} }); err != nil {
 		return err
 	}
+	c.syncGitView(os.Stderr)
 	if e.Kind == exercise.Write {
 		fmt.Fprintf(out, "%s: the reference is back in place; progress cleared.\n", e.ID)
 	} else {
-		fmt.Fprintf(out, "%s: progress cleared; your answer is still in %s.\n", e.ID, answerFile(e))
+		fmt.Fprintf(out, "%s: the answer template is back in %s; progress cleared.\n", e.ID, answerFile(e))
+	}
+	if kept != "" {
+		fmt.Fprintf(out, "  Your version is kept in %s/.\n", kept)
 	}
 	return nil
 }
@@ -167,7 +207,9 @@ func (c *course) resetAll(out io.Writer) error {
 }
 
 // answerFile is where a reading or predict exercise is answered, relative
-// to the repository root: exercises/r01/answer.txt.
+// to the repository root: exercises/r01/answer.txt. It is the learner's,
+// and git ignores it; learn writes it from the template when the
+// exercise starts.
 func answerFile(e *exercise.Exercise) string {
 	if e.Kind == exercise.Predict {
 		return e.Dir + "/" + e.Prediction.Answer
@@ -175,14 +217,34 @@ func answerFile(e *exercise.Exercise) string {
 	return e.Dir + "/" + e.Reading.Answer
 }
 
-// readAnswer reads the learner's answer; a file that is missing (deleted,
-// or never there) holds no answer yet.
+// templateFile is the answer as it starts, tracked next to it:
+// exercises/r01/answer.template.txt for exercises/r01/answer.txt.
+func templateFile(e *exercise.Exercise) string {
+	answer := answerFile(e)
+	ext := path.Ext(answer)
+	return strings.TrimSuffix(answer, ext) + ".template" + ext
+}
+
+// readAnswer reads the learner's answer, writing it from the template
+// first if there is none yet (the exercise was never started, or the
+// file was deleted).
 func (c *course) readAnswer(e *exercise.Exercise) ([]byte, error) {
-	data, err := c.read(answerFile(e))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	if err := c.ensureAnswer(e); err != nil {
+		return nil, err
 	}
-	return data, err
+	return c.read(answerFile(e))
+}
+
+// ensureAnswer writes the answer file from the template unless it exists.
+func (c *course) ensureAnswer(e *exercise.Exercise) error {
+	if _, err := os.Stat(c.path(answerFile(e))); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	template, err := c.read(templateFile(e))
+	if err != nil {
+		return err
+	}
+	return writeAtomically(c.path(answerFile(e)), template, 0o644)
 }
 
 // hint shows the next hint (all shown so far, then the new one).

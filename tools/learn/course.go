@@ -93,8 +93,12 @@ func (c *course) readGo(file string) ([]byte, error) {
 		return nil, err
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution); err != nil {
+		checkout := fmt.Sprintf("`git checkout -- %s`", file)
+		if c.gitHiddenFrom(file) { // an exercise in progress keeps it out of git's view
+			checkout = fmt.Sprintf("`git update-index --no-skip-worktree %s && git checkout -- %s`", file, file)
+		}
 		return nil, fmt.Errorf("%w\n(learn finds the holes by parsing the file: fix its syntax first; "+
-			"`git checkout -- %s` gives the whole file back as committed, throwing away every change to it)", err, file)
+			"%s gives the whole file back as committed, throwing away every change to it)", err, checkout)
 	}
 	return src, nil
 }

@@ -45,13 +45,13 @@ tests:
     - test: TestDouble
       message: Double(2)
 hints: [a nudge, where to look, nearly the answer]
-mutants:
-  - name: add instead
-    edits:
-      - replace: "n * 2"
-        with: "n + 2"
-  - name: square
-    body: "return n * n"
+`,
+	"solutions/x01/mutants.yaml": `- name: add instead
+  edits:
+    - replace: "n * 2"
+      with: "n + 2"
+- name: square
+  body: "return n * n"
 `,
 	// The test recovers the hole's panic, so that a punched hole fails on
 	// the expectation and does not crash the test binary.
@@ -97,6 +97,17 @@ func newTinyCourse(t *testing.T) (*course, *exercise.Exercise) {
 	e, err := c.exercise("x01")
 	require.NoError(t, err)
 	return c, e
+}
+
+// The mutants sit beside the generated reference: regenerating it must
+// leave them as they are.
+func TestSolutionsLeavesTheMutantsAlone(t *testing.T) {
+	c, _ := newTinyCourse(t)
+	var out bytes.Buffer
+	require.NoError(t, c.writeSolutions(nil, &out))
+	assert.Contains(t, out.String(), "wrote solutions/x01/calc.go\n")
+	assert.NotContains(t, out.String(), "mutants.yaml")
+	assert.Equal(t, tinyCourse["solutions/x01/mutants.yaml"], c.mustRead(t, "solutions/x01/mutants.yaml"))
 }
 
 func (c *course) mustRead(t *testing.T, rel string) string {

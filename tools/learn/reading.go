@@ -1,32 +1,51 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"regexp"
 	"strings"
+	"sync"
 
 	"flinklab/tools/learn/callgraph"
 	"flinklab/tools/learn/exercise"
+	"flinklab/tools/learn/gotest"
+	"flinklab/tools/learn/runpath"
 )
 
 // checkReading checks a reading exercise's answer: each hop of the chain
-// must be a call in the program's static call graph, from where the
-// exercise starts to where it ends.
-func (c *course) checkReading(e *exercise.Exercise, out io.Writer) (bool, error) {
-	answer := answerFile(e)
+// must be a call in the program's static call graph, and the program,
+// running the exercise's scenario, must really have gone that way.
+func (c *course) checkReading(ctx context.Context, e *exercise.Exercise, out io.Writer) (bool, error) {
 	data, err := c.readAnswer(e)
 	if err != nil {
 		return false, err
 	}
-	chain := callgraph.ParseAnswer(data)
-	g, err := c.callGraph()
+	g, run, err := c.readingEvidence(ctx, e)
 	if err != nil {
-		return false, fmt.Errorf("building the call graph: %w", err)
+		return false, err
 	}
-	result := g.Check(chain, e.Reading.From, e.Reading.To)
+	if judgeChain(g, run, e, callgraph.ParseAnswer(data), out) {
+		return true, c.markDone(e)
+	}
+	return false, nil
+}
+
+// judgeChain prints the verdict on a chain, hop by hop, and the first
+// hint when it fails, and reports whether it passes. Everything `learn
+// check` says about a chain comes from here, and so does everything
+// verify's blind reader reads.
+func judgeChain(g *callgraph.Graph, run *callgraph.Run, e *exercise.Exercise, chain []string, out io.Writer) bool {
+	result := g.Check(chain, e.Reading.From, e.Reading.To, run)
 	for _, hop := range result.Hops {
 		mark := "✓"
-		if !hop.OK {
+		switch {
+		case !hop.Judged:
+			mark = "·"
+		case !hop.OK:
 			mark = "✗"
 		}
 		via := ""
@@ -36,34 +55,182 @@ func (c *course) checkReading(e *exercise.Exercise, out io.Writer) (bool, error)
 		fmt.Fprintf(out, "  %s %s → %s%s\n", mark, hop.From, hop.To, via)
 	}
 	if result.OK {
-		fmt.Fprintf(out, "✓ %s: every call of your chain is in the program, from %s to %s.\n", e.ID, e.Reading.From, e.Reading.To)
-		return true, c.markDone(e)
+		fmt.Fprintf(out, "✓ %s: your chain is the way the program went, from %s to %s.\n", e.ID, e.Reading.From, e.Reading.To)
+		return true
 	}
 	fmt.Fprintf(out, "✗ %s: %s\n", e.ID, result.Problem)
 	fmt.Fprintf(out, "\nHint 1 of 3:\n%s", indent(strings.TrimSpace(e.Hints[0]), "  "))
-	fmt.Fprintf(out, "\nYour answer: %s · more hints: go run ./tools/learn hint %s\n", answer, e.ID)
-	return false, nil
+	fmt.Fprintf(out, "\nYour answer: %s · more hints: go run ./tools/learn hint %s\n", answerFile(e), e.ID)
+	return false
+}
+
+// readingEvidence loads the call graph of the complete runtime and runs
+// the exercise's scenario on it, at the same time: the graph names the
+// functions and knows the calls in the code, the scenario's recording
+// says which of them the program really made.
+func (c *course) readingEvidence(ctx context.Context, e *exercise.Exercise) (*callgraph.Graph, *callgraph.Run, error) {
+	var paths []runpath.Path
+	var runErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { paths, runErr = c.recordedPaths(ctx, e) })
+	g, err := c.callGraph()
+	wg.Wait()
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the call graph: %w", err)
+	}
+	if runErr != nil {
+		return nil, nil, runErr
+	}
+	return g, g.NewRun(paths), nil
+}
+
+// recordedPaths runs the scenario of a reading exercise on the complete
+// runtime (see referenceOverlay) and reads the ways it took from the
+// exercise's first function to its last. go test keeps the outcome of a
+// passing run, so the scenario runs once per change of the runtime.
+func (c *course) recordedPaths(ctx context.Context, e *exercise.Exercise) ([]runpath.Path, error) {
+	complete, err := c.referenceOverlay()
+	if err != nil {
+		return nil, err
+	}
+	run := c.testRun(e, complete)
+	run.Pattern = "^" + regexp.QuoteMeta(e.Reading.Scenario) + "$"
+	result, err := gotest.Execute(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	if !result.Passed {
+		return nil, fmt.Errorf("the scenario of %s, %s, does not run to the end:\n%s", e.ID, e.Reading.Scenario, describeFailure(result))
+	}
+	paths, err := runpath.ParseTestOutput(strings.NewReader(strings.Join(result.Output, "\n")))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("the scenario of %s, %s, recorded no way from %s to %s", e.ID, e.Reading.Scenario, e.Reading.From, e.Reading.To)
+	}
+	return paths, nil
 }
 
 // verifyReading proves a reading exercise honest: the reference chain
 // passes, and fails with any one step left out and when reversed; the
 // answer template, which holds just the first and the last name, does not
-// pass.
-func (c *course) verifyReading(e *exercise.Exercise) (string, error) {
+// pass; every other way from the first name to the last that the call
+// graph has fails, since the run did not take it; the wrong answers of
+// solutions/ID/wrong.txt fail; and a reader who follows only the
+// checker's words, never the code, does not reach green.
+func (c *course) verifyReading(ctx context.Context, e *exercise.Exercise) (string, error) {
 	reference, err := c.read("solutions/" + e.ID + "/reference.txt")
 	if err != nil {
 		return "", err
 	}
-	g, err := c.callGraph()
+	g, run, err := c.readingEvidence(ctx, e)
 	if err != nil {
 		return "", err
 	}
+	from, to := e.Reading.From, e.Reading.To
 	chain := callgraph.ParseAnswer(reference)
-	if err := g.VerifyReference(chain, e.Reading.From, e.Reading.To); err != nil {
+	if err := g.VerifyReference(chain, from, to, run); err != nil {
 		return "", err
 	}
-	if g.Check([]string{e.Reading.From, e.Reading.To}, e.Reading.From, e.Reading.To).OK {
-		return "", fmt.Errorf("the answer template, %s then %s, passes: the chain has nothing to find", e.Reading.From, e.Reading.To)
+	if g.Check([]string{from, to}, from, to, run).OK {
+		return "", fmt.Errorf("the answer template, %s then %s, passes: the chain has nothing to find", from, to)
 	}
-	return fmt.Sprintf("the reference's %d calls are in the call graph; any one left out, the chain reversed, or the template fails", len(chain)-1), nil
+	details, err := c.details(e)
+	if err != nil {
+		return "", err
+	}
+	ways, err := g.VerifyOnlyTakenWays(chain, details, from, to, run)
+	if err != nil {
+		return "", err
+	}
+	wrong, err := c.wrongAnswers(e)
+	if err != nil {
+		return "", err
+	}
+	for _, w := range wrong {
+		if r := g.Check(w.chain, from, to, run); r.OK {
+			return "", fmt.Errorf("the wrong answer %q passes", w.name)
+		}
+	}
+	judge := func(chain []string) (bool, string) {
+		var words strings.Builder
+		ok := judgeChain(g, run, e, chain, &words)
+		return ok, words.String()
+	}
+	if checks, green := callgraph.FollowTheWords(judge, g.Known, from, to, 100); green {
+		return "", fmt.Errorf("a reader who follows only the checker's words, never the code, reaches green in %d checks", checks)
+	}
+	return fmt.Sprintf("the reference is the way the run took: %s; any one call left out, the chain reversed, "+
+		"the template and %d wrong answers fail; a reader of the checker's words alone is stuck", ways, len(wrong)), nil
+}
+
+// wrongAnswer is a plausible wrong chain, kept next to the solution.
+type wrongAnswer struct {
+	name  string
+	chain []string
+}
+
+// details reads solutions/ID/details.txt, if there is one: stretches of
+// the run's way that a right answer may name or leave out, each under a
+// line "## after NAME".
+func (c *course) details(e *exercise.Exercise) ([]callgraph.Detail, error) {
+	named, err := c.namedChains(e, "details.txt")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var details []callgraph.Detail
+	for _, n := range named {
+		after, ok := strings.CutPrefix(n.name, "after ")
+		if !ok {
+			return nil, fmt.Errorf("solutions/%s/details.txt: %q: write \"## after NAME\" above each detail", e.ID, n.name)
+		}
+		details = append(details, callgraph.Detail{After: strings.TrimSpace(after), Names: n.chain})
+	}
+	return details, nil
+}
+
+// wrongAnswers reads solutions/ID/wrong.txt: chains a learner really
+// writes, each under a "## name" line, that must fail.
+func (c *course) wrongAnswers(e *exercise.Exercise) ([]wrongAnswer, error) {
+	return c.namedChains(e, "wrong.txt")
+}
+
+// namedChains reads a file of named chains from the exercise's solution
+// folder: each chain under a line "## its name", one function per line.
+func (c *course) namedChains(e *exercise.Exercise, file string) ([]wrongAnswer, error) {
+	path := "solutions/" + e.ID + "/" + file
+	data, err := c.read(path)
+	if err != nil {
+		return nil, err
+	}
+	var all []wrongAnswer
+	var body []string
+	flush := func() {
+		if len(all) > 0 {
+			all[len(all)-1].chain = callgraph.ParseAnswer([]byte(strings.Join(body, "\n")))
+		}
+		body = nil
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if name, ok := strings.CutPrefix(line, "## "); ok {
+			flush()
+			all = append(all, wrongAnswer{name: strings.TrimSpace(name)})
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	for _, w := range all {
+		if len(w.chain) == 0 {
+			return nil, fmt.Errorf("%s: %q has no chain under it", path, w.name)
+		}
+	}
+	if len(all) == 0 {
+		return nil, errors.New(path + " holds no chain")
+	}
+	return all, nil
 }

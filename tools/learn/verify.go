@@ -23,7 +23,8 @@ import (
 //	    metadata names, and the test binary does not crash; and with
 //	    each hole punched alone, a test fails too (so none can be left a
 //	    hole when the exercise passes);
-//	(b) with each mutant, at least one of its tests fails;
+//	(b) with each mutant (solutions/ID/mutants.yaml: the reference with
+//	    a learner's mistake in it), at least one of its tests fails;
 //	(c) with the reference, all its tests pass;
 //	(d) its reference files match the runtime;
 //	(e) it has guidance in every hole and three hints (checked on load).
@@ -62,6 +63,9 @@ func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, compl
 	}
 	if !ref.Passed {
 		return "", fmt.Errorf("the reference fails its own tests:\n%s", describeFailure(ref))
+	}
+	if err := c.verifyReferenceTraces(e, ref); err != nil { // solutions/ID/traces.txt is this run's (tracesync.go)
+		return "", err
 	}
 
 	// (a) The holes fail, each named expectation on its own assertion.
@@ -115,12 +119,13 @@ func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, compl
 		}
 	}
 
-	// (b) Every mutant is caught.
+	// (b) Every mutant is caught. A mutant that survives is a defect of
+	// the exercise's tests, not of the mutant.
 	for _, m := range e.Mutants {
 		h := e.MutantHole(m)
 		body, err := mutantBody(complete[h.File], h.Func, m)
 		if err != nil {
-			return "", fmt.Errorf("mutant %q: %w", m.Name, err)
+			return "", fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
 		}
 		files := maps.Clone(complete)
 		imports, err := hole.Imports(complete[h.File])
@@ -255,7 +260,7 @@ func (c *course) verifyOne(ctx context.Context, e *exercise.Exercise, complete m
 	case exercise.Write:
 		return c.verifyExercise(ctx, e, complete)
 	case exercise.Read:
-		return c.verifyReading(e)
+		return c.verifyReading(ctx, e)
 	case exercise.Predict:
 		return c.verifyPrediction(ctx, e, complete)
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -144,6 +145,15 @@ type RequestedSlot struct {
 	JobID            api.JobID
 	JobMasterAddress string
 }
+
+// String prints the request as the call it was, for the failures of
+// tests: requestSlot(tm-1_0, job 5f3c…, pekko://flink/user/rpc/jobmanager_1).
+func (r RequestedSlot) String() string {
+	return fmt.Sprintf("requestSlot(%s, job %s, %s)", r.SlotID, r.JobID, r.JobMasterAddress)
+}
+
+// GoString is String, for %#v.
+func (r RequestedSlot) GoString() string { return r.String() }
 
 // RequestedSlots records the slot requests of fake TaskExecutors; it is safe
 // for concurrent use.

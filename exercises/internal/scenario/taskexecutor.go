@@ -94,7 +94,8 @@ func StartTaskExecutor(t *testing.T, cfg taskexecutor.Config) *TaskManager {
 			return gateway.TaskExecutorRegistrationSuccess{RegistrationID: api.NewInstanceID(), ResourceManagerResourceID: "resourcemanager"}, nil
 		},
 	}
-	tm.rmID = api.ResourceManagerID(tm.lead(tm.ha.ResourceManagerLeaderElection(), "resourcemanager_0", rm))
+	session, _ := tm.lead(tm.ha.ResourceManagerLeaderElection(), "resourcemanager_0", rm)
+	tm.rmID = api.ResourceManagerID(session)
 
 	var err error
 	tm.BlobServer, err = blob.NewBlobServer(blob.ServerConfig{StorageDir: t.TempDir(), Logger: discardLogger()})
@@ -131,13 +132,13 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // lead registers a fake gateway under name and makes it the leader of an
 // election; it returns the leader session, from which the fencing token
-// follows.
-func (tm *TaskManager) lead(election highavailability.LeaderElection, name string, fake any) api.LeaderSessionID {
+// follows, and the election.
+func (tm *TaskManager) lead(election highavailability.LeaderElection, name string, fake any) (api.LeaderSessionID, highavailability.LeaderElection) {
 	address := tm.rpc.Address(name)
 	require.NoError(tm.t, tm.rpc.Register(address, fake))
 	contender := &grantingContender{election: election, address: address}
 	require.NoError(tm.t, election.StartLeaderElection(contender))
-	return contender.session
+	return contender.session, election
 }
 
 // grantingContender wins an election and confirms its leadership at once.
@@ -163,6 +164,9 @@ type JobLeader struct {
 	JobID       api.JobID
 	JobMasterID api.JobMasterID
 
+	t        *testing.T
+	election highavailability.LeaderElection
+
 	mu      sync.Mutex
 	reports []gateway.TaskExecutionState
 }
@@ -172,7 +176,7 @@ type JobLeader struct {
 // (UpdateTaskExecutionStateFunc is the JobMaster's own and is replaced).
 func (tm *TaskManager) StartJobMaster(jobID api.JobID, configure func(jm *gatewaytest.JobMasterGateway)) *JobLeader {
 	tm.t.Helper()
-	jm := &JobLeader{JobMasterGateway: &gatewaytest.JobMasterGateway{}, JobID: jobID}
+	jm := &JobLeader{JobMasterGateway: &gatewaytest.JobMasterGateway{}, JobID: jobID, t: tm.t}
 	jobManagerResourceID := api.NewResourceID("jobmanager")
 	jm.RegisterTaskManagerFunc = func(context.Context, api.JobMasterID, api.JobID, gateway.TaskManagerLocation) (gateway.JMTMRegistrationSuccess, error) {
 		return gateway.JMTMRegistrationSuccess{JobManagerResourceID: jobManagerResourceID}, nil
@@ -186,9 +190,20 @@ func (tm *TaskManager) StartJobMaster(jobID api.JobID, configure func(jm *gatewa
 		jm.reports = append(jm.reports, state)
 		return nil
 	}
-	session := tm.lead(tm.ha.JobManagerLeaderElection(jobID), "jobmanager_"+jobID.String(), jm.JobMasterGateway)
-	jm.JobMasterID = api.JobMasterID(session)
+	session, election := tm.lead(tm.ha.JobManagerLeaderElection(jobID), "jobmanager_"+jobID.String(), jm.JobMasterGateway)
+	jm.JobMasterID, jm.election = api.JobMasterID(session), election
 	return jm
+}
+
+// LoseLeadership ends the JobMaster's leadership of its job, as when its
+// JobManager fails over, and waits until the TaskExecutor has heard: it
+// closes its connection to the job's JobMaster (the job's slots stay
+// allocated to it, for the next leader) and waits for a new one. The fake
+// itself goes on answering, as a JobMaster that does not know yet.
+func (jm *JobLeader) LoseLeadership() {
+	jm.t.Helper()
+	require.NoError(jm.t, jm.election.Close())
+	synctest.Wait()
 }
 
 // Reports returns the task states the JobMaster received, in order.

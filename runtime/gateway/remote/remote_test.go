@@ -570,7 +570,7 @@ func TestRegisteredErrorsReachTheCaller(t *testing.T) {
 		rpc.ErrRecipientUnreachable, rpc.ErrTimeout, rpc.ErrFencingTokenMismatch,
 		context.Canceled, context.DeadlineExceeded,
 		gateway.ErrRegistrationFailure, gateway.ErrRegistrationRejected,
-		dispatcher.ErrJobNotFound, dispatcher.ErrJobAlreadyTerminated,
+		gateway.ErrJobNotFound, gateway.ErrJobAlreadyTerminated,
 		jobgraph.ErrInvalidJobGraph,
 		resourcemanager.ErrUnknownJobManager, resourcemanager.ErrJobLeaderIDMismatch, resourcemanager.ErrUnknownTaskManager,
 		taskexecutor.ErrTaskSubmission, taskexecutor.ErrTaskManager, taskexecutor.ErrTask,

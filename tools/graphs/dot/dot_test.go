@@ -160,7 +160,7 @@ func TestSequenceDiagram(t *testing.T) {
 	n := 0
 	emit := func(step trace.Step, from, to, format string, args ...any) {
 		n++
-		rec.EmitAt(start.Add(time.Duration(n)*time.Millisecond), step, from, to, job, format, args...)
+		rec.EmitAt(trace.At(start.Add(time.Duration(n)*time.Millisecond)), step, from, to, job, format, args...)
 	}
 	emit(trace.M1, "Client", "REST", "POST /jars/upload: wordcount.jar")
 	emit(trace.M2, "Client", "REST", "POST /jars/%s/run: program %s built job '%s' (parallelism %s, args %q)", "abc_wordcount.jar", "wordcount", "WordCount", "2", []string{"--output", "collect"})

@@ -21,16 +21,23 @@ type Result struct {
 type Hop struct {
 	From, To string // the names as the graph spells them
 	OK       bool
-	// Via is the plumbing the call passes through, in order: closures,
-	// mailbox and RPC functions, gateway stubs. Empty for a plain call.
+	// Judged is false for the hops after the first wrong one: once a
+	// chain has left the run's way, its later hops say nothing.
+	Judged bool
+	// Via is the plumbing the call passes through that a learner may see:
+	// the mailbox and RPC functions, gateway stubs, From's own closures.
+	// Empty for a plain call.
 	Via []string
 }
 
 // Check verifies a chain of written names: it starts at from, ends at to,
-// every name is a function of the runtime, and each name calls the next
-// (see the package documentation for what counts as a call). Problem
-// names the first thing that is wrong.
-func (g *Graph) Check(chain []string, from, to string) Result {
+// every name is a function of the runtime, each name calls the next (see
+// the package documentation for what counts as a call), and, when run is
+// not nil, the run took the chain: the program, running the exercise's
+// scenario, really went this way. Problem says what is wrong first, in
+// words that send the learner back to the code; it never names a function
+// the learner has not written, other than from and to.
+func (g *Graph) Check(chain []string, from, to string, run *Run) Result {
 	fromStep, err := g.resolve(from)
 	if err != nil {
 		return Result{Problem: fmt.Sprintf("The exercise's start is broken: %v", err)}
@@ -65,16 +72,27 @@ func (g *Graph) Check(chain []string, from, to string) Result {
 		problem("The chain has only %s. Write every function on the way to %s, one per line.",
 			g.display(steps[0]), g.display(toStep))
 	}
+	// The run took the chain up to names[taken-1]; the hop after it is
+	// the first the run did not take.
+	taken := len(steps)
+	if run != nil && res.Problem == "" {
+		taken = run.takes(steps)
+	}
 	for i := 0; i+1 < len(steps); i++ {
 		a, b := steps[i], steps[i+1]
 		if a < 0 || b < 0 {
 			continue
 		}
-		hop := Hop{From: g.display(a), To: g.display(b)}
-		if via, ok := g.calls(a, b); ok {
-			hop.OK, hop.Via = true, via
-		} else {
-			problem("%s", g.explain(a, b))
+		hop := Hop{From: g.display(a), To: g.display(b), Judged: res.Problem == ""}
+		via, called := g.calls(a, b)
+		switch {
+		case !hop.Judged:
+		case !called:
+			problem("Line %d: %s", i+2, g.explain(a, b, g.gapOf(run, steps[:i+1], b)))
+		case i+1 >= taken:
+			problem("Line %d: %s", i+2, g.explainNotTaken(a, b, to, run.gapAfter(steps[:i+1], b)))
+		default:
+			hop.OK, hop.Via = true, g.plumbingOf(a, via)
 		}
 		res.Hops = append(res.Hops, hop)
 	}
@@ -85,24 +103,24 @@ func (g *Graph) Check(chain []string, from, to string) Result {
 	return res
 }
 
-// VerifyReference proves a reference chain honest: it passes Check; it
-// fails when any one name between the first and the last is left out (so
-// every name is a step a learner must find); and, reversed, it fails too
-// (so the hops have a direction).
-func (g *Graph) VerifyReference(chain []string, from, to string) error {
-	if r := g.Check(chain, from, to); !r.OK {
+// VerifyReference proves a reference chain honest: it passes Check on
+// run; it fails when any one name between the first and the last is left
+// out (so every name is a step a learner must find); and, reversed, it
+// fails too (so the hops have a direction).
+func (g *Graph) VerifyReference(chain []string, from, to string, run *Run) error {
+	if r := g.Check(chain, from, to, run); !r.OK {
 		return fmt.Errorf("the reference does not pass: %s", r.Problem)
 	}
 	var errs []error
 	for i := 1; i+1 < len(chain); i++ {
 		shorter := slices.Delete(slices.Clone(chain), i, i+1)
-		if r := g.Check(shorter, from, to); r.OK {
+		if r := g.Check(shorter, from, to, run); r.OK {
 			errs = append(errs, fmt.Errorf("the reference still passes without %s: it is not a step of its own", chain[i]))
 		}
 	}
 	reversed := slices.Clone(chain)
 	slices.Reverse(reversed)
-	if r := g.Check(reversed, to, from); r.OK {
+	if r := g.Check(reversed, to, from, nil); r.OK {
 		errs = append(errs, errors.New("the reference passes reversed too"))
 	}
 	return errors.Join(errs...)
@@ -120,90 +138,105 @@ func (g *Graph) calls(a, b int32) ([]string, bool) {
 	return nil, false
 }
 
-// explain says why a hop from a to b is wrong: what a calls, and the
-// shortest way from a to b, if there is one.
-func (g *Graph) explain(a, b int32) string {
+// explain says why a hop from a to b is not a call: how far apart the
+// two are, on the run's way or else in the code, and in which packages
+// the functions in between are, without naming them.
+func (g *Graph) explain(a, b int32, gap gap) string {
 	if a == b {
 		return fmt.Sprintf("%s comes twice in a row. Write each function once, then the one it calls.", g.display(a))
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s does not call %s.", g.display(a), g.display(b))
-	if names := g.calleeNames(a, 12); len(names) == 0 {
-		sb.WriteString(" It calls no function of the runtime.")
-	} else {
-		fmt.Fprintf(&sb, " It calls: %s.", strings.Join(names, ", "))
+	what := fmt.Sprintf("%s does not call %s.", g.display(a), g.display(b))
+	switch {
+	case gap.found:
+		return fmt.Sprintf("%s On the way this run took, %s: read %s and follow the call that leads on.",
+			what, g.count(gap.between), g.display(a))
+	case gap.before:
+		return fmt.Sprintf("%s In this run %s comes before %s, not after it. Check the order of your lines.",
+			what, g.display(b), g.display(a))
 	}
 	switch path := g.shortestPath(a, b); {
 	case path != nil:
-		fmt.Fprintf(&sb, " There is a longer way: %s.", g.longerWay(path))
+		return fmt.Sprintf("%s In the code, at least %s: read %s and follow the call that leads on.",
+			what, g.count(path[1:len(path)-1]), g.display(a))
 	case g.shortestPath(b, a) != nil:
-		fmt.Fprintf(&sb, " It is the other way round: %s leads to %s. Check the order of your lines.",
-			g.display(b), g.display(a))
-	default:
-		fmt.Fprintf(&sb, " No way leads from %s to %s at all.", g.display(a), g.display(b))
+		return fmt.Sprintf("%s It is the other way round: %s leads to %s. Check the order of your lines.",
+			what, g.display(b), g.display(a))
 	}
-	return sb.String()
+	return fmt.Sprintf("%s No way leads from %s to %s at all.", what, g.display(a), g.display(b))
 }
 
-// calleeNames lists up to max of the steps a calls, nearest first: a
-// direct call before one through a closure, and that before one through
-// the RPC layer. Steps found only deep inside the RPC layer (error
-// messages and codecs the wire format calls) are counted, not named.
-func (g *Graph) calleeNames(a int32, max int) []string {
-	const deepest = 3 // plumbing nodes on the way to a callee that is named
-	d := g.directOf(a)
-	type entry struct {
-		name  string
-		depth int
+// explainNotTaken says why a hop that is a call in the code is wrong for
+// the exercise: the run did not go that way.
+func (g *Graph) explainNotTaken(a, b int32, to string, gap gap) string {
+	what := fmt.Sprintf("%s can call %s, but this run does not go that way:", g.display(a), g.display(b))
+	switch {
+	case gap.found:
+		return fmt.Sprintf("%s on the way it took, %s.", what, g.count(gap.between))
+	case gap.before:
+		return fmt.Sprintf("%s in this run %s comes before %s, not after it.", what, g.display(b), g.display(a))
 	}
-	var all []entry
-	for _, c := range d.callees {
-		if strings.ContainsAny(g.steps[c.step].key.name, "#$") {
-			continue // package initializers
-		}
-		all = append(all, entry{g.display(c.step), len(d.via(g, c))})
-	}
-	slices.SortFunc(all, func(x, y entry) int {
-		if x.depth != y.depth {
-			return x.depth - y.depth
-		}
-		return strings.Compare(x.name, y.name)
-	})
-	var names []string
-	for i, e := range all {
-		if i == max || (e.depth > deepest && i > 0) {
-			names = append(names, fmt.Sprintf("and %d more", len(all)-i))
-			break
-		}
-		names = append(names, e.name)
-	}
-	return names
+	return fmt.Sprintf("%s that call is not on its way to %s. Either it sits on a branch this scenario does not take "+
+		"(read the conditions around it), or it returns before the way goes on. Find the call of %s that leads on.",
+		what, to, g.display(a))
 }
 
-// longerWay shows a path that a hop skipped over: in full when it skips
-// one or two functions, else its beginning and its end, so that the
-// learner still has the rest to find.
-func (g *Graph) longerWay(path []int32) string {
-	const shown = 2 // skipped functions shown
-	var names []string
-	for i, s := range path {
-		if i > shown && i < len(path)-1 {
-			if i == shown+1 {
-				names = append(names, "…")
-			}
-			continue
-		}
-		names = append(names, g.display(s))
+// gapOf is run.gapAfter, or nothing to say when there is no run.
+func (g *Graph) gapOf(run *Run, prefix []int32, b int32) gap {
+	if run == nil || run.takes(prefix) < len(prefix) {
+		return gap{}
 	}
-	skipped := len(path) - 2
-	first := g.display(path[1])
-	switch skipped {
+	return run.gapAfter(prefix, b)
+}
+
+// count says how many functions lie between two lines, and in which
+// packages, without naming them: "2 more functions come between them
+// (in package slotmanager)".
+func (g *Graph) count(between []int32) string {
+	var pkgs []string
+	for _, s := range between {
+		pkgs = appendUniqueString(pkgs, g.pkgLabel(g.steps[s].key.pkgPath))
+	}
+	slices.Sort(pkgs)
+	n := "1 more function comes"
+	if len(between) != 1 {
+		n = fmt.Sprintf("%d more functions come", len(between))
+	}
+	word := "package"
+	if len(pkgs) > 1 {
+		word = "packages"
+	}
+	return fmt.Sprintf("%s between them (in %s %s)", n, word, andList(pkgs))
+}
+
+func appendUniqueString(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+func andList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
 	case 1:
-		return fmt.Sprintf("%s (you skipped %s)", strings.Join(names, " → "), first)
-	case 2:
-		return fmt.Sprintf("%s (you skipped %s and %s)", strings.Join(names, " → "), first, g.display(path[2]))
+		return names[0]
 	}
-	return fmt.Sprintf("%s (you skipped %s and at least %d more)", strings.Join(names, " → "), first, skipped-1)
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// plumbingOf keeps, of the plumbing a hop from a passes through, what a
+// learner may see without learning a name to write: the RPC layer, the
+// gateways, and a's own closures.
+func (g *Graph) plumbingOf(a int32, via []string) []string {
+	var kept []string
+	own := g.display(a) + "$"
+	for _, v := range via {
+		if strings.HasPrefix(v, "rpc.") || strings.HasPrefix(v, "gateway.") || strings.HasPrefix(v, own) {
+			kept = append(kept, v)
+		}
+	}
+	return kept
 }
 
 // shortestPath returns the chain of steps from a to b with the fewest

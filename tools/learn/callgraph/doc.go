@@ -79,43 +79,67 @@
 // path has skipped C, and does not count. Only a call from A's own code
 // makes a foreign closure part of A's hop.
 //
-// Any other function on the way is a step the learner skipped. Check then
-// reports the hop as wrong, lists what A does call, and shows the
-// shortest way from A to B. It is found by breadth-first search over the
-// steps, each step's neighbours being what it calls by the two rules
-// above; callgraph.PathSearch is not used, because it returns whatever
-// path its depth-first search meets first, often a long detour.
+// Any other function on the way is a step the learner skipped.
+//
+// # The way the run took
+//
+// The graph is static and context-insensitive: it holds every call the
+// code can make, in any run. A chain through it can be a way the program
+// never goes: through a clean-up branch, through another kind of leader
+// election, through the success callback of one retrying registration
+// taken for another's (the instances of a generic function are one name
+// here, and a function that calls a callback it was given leads to every
+// callback anyone gives it). So a chain is checked against a run too.
+//
+// Each reading exercise has a scenario, a test that runs what the
+// exercise describes with the runtime's causal traces on
+// (rpc.RecordCauses) and logs the ways the run took from the exercise's
+// first function to its last (package runpath). NewRun reads them: each
+// frame is a step, a function literal written in a step, or something
+// that needs no naming (the RPC layer and the gateways, wrappers, the
+// standard library). Check then asks that the run took the chain, in a
+// row: each name takes a stretch of one recorded way, from a frame of the
+// function to the last of its own literals before it comes again (what a
+// literal it handed to a registration or a mailbox calls, it calls, for a
+// reader); from there the next name must be the next step of the way.
 //
 // # Checking an answer
 //
-// Check(chain, from, to) reports the first thing that is wrong, in this
-// order: a name that is not a function of the runtime (with the nearest
-// names: the same method on other types, or a few typing mistakes away),
-// a chain that does not start at from, a hop that is not a call, a chain
-// that stops before to. Result.Hops lists every hop with the plumbing it
-// passes through (Hop.Via), which `learn check` can show to explain how
-// a message crosses a mailbox.
+// Check(chain, from, to, run) reports the first thing that is wrong, in
+// this order: a name that is not a function of the runtime (with the
+// nearest names: the same method on other types, or a few typing
+// mistakes away), a chain that does not start at from, a hop that is not
+// a call, a hop the run did not take, a chain that stops before to.
+// Result.Hops lists every hop up to the first wrong one with the RPC
+// plumbing it passes through (Hop.Via), which `learn check` shows to
+// explain how a message crosses a mailbox.
+//
+// The words never name a function the learner has not written (but for
+// from and to): a learner who only follows them must not reach the
+// answer without reading the code. A skipped stretch is counted, with
+// its packages ("3 more functions come between them (in packages
+// slotmanager and taskexecutor)"), and a call that exists but was not
+// made is called that, with where to look. FollowTheWords plays a reader
+// who does only what the words say; `learn verify` proves it stuck.
 //
 // VerifyReference proves that a reference chain is a fair answer: it
 // passes; removing any one name between the first and the last makes it
 // fail, so every name is a step a learner must find; and it fails when
-// reversed. The tests of this package run it on the references of r01
-// and r02, and check that the untouched answer templates fail.
+// reversed. VerifyOnlyTakenWays proves that it is the only one: every
+// simple way between the two ends in the graph, up to a few names longer
+// than the reference, fails, but for the reference spelled with the
+// details an exercise allows (Detail: helpers on the way that a right
+// answer may name or leave out).
 //
 // # Limits
 //
-// The graph is static and context-insensitive. A chain that passes is a
-// path that can happen, not one that happens in every run: for r02 the
-// graph also accepts the route through a TaskExecutor that registers a
-// second time (its old registration is dropped, and that triggers a
-// requirement check too). A function that calls a callback it was given
-// leads to every callback anyone gives it: TaskExecutor.askAck "calls"
-// SendSlotReport and DisconnectTaskManager alike. The instances of a
-// generic function are one name, so a path through
-// registration.RetryingRegistration may leave with the callbacks of
-// another registration. A bound method value made by many functions
-// belongs to each of them. Functions of the standard library are not in
-// the graph, so a callback that the standard library calls (a
-// sync.Once's function, an http.HandlerFunc) is reached only by the
-// closure rule: from the function that creates it.
+// A function literal belongs to the nearest frame of the function it is
+// written in before it; a literal made by an earlier call of the same
+// function, and called only after a later call, is read as the later
+// call's. Functions of the standard library are not in the graph, so a
+// callback that the standard library calls (a sync.Once's function, an
+// http.HandlerFunc) is reached in the code only by the closure rule: from
+// the function that creates it. A run shows only the hand-overs the rpc
+// package makes (mailboxes, Ask, rpc.Go): work started with a bare go
+// statement begins a way of its own.
 package callgraph

@@ -1,14 +1,22 @@
 // Package exercise reads the metadata of the flinklab exercises, one
-// exercises/ID/exercise.yaml each, and refuses an incomplete one: a
-// writing exercise without holes, guidance, three hints or an expectation
-// its holes must break; a reading or predict exercise without its answer
-// file. What the fields mean is documented on Exercise and the types it
-// holds.
+// exercises/ID/exercise.yaml each, with the mutants of a writing exercise
+// from solutions/ID/mutants.yaml, and refuses an incomplete one: a
+// writing exercise without holes, guidance, three hints, an expectation
+// its holes must break or mutants; a reading or predict exercise without
+// its answer file. What the fields mean is documented on Exercise and the
+// types it holds.
+//
+// The mutants are wrong answers, and the exercise's folder is what the
+// learner reads while working, so they are kept beside the reference, in
+// the solution's folder; an exercise.yaml that lists mutants is refused.
 package exercise
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,8 +51,9 @@ type Exercise struct {
 	// code and in Flink's), nearly the answer. Exactly three.
 	Hints []string `yaml:"hints"`
 	// Mutants are plausible wrong bodies; `learn verify` proves that each
-	// makes at least one test fail.
-	Mutants []Mutant `yaml:"mutants"`
+	// makes at least one test fail. They are read from MutantsFile (a
+	// list of Mutant), not from exercise.yaml.
+	Mutants []Mutant `yaml:"-"`
 
 	// Reading is set for Read exercises.
 	Reading *Reading `yaml:"reading"`
@@ -69,6 +78,13 @@ type Tests struct {
 	// MustFail lists expectations that must fail with the holes punched,
 	// each on its own assertion (the test binary must not crash).
 	MustFail []Expectation `yaml:"must_fail"`
+	// AboutSteps names the tests whose failures are about the steps
+	// m1…m11 their scenario takes: which steps happen, in which order,
+	// which break. When one of them fails, `learn check` lays the steps
+	// that happened next to the reference's (solutions/ID/traces.txt);
+	// for any other failing test it shows no trace. A name covers its
+	// subtests.
+	AboutSteps []string `yaml:"about_steps"`
 }
 
 // Expectation is a test that must fail and, optionally, a piece of its
@@ -78,10 +94,11 @@ type Expectation struct {
 	Message string `yaml:"message"` // a substring of the test's output when it fails; empty: any failure
 }
 
-// Mutant is a plausible wrong version of one hole: the reference body with
-// edits applied, or a whole body. At least one test must fail with it.
+// Mutant is a plausible wrong version of one hole, a mistake someone
+// learning the step would make: the reference body with edits applied, or
+// a whole body. At least one test must fail with it.
 type Mutant struct {
-	Name  string `yaml:"name"`  // "skip the duplicate check"
+	Name  string `yaml:"name"`  // the mistake, in words: "checks the leader id after marking the slot active"
 	Func  string `yaml:"func"`  // the hole it changes; empty when the exercise has one hole
 	Edits []Edit `yaml:"edits"` // applied to the reference body in order; each Replace must occur exactly once
 	Body  string `yaml:"body"`  // a whole replacement body (the text between the braces), instead of Edits
@@ -99,6 +116,10 @@ type Reading struct {
 	From   string `yaml:"from"`   // where the chain must start
 	To     string `yaml:"to"`     // where it must end
 	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
+	// Scenario is the test, in the exercise folder, that runs what the
+	// exercise describes and logs the ways the run took from From to To
+	// (scenario.RecordRunPaths): a chain is right only if the run took it.
+	Scenario string `yaml:"scenario"`
 }
 
 // Prediction is a predict-then-run exercise: the learner writes the
@@ -135,16 +156,22 @@ func order(id string) string {
 	return "1" + id
 }
 
-// LoadFile reads one exercise.yaml and checks it is complete.
+// MutantsFile is where the mutants of exercise id are kept, relative to
+// the repository root: "solutions/m03/mutants.yaml".
+func MutantsFile(id string) string { return "solutions/" + id + "/mutants.yaml" }
+
+// LoadFile reads one exercise.yaml (and, for a writing exercise, its
+// MutantsFile) and checks it is complete.
 func LoadFile(root, path string) (*Exercise, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseMutants(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var e Exercise
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&e); err != nil {
+	if err := decodeStrict(data, &e); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Rel(root, filepath.Dir(path))
@@ -155,10 +182,56 @@ func LoadFile(root, path string) (*Exercise, error) {
 	if e.Kind == "" {
 		e.Kind = Write
 	}
+	if e.Kind == Write && e.ID != "" {
+		mutants := filepath.Join(root, filepath.FromSlash(MutantsFile(e.ID)))
+		data, err := os.ReadFile(mutants)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: %s is missing: a writing exercise needs mutants, the mistakes its tests must catch", path, MutantsFile(e.ID))
+		case err != nil:
+			return nil, err
+		}
+		if err := decodeStrict(data, &e.Mutants); err != nil {
+			return nil, fmt.Errorf("%s: %w", mutants, err)
+		}
+	}
 	if err := e.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &e, nil
+}
+
+// decodeStrict decodes YAML into v, refusing a field v does not have.
+func decodeStrict(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// refuseMutants refuses an exercise.yaml that still lists mutants: they
+// are answers, and belong beside the reference.
+func refuseMutants(data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil // decodeStrict reports it, with the line
+	}
+	fields := doc.Content[0].Content // key, value, key, value, …
+	id := "ID"
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i].Value == "id" && fields[i+1].Value != "" {
+			id = fields[i+1].Value
+		}
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i].Value == "mutants" {
+			return fmt.Errorf("line %d: mutants are answers and are not kept in the exercise's folder: move them to %s, as a list of name, func, edits or body",
+				fields[i].Line, MutantsFile(id))
+		}
+	}
+	return nil
 }
 
 func (e *Exercise) validate() error {
@@ -184,6 +257,9 @@ func (e *Exercise) validate() error {
 			if h.File == "" || h.Func == "" {
 				errs = append(errs, fmt.Errorf("hole %+v: file and func are required", h))
 			}
+			if h.File != "" && path.Ext(h.File) != ".go" {
+				errs = append(errs, fmt.Errorf("hole %s: %s is not a Go file", h.Func, h.File))
+			}
 			if strings.TrimSpace(h.TODO) == "" {
 				errs = append(errs, fmt.Errorf("hole %s: no TODO guidance", h.Func))
 			}
@@ -198,7 +274,18 @@ func (e *Exercise) validate() error {
 		if len(e.Tests.MustFail) == 0 {
 			errs = append(errs, errors.New("tests.must_fail is empty: name the expectation a punched hole must break"))
 		}
+		if len(e.Mutants) == 0 {
+			errs = append(errs, fmt.Errorf("%s lists no mutants: name the mistakes the tests must catch", MutantsFile(e.ID)))
+		}
+		seen := map[string]bool{}
 		for _, m := range e.Mutants {
+			if strings.TrimSpace(m.Name) == "" {
+				errs = append(errs, fmt.Errorf("%s: a mutant without a name: say the mistake it makes", MutantsFile(e.ID)))
+			}
+			if seen[m.Name] {
+				errs = append(errs, fmt.Errorf("two mutants are called %q", m.Name))
+			}
+			seen[m.Name] = true
 			if m.Func == "" && len(e.Holes) > 1 {
 				errs = append(errs, fmt.Errorf("mutant %q: func is required when there are several holes", m.Name))
 			}
@@ -210,8 +297,8 @@ func (e *Exercise) validate() error {
 			}
 		}
 	case Read:
-		if e.Reading == nil || e.Reading.From == "" || e.Reading.To == "" || e.Reading.Answer == "" {
-			errs = append(errs, errors.New("a reading exercise needs reading.from, reading.to and reading.answer"))
+		if e.Reading == nil || e.Reading.From == "" || e.Reading.To == "" || e.Reading.Answer == "" || e.Reading.Scenario == "" {
+			errs = append(errs, errors.New("a reading exercise needs reading.from, reading.to, reading.answer and reading.scenario"))
 		}
 	case Predict:
 		if e.Prediction == nil || e.Prediction.Answer == "" || e.Prediction.Test == "" {

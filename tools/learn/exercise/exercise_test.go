@@ -24,13 +24,36 @@ tests:
 hints: [a nudge, where to look, nearly the answer]
 `
 
+// mutants is a complete solutions/x01/mutants.yaml for complete.
+const mutants = `# Wrong answers.
+- name: adds two instead of doubling
+  edits:
+    - replace: "n * 2"
+      with: "n + 2"
+- name: squares
+  body: "return n * n"
+`
+
 func load(t *testing.T, yaml string) (*Exercise, error) {
 	t.Helper()
+	return loadWithMutants(t, yaml, mutants)
+}
+
+// loadWithMutants loads exercise x01 from yaml, with mutants as its
+// solutions/x01/mutants.yaml (none when mutants is "-").
+func loadWithMutants(t *testing.T, yaml, mutants string) (*Exercise, error) {
+	t.Helper()
 	root := t.TempDir()
-	path := filepath.Join(root, "exercises", "x01", "exercise.yaml")
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o644))
-	return LoadFile(root, path)
+	write := func(rel, content string) {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
+	write("exercises/x01/exercise.yaml", yaml)
+	if mutants != "-" {
+		write("solutions/x01/mutants.yaml", mutants)
+	}
+	return LoadFile(root, filepath.Join(root, "exercises", "x01", "exercise.yaml"))
 }
 
 func TestLoadFileReadsACompleteExercise(t *testing.T) {
@@ -39,6 +62,44 @@ func TestLoadFileReadsACompleteExercise(t *testing.T) {
 	assert.Equal(t, Write, e.Kind, "the default kind")
 	assert.Equal(t, "exercises/x01", e.Dir)
 	assert.Equal(t, []string{"runtime/calc/calc.go"}, e.Files())
+	assert.Equal(t, []Mutant{
+		{Name: "adds two instead of doubling", Edits: []Edit{{Replace: "n * 2", With: "n + 2"}}},
+		{Name: "squares", Body: "return n * n"},
+	}, e.Mutants, "the mutants come from solutions/x01/mutants.yaml")
+}
+
+// The mutants are answers: the exercise's folder, which the learner reads,
+// must not hold them.
+func TestLoadFileRefusesMutantsInTheExercisesFolder(t *testing.T) {
+	_, err := load(t, complete+"mutants:\n  - name: squares\n    body: \"return n * n\"\n")
+	assert.ErrorContains(t, err, "line 12: mutants are answers and are not kept in the exercise's folder: move them to solutions/x01/mutants.yaml")
+}
+
+func TestLoadFileRefusesMissingOrIncompleteMutants(t *testing.T) {
+	tests := []struct {
+		name, mutants, want string
+	}{
+		{"no file", "-", "solutions/x01/mutants.yaml is missing: a writing exercise needs mutants"},
+		{"an empty file", "# none yet\n", "solutions/x01/mutants.yaml lists no mutants"},
+		{"an unknown field", "- name: squares\n  bodies: \"return n * n\"\n", "field bodies not found"},
+		{"edits and a body", "- name: squares\n  body: \"return n * n\"\n  edits: [{replace: n, with: m}]\n", `mutant "squares": give edits or a body, not both`},
+		{"no name", "- body: \"return n * n\"\n", "a mutant without a name"},
+		{"two of one name", "- {name: squares, body: \"return n * n\"}\n- {name: squares, body: \"return n * n * 1\"}\n", `two mutants are called "squares"`},
+		{"another function", "- {name: triples, func: Triple, body: \"return 3 * n\"}\n", `mutant "triples": Triple is not a hole`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadWithMutants(t, complete, tt.mutants)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// A reading exercise has no holes, so no mutants either.
+func TestLoadFileReadsAReadingExerciseWithoutMutants(t *testing.T) {
+	e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: read\nlesson: lessons/a.md\nhints: [a, b, c]\nreading: {from: a.F, to: a.G, answer: answer.txt, scenario: TestRun}\n", "-")
+	require.NoError(t, err)
+	assert.Empty(t, e.Mutants)
 }
 
 func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
@@ -48,11 +109,12 @@ func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 		{"an unknown field", complete + "hint: one\n", "field hint not found"},
 		{"two hints", replace(complete, "[a nudge, where to look, nearly the answer]", "[a nudge, where to look]"), "2 hints; want three"},
 		{"no expectation", replace(complete, "  must_fail:\n    - test: TestDouble\n", "  run: TestDouble\n"), "tests.must_fail is empty"},
+		{"a hole outside Go", replace(complete, "runtime/calc/calc.go", "runtime/calc/mutants.yaml"), "hole Double: runtime/calc/mutants.yaml is not a Go file"},
 		{"a hole without guidance", replace(complete, "    todo: Return twice n.\n", ""), "hole Double: no TODO guidance"},
 		{"two files of one name", replace(complete, "tests:", "  - file: runtime/other/calc.go\n    func: Triple\n    todo: Three times.\ntests:"),
 			"holes in runtime/calc/calc.go and runtime/other/calc.go"},
 		{"a reading exercise without its answer", "id: x01\ntitle: t\nkind: read\nlesson: lessons/a.md\nhints: [a, b, c]\nreading: {from: a.F, to: a.G}\n",
-			"a reading exercise needs reading.from, reading.to and reading.answer"},
+			"a reading exercise needs reading.from, reading.to, reading.answer and reading.scenario"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

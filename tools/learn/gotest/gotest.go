@@ -34,6 +34,17 @@ type Run struct {
 	// FailFast stops at the first failing test (-failfast), for runs that
 	// only ask whether any test fails.
 	FailFast bool
+	// SkipVet leaves out the go vet checks go test runs before the tests
+	// (-vet=off). They look at the test files of the package under test,
+	// which a learner does not edit, and on an empty build cache they cost
+	// a third of the build: the learner's check skips them, while
+	// `make test` and `learn verify` keep them.
+	SkipVet bool
+	// Started, if set, is called once, when go test is done building and
+	// turns to running the tests (it writes {"Action":"start"} then; a
+	// test file go vet refuses still fails after it). It is called on a
+	// goroutine of Execute's, before Execute returns.
+	Started func()
 }
 
 // Test is one test's outcome.
@@ -101,6 +112,9 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	if run.FailFast {
 		args = append(args, "-failfast")
 	}
+	if run.SkipVet {
+		args = append(args, "-vet=off")
+	}
 	timeout := run.Timeout
 	if timeout == 0 {
 		timeout = 2 * time.Minute
@@ -123,13 +137,15 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = run.Root
 	stopWholeRun(cmd)
-	var stdout, stderr bytes.Buffer
+	var stdout startWatcher
+	var stderr bytes.Buffer
+	stdout.started = run.Started
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	result := parse(stdout.Bytes())
+	result := parse(stdout.out.Bytes())
 	result.Elapsed = time.Since(start)
 	if stderr.Len() > 0 {
 		// Build errors come on stderr (and as build-output events in
@@ -145,10 +161,44 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	return result, nil
 }
 
+// startWatcher keeps what go test -json writes, and calls started once,
+// at the event go test writes as it turns from building to running the
+// tests ({"Action":"start",…}). It is an io.Writer only: a bytes.Buffer
+// embedded would lend it ReadFrom, which io.Copy would call instead of
+// Write.
+type startWatcher struct {
+	out     bytes.Buffer
+	started func()
+	seen    bool
+}
+
+// startEvent is how the start event reads in go test -json's output.
+var startEvent = []byte(`"Action":"start"`)
+
+func (w *startWatcher) Write(p []byte) (int, error) {
+	from := max(0, w.out.Len()-len(startEvent)) // the event may span two writes
+	n, err := w.out.Write(p)
+	if !w.seen && w.started != nil && bytes.Contains(w.out.Bytes()[from:], startEvent) {
+		w.seen = true
+		w.started()
+	}
+	return n, err
+}
+
 func parse(out []byte) *Result {
 	r := &Result{}
 	packagePassed := false
 	byName := map[string]*Test{}
+	partial := map[string]string{} // per test, the start of a line whose end has not come yet
+	addLine := func(test, line string) {
+		r.Output = append(r.Output, line)
+		if t := byName[test]; t != nil {
+			t.Output = append(t.Output, line)
+		}
+		if IsCrash(line) {
+			r.Crashed = true
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -168,14 +218,15 @@ func parse(out []byte) *Result {
 				r.Tests = append(r.Tests, t)
 			}
 		case "output":
-			line := strings.TrimRight(e.Output, "\n")
-			r.Output = append(r.Output, line)
-			if t := byName[e.Test]; t != nil {
-				t.Output = append(t.Output, line)
+			// test2json cuts a long line into several events: only the
+			// last one ends with a newline.
+			text := partial[e.Test] + e.Output
+			if !strings.HasSuffix(text, "\n") {
+				partial[e.Test] = text
+				continue
 			}
-			if IsCrash(line) {
-				r.Crashed = true
-			}
+			delete(partial, e.Test)
+			addLine(e.Test, strings.TrimRight(text, "\n"))
 		case "pass", "fail", "skip":
 			if t := byName[e.Test]; t != nil {
 				t.Action = e.Action
@@ -183,6 +234,9 @@ func parse(out []byte) *Result {
 				packagePassed = e.Action == "pass"
 			}
 		}
+	}
+	for test, text := range partial {
+		addLine(test, text)
 	}
 	// A run in which no test passed proves nothing, though go test says
 	// "ok" when the -run pattern matches no test, or every test skips.

@@ -4,8 +4,9 @@
 //
 // # What it reads
 //
-// Every markdown file under lessons/ (in any folder), every exercise's
-// README (exercises/*/README.md) and every solution walkthrough
+// Every markdown file under lessons/ (in any folder), the course map
+// lessons/README.md among them, every exercise's README
+// (exercises/*/README.md) and every solution walkthrough
 // (solutions/*/*.md). Links inside fenced code blocks (``` or ~~~) and
 // inside inline code spans are examples, not links, and are skipped. Links
 // to other sites (https:, mailto:) are not checked.

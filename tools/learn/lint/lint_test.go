@@ -116,6 +116,24 @@ func TestCheckGoFileThatDoesNotParse(t *testing.T) {
 	assert.Equal(t, "runtime/broken/broken.go does not parse: line 3:14: expected ')', found '{'", p.Message)
 }
 
+// The course map, lessons/README.md, is a lesson like any other to Check:
+// a link to a lesson that is only planned is a broken link.
+func TestCheckReadsTheCourseMap(t *testing.T) {
+	root := copyFixture(t)
+	writeFile(t, root, "lessons/README.md", "# The course map\n\n"+
+		"| [01](01-good.md) | available |\n"+
+		"| [01b](01b-coming.md) | coming |\n")
+
+	problems, err := Check(root)
+	require.NoError(t, err)
+
+	p := problemAt(t, problems, "lessons/README.md", 4)
+	assert.Equal(t, "lessons/01b-coming.md does not exist", p.Message)
+	for _, p := range problems {
+		assert.False(t, p.File == "lessons/README.md" && p.Line == 3, "the link to an available lesson resolves: %s", p)
+	}
+}
+
 func TestCheckEmptyRepository(t *testing.T) {
 	problems, err := Check(t.TempDir())
 	require.NoError(t, err)

@@ -30,6 +30,23 @@
 // the steps is what a learner has to get right. FirstDifference finds the
 // first row where two traces part.
 //
+// A run's raw order is not the order to compare: tasks that run side by
+// side interleave differently from one run to the next, and the same
+// wrong answer would part from the reference at another row each time.
+// Canonical puts a trace in an order that depends only on what the
+// program guarantees (the steps of one task attempt in order, one step's
+// events between the same two parties in order, which steps happen and
+// how often), so that `learn check` says the same thing for the same
+// answer, every run. WriteTraces and ReadTraces keep the reference's
+// canonical traces in a file (solutions/ID/traces.txt), so that check
+// need not run the reference again.
+//
+// A prediction (r03) is compared counted: Count folds a trace into its
+// distinct messages, each with how often it happened, in the order they
+// first happened; FirstCountDifference and DescribeCountDifference find
+// and explain the first row where a prediction and a run part, and
+// RenderCounts lays them side by side, hiding what happened after it.
+//
 // # Showing
 //
 // Render lays two traces side by side as plain text, numbered rows with
@@ -51,8 +68,10 @@
 // # Keeping the predict exercise honest
 //
 // VerifyPrediction is what `learn verify` runs for a predict exercise: the
-// reference prediction must match the trace of a real run of the scenario,
-// and must stop matching when any two neighbouring steps are swapped.
+// reference prediction must match the trace of a real run of the
+// scenario, and must stop matching when any two neighbouring messages are
+// swapped, when any count is one off, and when it is the clean table of
+// the submission sequence (CleanSubmission), which anyone can copy.
 //
 // # Why it imports nothing of the runtime
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -163,16 +164,31 @@ func traceEvent(line string) (Event, bool, error) {
 // stepName is how a prediction names a step: m1 … m11.
 var stepName = regexp.MustCompile(`^[mM][0-9]+$`)
 
+// times is how a prediction says how often a message happens: ×N after
+// the receiver, or xN with a space before it ("TaskExecutor ×4",
+// "TaskExecutor x4").
+var times = regexp.MustCompile(`^(.*?)(?:\s*×|\s+[xX])\s*([0-9]+)$`)
+
+// MaxTimes is the largest count a prediction may give a message.
+const MaxTimes = 1000
+
 // ParsePrediction reads a prediction: one message per line, its step and
 // who sends it to whom,
 //
 //	m3 REST → Dispatcher: submitJob, the JobGraph is persisted
 //
 // with -> as well as → between the two names, and ✗ (or -x->) instead for
-// a step that breaks. What follows a ':' after the names is a note for the
-// reader and is kept as the event's Message; '#' starts a comment that runs
-// to the end of the line; blank lines are skipped. Names may contain
-// spaces ("Job Master"); see Same for how they are compared.
+// a step that breaks. A message that happens more than once may be
+// written once with its count after the receiver,
+//
+//	m7 SlotManager → TaskExecutor ×2: one requestSlot per slot
+//
+// (or "x2"), which reads as that many lines; ×0 says that the message
+// never happens, which is what leaving it out says too. What follows a ':'
+// after the names (and the count) is a note for the reader and is kept as
+// the event's Message; '#' starts a comment that runs to the end of the
+// line; blank lines are skipped. Names may contain spaces ("Job Master");
+// see Same for how they are compared.
 //
 // A line that is not of this form is reported in the error with its line
 // number; the lines that are are still returned.
@@ -183,11 +199,12 @@ func ParsePrediction(r io.Reader) ([]Event, error) {
 	)
 	scanner := bufio.NewScanner(r)
 	for n := 1; scanner.Scan(); n++ {
-		e, ok, err := predictionLine(scanner.Text())
-		switch {
-		case err != nil:
+		e, count, err := predictionLine(scanner.Text())
+		if err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", n, err))
-		case ok:
+			continue
+		}
+		for range count {
 			events = append(events, e)
 		}
 	}
@@ -197,16 +214,17 @@ func ParsePrediction(r io.Reader) ([]Event, error) {
 	return events, errors.Join(errs...)
 }
 
-// predictionLine reads one line of a prediction; ok is false for a line
-// with nothing on it but a comment or spaces.
-func predictionLine(line string) (e Event, ok bool, err error) {
+// predictionLine reads one line of a prediction: the message, and how
+// many times it happens, 0 for a line with nothing on it but a comment or
+// spaces.
+func predictionLine(line string) (e Event, count int, err error) {
 	text, _, _ := strings.Cut(line, "#")
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Event{}, false, nil
+		return Event{}, 0, nil
 	}
-	wrong := func(why string) (Event, bool, error) {
-		return Event{}, false, fmt.Errorf("%q: %s; a line reads like \"m3 REST → Dispatcher\"", text, why)
+	wrong := func(why string) (Event, int, error) {
+		return Event{}, 0, fmt.Errorf("%q: %s; a line reads like \"m3 REST → Dispatcher\"", text, why)
 	}
 
 	step, rest := text, ""
@@ -219,11 +237,19 @@ func predictionLine(line string) (e Event, ok bool, err error) {
 	}
 	from, to, failed, found := cutArrow(rest)
 	if !found {
-		return wrong("there is no arrow between the sender and the receiver")
+		return wrong("there is no arrow between the sender and the receiver (✗ marks a message that fails; × is for a count after the receiver)")
 	}
 	to, note, _ := strings.Cut(to, ":")
 	if _, _, _, another := cutArrow(to); another {
 		return wrong("one message per line, with one arrow")
+	}
+	count = 1
+	if m := times.FindStringSubmatch(strings.TrimSpace(to)); m != nil {
+		to = m[1]
+		count, err = strconv.Atoi(m[2])
+		if err != nil || count > MaxTimes {
+			return wrong(fmt.Sprintf("a count is at most %d", MaxTimes))
+		}
 	}
 	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
 	if from == "" || to == "" {
@@ -235,7 +261,7 @@ func predictionLine(line string) (e Event, ok bool, err error) {
 		To:      to,
 		Message: strings.TrimSpace(note),
 		Failed:  failed,
-	}, true, nil
+	}, count, nil
 }
 
 // arrows are the ways a prediction may write what stands between sender

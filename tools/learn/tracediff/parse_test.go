@@ -134,32 +134,52 @@ func checkError(t *testing.T, err error, want string) {
 	}
 }
 
-// The output of real runs of the r03 scenario, with go test -json and with
-// go test -v, read the same.
+// The output of real runs, with go test -json and with go test -v, read
+// the same: a clean submission of one task, and the scenario of r03 (a
+// job that needs one slot more than the cluster has).
 func TestParseTestOutputOfRealRuns(t *testing.T) {
-	want := []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11"}
-	var runs [][]Event
-	for _, name := range []string{"testdata/r03-json.txt", "testdata/r03-v.txt"} {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		events, err := ParseTestOutput(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var got []string
-		for _, e := range events {
-			got = append(got, e.Step)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: steps differ (-want +got):\n%s", name, diff)
-		}
-		runs = append(runs, events)
+	tests := []struct {
+		name  string
+		files [2]string
+		want  []string
+	}{
+		{
+			name:  "a clean submission",
+			files: [2]string{"testdata/clean-submission-json.txt", "testdata/clean-submission-v.txt"},
+			want:  []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11"},
+		},
+		{
+			name:  "r03: one slot too few",
+			files: [2]string{"testdata/r03-json.txt", "testdata/r03-v.txt"},
+			want:  []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m7", "m7", "m7", "m8", "m8", "m8", "m8"},
+		},
 	}
-	if got := FirstDifference(runs[0], runs[1]); got != -1 {
-		t.Errorf("the two runs first differ at row %d, want no difference", got+1)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs [][]Event
+			for _, name := range tt.files {
+				f, err := os.Open(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				events, err := ParseTestOutput(f)
+				f.Close()
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var got []string
+				for _, e := range events {
+					got = append(got, e.Step)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s: steps differ (-want +got):\n%s", name, diff)
+				}
+				runs = append(runs, events)
+			}
+			if got := FirstCountDifference(Count(runs[0]), Count(runs[1])); got != -1 {
+				t.Errorf("the two runs, counted, first differ at row %d, want no difference", got+1)
+			}
+		})
 	}
 }
 
@@ -234,6 +254,50 @@ func TestParsePrediction(t *testing.T) {
 				{Step: "m1", From: "Client", To: "REST"},
 				{Step: "m2", From: "Client", To: "REST", Message: "the run"},
 			},
+		},
+		{
+			name: "a count reads as that many lines",
+			text: "m7 SlotManager → TaskExecutor ×3: one per slot",
+			want: []Event{
+				{Step: "m7", From: "SlotManager", To: "TaskExecutor", Message: "one per slot"},
+				{Step: "m7", From: "SlotManager", To: "TaskExecutor", Message: "one per slot"},
+				{Step: "m7", From: "SlotManager", To: "TaskExecutor", Message: "one per slot"},
+			},
+		},
+		{
+			name: "the ways to write a count",
+			text: "m7 SlotManager → TaskExecutor×2\nm8 TaskExecutor -> JobMaster x 1\nm9 JobMaster ✗ TaskExecutor X1 # fails",
+			want: []Event{
+				{Step: "m7", From: "SlotManager", To: "TaskExecutor"},
+				{Step: "m7", From: "SlotManager", To: "TaskExecutor"},
+				{Step: "m8", From: "TaskExecutor", To: "JobMaster"},
+				{Step: "m9", From: "JobMaster", To: "TaskExecutor", Failed: true},
+			},
+		},
+		{
+			name: "×0: a message that never happens",
+			text: "m8 TaskExecutor → JobMaster\nm9 JobMaster → TaskExecutor ×0: never deployed",
+			want: []Event{{Step: "m8", From: "TaskExecutor", To: "JobMaster"}},
+		},
+		{
+			name: "an x in a name is not a count",
+			text: "m10 TaskExecutor → Box2",
+			want: []Event{{Step: "m10", From: "TaskExecutor", To: "Box2"}},
+		},
+		{
+			name:    "a count too large",
+			text:    "m7 SlotManager → TaskExecutor ×1001",
+			wantErr: "a count is at most 1000",
+		},
+		{
+			name:    "a count without a receiver",
+			text:    "m7 SlotManager → ×2",
+			wantErr: "a message needs a sender and a receiver",
+		},
+		{
+			name:    "× between the names is not an arrow",
+			text:    "m9 JobMaster × TaskExecutor",
+			wantErr: "there is no arrow between the sender and the receiver (✗ marks a message that fails; × is for a count",
 		},
 		{
 			name:    "no step",

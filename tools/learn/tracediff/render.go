@@ -43,6 +43,11 @@ type Options struct {
 	// Color marks the first difference in red and the titles in bold,
 	// with ANSI escapes, for a terminal that shows them.
 	Color bool
+	// HideAfterDifference (RenderCounts) leaves the right column empty
+	// below the first difference, so that a learner who checks a
+	// prediction sees what happened up to the first row they got wrong,
+	// and not the rest of the answer.
+	HideAfterDifference bool
 }
 
 func (o Options) withDefaults() Options {

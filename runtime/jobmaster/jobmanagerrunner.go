@@ -1,11 +1,10 @@
-package entrypoint
+package jobmaster
 
 import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
-	"flinklab/runtime/jobmaster"
 )
 
 // CreateJobManagerRunner creates the JobManagerRunner of one job (Flink's
@@ -22,13 +21,17 @@ import (
 // ResourceManager, its heartbeats and its restart strategy. In Flink,
 // too, the MiniCluster and the ClusterEntrypoint reach this factory
 // through the same DefaultDispatcherResourceManagerComponentFactory.
-func CreateJobManagerRunner(g *jobgraph.JobGraph, cfg jobmaster.Config, deps jobmaster.Deps) (jobmanager.JobManagerRunner, error) {
+//
+// Differs from Flink: the factory lives in org.apache.flink.runtime.dispatcher
+// there. Here it sits next to the JobMaster it creates, so that the
+// MiniCluster need not import the JobManager process's entrypoint.
+func CreateJobManagerRunner(g *jobgraph.JobGraph, cfg Config, deps Deps) (jobmanager.JobManagerRunner, error) {
 	return jobmanager.NewJobMasterServiceLeadershipRunner(jobmanager.RunnerConfig{
 		JobGraph:       g,
 		LeaderElection: deps.HA.JobManagerLeaderElection(g.JobID),
 		JobResultStore: deps.HA.JobResultStore(),
 		JobMasterFactory: func(id api.JobMasterID, onComplete func(*gateway.ArchivedExecutionGraph)) (jobmanager.JobMasterService, error) {
-			return jobmaster.New(cfg, deps, g, id, onComplete)
+			return New(cfg, deps, g, id, onComplete)
 		},
 		Logger: cfg.Logger,
 		Trace:  deps.Trace,

@@ -1,0 +1,496 @@
+package fault
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"flinklab/runtime/logging"
+	"flinklab/runtime/trace"
+)
+
+// Clue describes one log line that proves a failure: the component that
+// writes it (its logger, and so the log it is in) and a pattern its text
+// matches. The pattern is matched against LogRecord.Text, so it may reach
+// into the attributes and the cause printed on the next line ((?s) lets
+// "." cross it).
+type Clue struct {
+	Logger  string
+	Pattern *regexp.Regexp
+	// Optional marks a line that proves the failure when it is there but
+	// whose absence proves nothing: it is written only in some runs (a
+	// timeout that a newer message makes moot, a heartbeat that a faster
+	// failure overtakes).
+	Optional bool
+}
+
+// Process returns the log the line is in.
+func (c Clue) Process() Process { return LogRecord{Logger: c.Logger}.Process() }
+
+// Matches reports whether r is the line c describes.
+func (c Clue) Matches(r LogRecord) bool {
+	return r.Logger == c.Logger && c.Pattern.MatchString(r.Text())
+}
+
+// Evidence is what the logs show when a step breaks in one way (its Kind):
+// the cause in Flink's words, where to look next, and the three to five
+// lines that prove it.
+type Evidence struct {
+	Step trace.Step
+	Kind Kind
+	// Cause says what went wrong, quoting the log lines that show it.
+	Cause string
+	// WhereToLook says which log to open and what to check there.
+	WhereToLook string
+	// Clues describe the lines that prove the cause; Find returns them in
+	// the order the log has them.
+	Clues []Clue
+}
+
+// EvidenceFor returns the evidence of a kind of failure at step, or false
+// for a kind the step does not have. The empty kind asks for what the log
+// shows when it cannot tell the kinds of the step apart; only m8 has that.
+func EvidenceFor(step trace.Step, kind Kind) (Evidence, bool) {
+	e, ok := evidence[kind]
+	if kind == "" {
+		e, ok = evidenceOfAnyKind[step]
+	}
+	if !ok || e.Step != step {
+		return Evidence{}, false
+	}
+	e.Kind = kind
+	e.Clues = slices.Clone(e.Clues)
+	return e, true
+}
+
+// ProvingLine is one log line that proves a diagnosis: the record, where
+// it is in the records it was found in, and the clue it matched.
+type ProvingLine struct {
+	Index  int
+	Record LogRecord
+	Clue   Clue
+}
+
+// Find picks the lines that prove e from a log's records: for each clue,
+// in order, the earliest record it matches that no clue before it took.
+// It returns them in log order, and reports whether every clue that is not
+// optional found its line. The records are one cluster's log, oldest
+// first; a log of many jobs should be cut to the story of one.
+func (e Evidence) Find(records []LogRecord) ([]ProvingLine, bool) {
+	taken := make(map[int]bool)
+	var lines []ProvingLine
+	complete := true
+	for _, clue := range e.Clues {
+		found := false
+		for i, r := range records {
+			if !taken[i] && clue.Matches(r) {
+				taken[i] = true
+				lines = append(lines, ProvingLine{Index: i, Record: r, Clue: clue})
+				found = true
+				break
+			}
+		}
+		if !found && !clue.Optional {
+			complete = false
+		}
+	}
+	slices.SortFunc(lines, func(a, b ProvingLine) int { return a.Index - b.Index })
+	return lines, complete
+}
+
+// maxExcerpt is how long a quoted line may get, in characters, before
+// words are left out of it.
+const maxExcerpt = 220
+
+// String prints the line as the log has it, labelled with the log it is
+// in, shortened to be read at a glance: a deep file path keeps only its
+// last element, and a line that is still too long loses whole words (never
+// part of an ID) but keeps the text the clue's groups matched (the whole
+// match for a pattern without groups), as much of its start as fits, and
+// the words around the kept text. The lines after the first (a cause, the
+// rest of a block) are quoted, each on a line of its own, when they hold
+// kept text:
+//
+//	JobManager   10:16:01,887 INFO  ExecutionGraph [] - counter -> Sink: … switched from DEPLOYING to FAILED on taskexecutor-0 @ …
+//	             Cannot deploy task counter -> Sink: collect-sink (1/2) (…) - TaskManager (…) not responding after a rpcTimeout of 1s: …
+func (p ProvingLine) String() string {
+	r := p.Record
+	text := shortenPaths(r.Text())
+	var keep [][2]int // the spans of text a shortened line keeps
+	if loc := p.Clue.Pattern.FindStringSubmatchIndex(text); loc != nil {
+		for g := 2; g+1 < len(loc); g += 2 {
+			if loc[g] >= 0 {
+				keep = append(keep, [2]int{loc[g], loc[g+1]})
+			}
+		}
+		if len(keep) == 0 {
+			keep = [][2]int{{loc[0], loc[1]}}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %s %-5s %s [] - ", r.Process(), r.Time.Format("15:04:05,000"), logging.LevelName(r.Level), r.Logger)
+	start := 0
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " \t")
+		from := start + len(line) - len(trimmed)
+		start += len(line) + 1
+		var spans [][2]int // the kept spans on this line
+		for _, k := range keep {
+			if lo, hi := max(k[0], from), min(k[1], from+len(trimmed)); lo < hi {
+				spans = append(spans, [2]int{lo - from, hi - from})
+			}
+		}
+		switch {
+		case i == 0:
+			b.WriteString(excerpt(trimmed, spans, maxExcerpt))
+		case len(spans) > 0:
+			b.WriteString("\n" + strings.Repeat(" ", 13) + excerpt(trimmed, spans, maxExcerpt))
+		}
+	}
+	return b.String()
+}
+
+// deepPath is an absolute file path four directories deep or more, as the
+// temporary directories of a cluster are: only its last element says
+// anything to a reader.
+var deepPath = regexp.MustCompile(`(^|[\s\[(=])/(?:[^/\s\[\]()]+/){3,}([^/\s\[\]()]+)`)
+
+func shortenPaths(s string) string { return deepPath.ReplaceAllString(s, "${1}…/${2}") }
+
+// excerpt shortens line to about limit characters by leaving out whole
+// words, each gap shown as "…". It keeps the words that overlap spans;
+// then, while they fit, the words from the start of the line, the words
+// after each kept span and the words before it.
+func excerpt(line string, spans [][2]int, limit int) string {
+	if utf8.RuneCountInString(line) <= limit {
+		return line
+	}
+	words := strings.Split(line, " ")
+	keep := make([]bool, len(words))
+	budget := limit
+	for i, pos := 0, 0; i < len(words); i++ {
+		end := pos + len(words[i])
+		for _, s := range spans {
+			if end > s[0] && pos < s[1] {
+				keep[i] = true
+			}
+		}
+		if keep[i] {
+			budget -= utf8.RuneCountInString(words[i]) + 1
+		}
+		pos = end + 1
+	}
+	// take keeps word i if it fits, and says whether to go on.
+	take := func(i int) bool {
+		if keep[i] {
+			return true
+		}
+		n := utf8.RuneCountInString(words[i]) + 1
+		if n > budget {
+			return false
+		}
+		keep[i] = true
+		budget -= n
+		return true
+	}
+	var starts, ends []int // the first and last word of each run of kept words
+	for i := range words {
+		if keep[i] && (i == 0 || !keep[i-1]) {
+			starts = append(starts, i)
+		}
+		if keep[i] && (i == len(words)-1 || !keep[i+1]) {
+			ends = append(ends, i)
+		}
+	}
+	for i := 0; i < len(words) && take(i); i++ {
+	}
+	for _, end := range ends {
+		for i := end + 1; i < len(words) && take(i); i++ {
+		}
+	}
+	for _, start := range starts {
+		for i := start - 1; i >= 0 && take(i); i-- {
+		}
+	}
+	var b strings.Builder
+	gap := false
+	for i, w := range words {
+		if !keep[i] {
+			gap = true
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if gap {
+			b.WriteString("… ")
+		}
+		gap = false
+		b.WriteString(w)
+	}
+	if gap {
+		b.WriteString(" …")
+	}
+	return b.String()
+}
+
+// clue is a Clue whose pattern is compiled here.
+func clue(logger, pattern string) Clue {
+	return Clue{Logger: logger, Pattern: regexp.MustCompile(pattern)}
+}
+
+// optional is a Clue that only some runs write.
+func optional(logger, pattern string) Clue {
+	c := clue(logger, pattern)
+	c.Optional = true
+	return c
+}
+
+// evidence is, for each kind of fault, what the cluster's logs show when it
+// happens: the cause, where to look, and the lines that prove it, each a
+// component's logger and a pattern of Flink's phrases; the groups of a
+// pattern are what a shortened line keeps. The FaultInjector's own lines
+// are never evidence: a real cluster does not write them. A log-detective
+// drill asks the learner to find these lines.
+var evidence = map[Kind]Evidence{
+	UploadRejected: {
+		Step: trace.M1,
+		Cause: `the REST endpoint was up but could not move the uploaded jar into its upload directory ` +
+			`("Could not move uploaded jar file … to …") and answered 500 Internal server error; ` +
+			`no jar was stored and no job exists`,
+		WhereToLook: `the JobManager log: the upload directory that "Web frontend listening at" names (jarDir, ` +
+			`web.upload.dir): is it there, writable, not full? Then the cause after "Could not move uploaded jar file"`,
+		Clues: []Clue{
+			clue("DispatcherRestEndpoint", `^Rest endpoint listening at `),
+			clue("DispatcherRestEndpoint", `^Web frontend listening at `),
+			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) request=POST /jars/upload\n(Could not move uploaded jar file .*)`),
+		},
+	},
+	MalformedRunRequest: {
+		Step: trace.M2,
+		Cause: `the run request's body did not parse, so JarRunHandler refused it with 400 Bad Request ` +
+			`("Request did not match expected format JarRunRequestBody."); the jar was uploaded, but no job was ` +
+			`created and the Dispatcher never heard of one`,
+		WhereToLook: `the client that sent POST /jars/{jarid}/run: the errors of the 400 answer name what could not ` +
+			`be parsed, and the JobManager log repeats them after "Exception occurred in REST handler:"`,
+		Clues: []Clue{
+			clue("DispatcherRestEndpoint", `^Rest endpoint listening at `),
+			clue("DispatcherRestEndpoint", `^Uploaded jar `),
+			clue("DispatcherRestEndpoint", `^Exception occurred in REST handler: Request did not match expected format `),
+		},
+	},
+	InvalidJobGraph: {
+		Step: trace.M3,
+		Cause: `the Dispatcher received the JobGraph ("Received JobGraph submission") and refused it before ` +
+			`"Submitting job": JobSubmissionException: The JobGraph is invalid.; nothing was persisted and no ` +
+			`JobMaster was started`,
+		WhereToLook: `the Dispatcher's checks in submitJob and the JobGraph the client built (its vertices, their ` +
+			`parallelism and invokable classes); the REST answer carries the same JobSubmissionException`,
+		Clues: []Clue{
+			clue("DispatcherRestEndpoint", `^Uploaded jar `),
+			clue("StandaloneDispatcher", `^Received JobGraph submission `),
+			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) .*\n(.*: JobSubmissionException: The JobGraph is invalid\..*)`),
+		},
+	},
+	DuplicateJobID: {
+		Step: trace.M3,
+		Cause: `the Dispatcher received the JobGraph ("Received JobGraph submission") and refused it as a ` +
+			`duplicate: DuplicateJobSubmissionException: Job has already been submitted. A job with this JobID ` +
+			`is running, or its result is in the JobResultStore; nothing was persisted`,
+		WhereToLook: `the JobID the client submitted: a client that sets a fixed JobID (application mode with HA ` +
+			`does) or submits again after a timeout; then the Dispatcher's running jobs and the JobResultStore`,
+		Clues: []Clue{
+			clue("DispatcherRestEndpoint", `^Uploaded jar `),
+			clue("StandaloneDispatcher", `^Received JobGraph submission `),
+			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) .*\n(.*DuplicateJobSubmissionException: Job has already been submitted\..*)`),
+		},
+	},
+	JobMasterStartFailure: {
+		Step: trace.M4,
+		Cause: `the JobMaster failed while it started, after its ExecutionGraph was built: ` +
+			`JobInitializationException: Could not start the JobMaster.; the job went to FAILED during ` +
+			`initialization, with no restart, although its submission had been acknowledged`,
+		WhereToLook: `the JobManager log: the cause under "Could not start the JobMaster", which is what the ` +
+			`JobMaster could not build or start (in Flink often a class missing from the jar, a vertex without ` +
+			`an invokable class, a bad restart-strategy option); read the cause, not the wrapper`,
+		Clues: []Clue{
+			clue("JobMasterServiceLeadershipRunner", `was granted leadership with leader id .*Creating new JobMasterServiceProcess\.`),
+			clue("JobMaster", `^Created execution graph `),
+			clue("JobMasterServiceLeadershipRunner", `(?s)^(Could not start the JobMaster for job .*)`),
+			optional("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(JobInitializationException: Could not start the JobMaster\..*)`),
+		},
+	},
+	ResourceManagerUnreachable: {
+		Step: trace.M5,
+		Cause: `the JobMaster's first registerJobMaster call got no answer within the registration timeout ` +
+			`(cluster.registration.initial-timeout, 100 ms): the ResourceManager logged "Registering job manager" ` +
+			`only that much later, when the retrying registration tried again with double the timeout, and then ` +
+			`"JobManager successfully registered at ResourceManager"`,
+		WhereToLook: `the JobManager log between "Resolved ResourceManager address, beginning registration" and ` +
+			`"Registering job manager": the attempts themselves are DEBUG lines ("Registration at ResourceManager ` +
+			`attempt N"). If "successfully registered" never comes, check that the ResourceManager is up and is ` +
+			`the leader the JobMaster's leader retrieval points at`,
+		Clues: []Clue{
+			clue("JobMaster", `^Connecting to ResourceManager `),
+			clue("JobMaster", `^Resolved ResourceManager address, beginning registration`),
+			clue("StandaloneResourceManager", `^Registering job manager \S+ for job `),
+			clue("JobMaster", `^JobManager successfully registered at ResourceManager`),
+		},
+	},
+	ResourceDeclarationLost: {
+		Step: trace.M6,
+		Cause: `the JobMaster's declareRequiredResources got no answer within the RPC timeout ` +
+			`("Failed to declare resource requirements of job …", an rpc timeout); its slot pool declared again, ` +
+			`and the SlotManager "Received resource requirements" one RPC timeout late`,
+		WhereToLook: `the JobManager log: the JobMaster's "Failed to declare resource requirements" warnings and ` +
+			`their causes, then the SlotManager's "Received resource requirements from job". An answer "Could not ` +
+			`find registered job manager for job" means the registration (m5) was lost; one about the job ` +
+			`leader's id, a stale JobMaster`,
+		Clues: []Clue{
+			clue("JobMaster", `^JobManager successfully registered at ResourceManager`),
+			clue("JobMaster", `(?s)^(Failed to declare resource requirements of job .*)`),
+			clue("FineGrainedSlotManager", `^Received resource requirements from job `),
+		},
+	},
+	NoMatchingSlot: {
+		Step: trace.M7,
+		Cause: `the SlotManager listed free slots under "Current resources" ("Available: … free slot(s)") but ` +
+			`matched none of them to the job's requirement; after the start-up period it gave up ("Could not ` +
+			`fulfill resource requirements of job …"), and the JobMaster's slot pool failed its slot requests: ` +
+			`NoResourceAvailableException: Could not acquire the minimum required resources.`,
+		WhereToLook: `the SlotManager's "Matching resource requirements against available resources" block in the ` +
+			`JobManager log: the job's ResourceRequirement under "Missing resources" against each TaskManager ` +
+			`under "Current resources". Free slots left untaken mean the requirement fits none of them (its ` +
+			`ResourceProfile, a blocked TaskManager); no free slots at all, too few TaskManagers (in active ` +
+			`mode: did the workers the ResourceManager asked for start?)`,
+		Clues: []Clue{
+			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.).*\n\s*(TaskManager \S+)\n\s*(Available: [1-9]\d* free slot\(s\))`),
+			clue("FineGrainedSlotManager", `^Could not fulfill resource requirements of job `),
+			clue("DeclarativeSlotPoolBridge", `^Could not acquire the minimum required resources, failing slot requests\.`),
+			clue("ExecutionGraph", `(?s)(switched from SCHEDULED to FAILED on \(unassigned\)\.)\n(NoResourceAvailableException: Could not acquire the minimum required resources\.)`),
+		},
+	},
+	SlotOfferRejected: {
+		Step: trace.M8,
+		Cause: `the JobMaster accepted none of the slots the TaskExecutor offered ("Offer reserved slots to the ` +
+			`leader of job …"): the TaskExecutor freed the rejected slot before it was ever ACTIVE ("Free slot ` +
+			`TaskSlot(… state:ALLOCATED …)"), the ResourceManager saw it free again ("Freeing slot") and the ` +
+			`SlotManager matched the job's requirements anew`,
+		WhereToLook: `the TaskManager log for the offer and the freed slot, then the JobManager log: did the slot ` +
+			`pool still need the slot, and what did the SlotManager's next "Matching resource requirements" block ` +
+			`do? An "Unknown TaskManager" error means the TaskManager's registration at the JobMaster was lost`,
+		Clues: []Clue{
+			clue("TaskExecutor", `^Offer reserved slots to the leader of job `),
+			clue("TaskSlotTableImpl", `^Free slot TaskSlot\(index:\d+, state:ALLOCATED,`),
+			clue("DefaultSlotStatusSyncer", `^Freeing slot `),
+		},
+	},
+	SlotOfferTimeout: {
+		Step: trace.M8,
+		Cause: `the JobMaster did not answer the TaskExecutor's offerSlots ("Offer reserved slots to the leader ` +
+			`of job …"): after the RPC timeout the TaskExecutor logged "Slot offering to JobManager did not ` +
+			`finish in time. Retrying the slot offering.", offered its reserved slots again, and the JobMaster ` +
+			`took them ("Activate slot")`,
+		WhereToLook: `the TaskManager log: repeated "Offer reserved slots" and "Retrying the slot offering" lines. ` +
+			`Many of them point at a JobMaster whose main thread is too busy to answer, or at the network ` +
+			`between the TaskManager and the JobManager`,
+		Clues: []Clue{
+			clue("TaskExecutor", `^Offer reserved slots to the leader of job `),
+			clue("TaskExecutor", `^Slot offering to JobManager did not finish in time\. Retrying the slot offering\.`),
+			clue("TaskExecutor", `^Offer reserved slots to the leader of job `),
+			clue("TaskSlotTableImpl", `^Activate slot `),
+		},
+	},
+	TaskExecutorDies: {
+		Step: trace.M9,
+		Cause: `the TaskManager was lost between offering its slots and receiving its tasks: their deployment ` +
+			`"switched from DEPLOYING to FAILED", because submitTask got no answer ("Cannot deploy task … not ` +
+			`responding after a rpcTimeout of …") or because the JobMaster stopped hearing from the TaskManager ` +
+			`first ("Heartbeat of TaskManager with id … timed out."), as the ResourceManager did ("The heartbeat ` +
+			`of TaskManager with id … timed out."); the job restarted its tasks`,
+		WhereToLook: `the JobManager log: the cause under "switched from DEPLOYING to FAILED" and the heartbeat ` +
+			`timeouts name the lost TaskManager. Then that TaskManager: its last log lines, the kernel's OOM ` +
+			`killer, the exit reason of its pod or container`,
+		Clues: []Clue{
+			clue("ExecutionGraph", `^(Deploying) .* (to \S+) @ `),
+			optional("StandaloneResourceManager", `^The heartbeat of TaskManager with id \S+ timed out\.`),
+			optional("JobMaster", `^Heartbeat of TaskManager with id \S+ timed out\.`),
+			clue("ExecutionGraph", `(?s)(switched from DEPLOYING to FAILED on \S+) .*\n(?:(Cannot deploy task) .*(not responding after a rpcTimeout of \S+)|(.*Heartbeat of TaskManager with id \S+ timed out\.))`),
+			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
+		},
+	},
+	BlobUnavailable: {
+		Step: trace.M10,
+		Cause: `the TaskManager's BLOB cache could not get the job's jar from the BlobServer: every download ` +
+			`attempt failed ("Failed to fetch BLOB … Retrying...") with "GET operation failed: Local file for ` +
+			`BLOB … does not exist and failed to copy from blob store", and after blob.fetch.retries ("No retries ` +
+			`left.") the task failed while DEPLOYING and the job restarted`,
+		WhereToLook: `the TaskManager log for "Failed to fetch BLOB" and the error after "Retrying..."; then the ` +
+			`BlobServer on the JobManager: its storage directory, and with HA the HA blob store it copies from; ` +
+			`its port (blob.server.port) must be reachable from the TaskManagers`,
+		Clues: []Clue{
+			clue("PermanentBlobCache", `(?s)^(Failed to fetch BLOB) .* (Retrying\.\.\. error=GET operation failed): .*?(does not exist)`),
+			clue("Task", `(?s)(switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB) .*(No retries left\.)`),
+			clue("ExecutionGraph", `(?s)(switched from DEPLOYING to FAILED on \S+) .*\n(Failed to fetch BLOB) .*(No retries left\.)`),
+			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
+		},
+	},
+	JarCorrupted: {
+		Step: trace.M10,
+		Cause: `the jar reached the TaskManager damaged: on every download attempt ("Failed to fetch BLOB … ` +
+			`Retrying...") its bytes did not match the checksum in its BLOB key ("BLOB checksum mismatch"; Flink ` +
+			`says "Detected data corruption during transfer"), and after blob.fetch.retries ("No retries left.") ` +
+			`the task failed while DEPLOYING and the job restarted`,
+		WhereToLook: `the TaskManager log: the error after "Retrying..." of each "Failed to fetch BLOB" line. A ` +
+			`checksum mismatch on every attempt points at the bytes the BlobServer sends (its stored file, ` +
+			`damaged on disk) or at something between it and the TaskManager, not at the job`,
+		Clues: []Clue{
+			clue("PermanentBlobCache", `(?s)^(Failed to fetch BLOB) .* (Retrying\.\.\. error=BLOB checksum mismatch)`),
+			clue("Task", `(?s)(switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB) .*(No retries left\.)`),
+			clue("ExecutionGraph", `(?s)(switched from DEPLOYING to FAILED on \S+) .*\n(Failed to fetch BLOB) .*(No retries left\.)`),
+			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
+		},
+	},
+	OperatorOpenThrows: {
+		Step: trace.M11,
+		Cause: `an operator's open() threw while its task was INITIALIZING: the task "switched from ` +
+			`INITIALIZING to FAILED" with the operator's exception as its failure cause, the TaskExecutor ` +
+			`reported it to the JobMaster, and the job restarted its tasks by its restart strategy`,
+		WhereToLook: `the TaskManager log's "switched from INITIALIZING to FAILED with failure cause:" line: the ` +
+			`cause is the operator's own exception; the JobManager's copy says which TaskManager ran the task. ` +
+			`RUNNING → FAILED would mean user code failed later, while processing records`,
+		Clues: []Clue{
+			clue("Task", `(switched from INITIALIZING to FAILED with failure cause: .*)`),
+			clue("TaskExecutor", `^Un-registering task and sending final execution state FAILED to JobManager for task `),
+			clue("ExecutionGraph", `switched from INITIALIZING to FAILED on `),
+			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
+			clue("ExecutionGraph", `^Job .* switched from state RUNNING to RESTARTING\.`),
+		},
+	},
+}
+
+// evidenceOfAnyKind is, for a step whose kinds of failure can leave the
+// same lines in the log, what the log shows when it cannot tell them
+// apart.
+var evidenceOfAnyKind = map[trace.Step]Evidence{
+	// A TaskExecutor that offers again before the JobMaster answered (a
+	// second slot of the job arrived) discards the answer to the first
+	// offer, a rejection or none, at DEBUG, as Flink's does.
+	trace.M8: {
+		Step: trace.M8,
+		Cause: `the TaskExecutor offered its slots ("Offer reserved slots to the leader of job …") and, before ` +
+			`the JobMaster's answer came, offered them again with a newer offer, which the JobMaster accepted ` +
+			`("Activate slot"); the answer to the first offer, a rejection or none, was discarded because a ` +
+			`newer offer for the job existed`,
+		WhereToLook: `the TaskManager log for the offers and what became of each slot (ACTIVE, or freed), then ` +
+			`the JobManager log for the slot pool's answer; repeated offers without "Activate slot" point at the ` +
+			`JobMaster`,
+		Clues: []Clue{
+			clue("TaskExecutor", `^Offer reserved slots to the leader of job `),
+			clue("TaskExecutor", `^Offer reserved slots to the leader of job `),
+			clue("TaskSlotTableImpl", `^Activate slot `),
+		},
+	},
+}

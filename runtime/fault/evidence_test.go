@@ -1,0 +1,228 @@
+package fault_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/fault"
+	"flinklab/runtime/logging"
+	"flinklab/runtime/trace"
+)
+
+func TestEveryKindOfFaultHasEvidence(t *testing.T) {
+	for _, step := range fault.Steps() {
+		for _, kind := range fault.Kinds(step) {
+			e, ok := fault.EvidenceFor(step, kind)
+			require.True(t, ok, "%s:%s", step, kind)
+			assert.Equal(t, step, e.Step)
+			assert.Equal(t, kind, e.Kind)
+			assertEvidence(t, e)
+		}
+		_, ok := fault.EvidenceFor(step, "no-such-kind")
+		assert.False(t, ok)
+	}
+	_, ok := fault.EvidenceFor(trace.M9, fault.JarCorrupted)
+	assert.False(t, ok, "a kind of another step")
+
+	anyKind, ok := fault.EvidenceFor(trace.M8, "")
+	require.True(t, ok, "m8's kinds can leave the same lines")
+	assert.Equal(t, fault.Kind(""), anyKind.Kind)
+	assertEvidence(t, anyKind)
+	_, ok = fault.EvidenceFor(trace.M10, "")
+	assert.False(t, ok, "the log always tells m10's kinds apart")
+}
+
+// assertEvidence checks what a diagnosis prints of e: a cause, where to
+// look, and three to five lines of Flink's, never the injector's own.
+func assertEvidence(t *testing.T, e fault.Evidence) {
+	t.Helper()
+	assert.NotEmpty(t, e.Cause)
+	assert.NotEmpty(t, e.WhereToLook)
+	required := 0
+	for _, c := range e.Clues {
+		assert.NotEmpty(t, c.Logger)
+		assert.NotEqual(t, "FaultInjector", c.Logger, "a real cluster does not write the injector's lines")
+		if !c.Optional {
+			required++
+		}
+	}
+	assert.GreaterOrEqual(t, required, 3, "%s:%s proves its cause with at least three lines", e.Step, e.Kind)
+	assert.LessOrEqual(t, len(e.Clues), 5, "%s:%s quotes at most five lines", e.Step, e.Kind)
+}
+
+// A capture keeps what the log prints: each record's String is its printed
+// line without the date, and its Process names the log it belongs to.
+func TestALogCaptureKeepsTheRecordsAsTheLogPrintsThem(t *testing.T) {
+	var printed bytes.Buffer
+	captured := fault.NewLogCapture(slog.LevelInfo)
+	logger := slog.New(slog.NewMultiHandler(logging.NewHandler(&printed, slog.LevelInfo), captured))
+
+	logger.With("logger", "PermanentBlobCache").Error("Failed to fetch BLOB j/p-1 from in-process. Retrying...",
+		"error", "BLOB checksum mismatch")
+	logger.With("logger", "ExecutionGraph").Info("Source (1/2)#0 (a_b_0_0) switched from DEPLOYING to FAILED on tm-0.",
+		"cause", errors.New("Failed to fetch BLOB j/p-1. No retries left.").Error())
+	logger.With("logger", "StreamTask", "task", "Source (1/2)#0").Info("an operator's line")
+	logger.With("logger", "TaskExecutor").Debug("not kept below INFO")
+
+	records := captured.Records()
+	require.Len(t, records, 3)
+	lines := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d `).ReplaceAllString(printed.String(), "")
+	var again strings.Builder
+	for _, r := range records {
+		again.WriteString(r.String() + "\n")
+	}
+	assert.Equal(t, lines, again.String())
+	assert.Equal(t, "BLOB checksum mismatch", records[0].Attrs[0].Value.String())
+	assert.Equal(t, []fault.Process{fault.TaskManagerLog, fault.JobManagerLog, fault.TaskManagerLog},
+		[]fault.Process{records[0].Process(), records[1].Process(), records[2].Process()},
+		"the BLOB cache and a task's operators write to the TaskManager's log")
+}
+
+func TestALogCaptureIsSafeForConcurrentUse(t *testing.T) {
+	captured := fault.NewLogCapture(slog.LevelInfo)
+	logger := slog.New(captured).With("logger", "Task")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				logger.Info("switched from CREATED to DEPLOYING.")
+			}
+		})
+	}
+	wg.Wait()
+	assert.Len(t, captured.Records(), 400)
+}
+
+// record is a log record at second s of a run.
+func record(s int, level slog.Level, logger, message string, attrs ...slog.Attr) fault.LogRecord {
+	return fault.LogRecord{Time: time.Date(2026, 12, 1, 10, 0, s, 0, time.UTC), Level: level,
+		Logger: logger, Message: message, Attrs: attrs}
+}
+
+func TestFindPicksEachClueItsEarliestLineAndReturnsThemInLogOrder(t *testing.T) {
+	e := fault.Evidence{Clues: []fault.Clue{
+		{Logger: "TaskSlotTableImpl", Pattern: regexp.MustCompile(`^Activate slot `)},
+		{Logger: "TaskExecutor", Pattern: regexp.MustCompile(`^Offer reserved slots `)},
+		{Logger: "TaskExecutor", Pattern: regexp.MustCompile(`^Offer reserved slots `)},
+		{Logger: "TaskExecutor", Pattern: regexp.MustCompile(`did not finish in time`), Optional: true},
+	}}
+	records := []fault.LogRecord{
+		record(0, slog.LevelInfo, "JobMaster", "Offer reserved slots to the leader of job j."), // another logger
+		record(1, slog.LevelInfo, "TaskExecutor", "Offer reserved slots to the leader of job j."),
+		record(2, slog.LevelInfo, "TaskExecutor", "Offer reserved slots to the leader of job j."),
+		record(3, slog.LevelInfo, "TaskSlotTableImpl", "Activate slot a."),
+		record(4, slog.LevelInfo, "TaskExecutor", "Offer reserved slots to the leader of job j."),
+	}
+	lines, ok := e.Find(records)
+	require.True(t, ok, "the optional line may be missing")
+	var indexes []int
+	for _, l := range lines {
+		indexes = append(indexes, l.Index)
+	}
+	assert.Equal(t, []int{1, 2, 3}, indexes, "two offers, the first two, and the activation, in log order")
+
+	_, ok = e.Find(records[:3])
+	assert.False(t, ok, "without the activation the evidence is incomplete")
+}
+
+// The lines of a real run of m10:jar-corrupted, shortened.
+func jarCorruptedLog() []fault.LogRecord {
+	const job, key = "48d541a3a8411844cdea0d0bd7a4c97b", "p-f91a551baf4ba99226fba2606c4527d3215529fc0696b990cc6799c4a28f1808"
+	const attempt = "a49e9ec831b3d47be79859e45193bbba_2612910530efae67cdc7466bff7c91bd_0_0"
+	fetch := "Failed to fetch BLOB " + job + "/" + key + " from in-process and store it under " +
+		"/tmp/flinklab-demo-1/cluster/taskexecutor-0/blobcache/job_" + job + "/blob_" + key
+	return []fault.LogRecord{
+		record(1, slog.LevelWarn, "FaultInjector", "Injecting fault jar-corrupted at step m10 for job "+job+"."),
+		record(1, slog.LevelError, "PermanentBlobCache", fetch+" Retrying...", slog.String("error",
+			"BLOB checksum mismatch (SHA-256): expected "+key+", actual p-d317117342f34ae7498797d76616239f94f70e2c590462dacc9ab93377cd2b7d")),
+		record(1, slog.LevelWarn, "Task", "Source: file-input -> tokenizer (1/2)#0 ("+attempt+") switched from DEPLOYING to FAILED with failure cause: "+fetch+" No retries left."),
+		record(1, slog.LevelInfo, "ExecutionGraph", "Source: file-input -> tokenizer (1/2)#0 ("+attempt+") switched from DEPLOYING to FAILED on taskexecutor-0 @ pekko://flink/user/rpc/taskmanager_taskexecutor-0.",
+			slog.String("cause", fetch+" No retries left.")),
+		record(1, slog.LevelInfo, "DefaultScheduler", "4 tasks will be restarted to recover the failed task "+attempt+"."),
+	}
+}
+
+func TestExplainNamesTheKindOfFailureTheLogShows(t *testing.T) {
+	d, ok := fault.Diagnose([]trace.Event{{Step: trace.M10, From: "TaskExecutor", To: "BlobServer", Message: "Failed to fetch BLOB p-1", Failed: true}})
+	require.True(t, ok)
+	assert.Empty(t, d.Kind, "the trace alone does not tell")
+
+	log := jarCorruptedLog()
+	explained := fault.Explain(d, log)
+	assert.Equal(t, fault.JarCorrupted, explained.Kind)
+	assert.Contains(t, explained.Cause, "checksum")
+	require.Len(t, explained.Proof, 4)
+	assert.Equal(t, 1, explained.Proof[0].Index, "the injector's line proves nothing")
+
+	// The same run, but the file was missing.
+	missing := strings.NewReplacer("BLOB checksum mismatch (SHA-256): expected", "GET operation failed: Local file for BLOB",
+		", actual", " does not exist and failed to copy from blob store:")
+	log[1].Attrs = []slog.Attr{slog.String("error", missing.Replace(log[1].Attrs[0].Value.String()))}
+	explained = fault.Explain(d, log)
+	assert.Equal(t, fault.BlobUnavailable, explained.Kind)
+	assert.Contains(t, explained.Cause, "does not exist")
+
+	unexplained := fault.Explain(d, log[:1])
+	assert.Equal(t, d, unexplained, "a log that proves no kind leaves the diagnosis as it was")
+}
+
+func TestExplainSaysWhatTheLogShowsWhenItCannotTellTheKindsApart(t *testing.T) {
+	d, ok := fault.Diagnose([]trace.Event{{Step: trace.M8, From: "TaskExecutor", To: "JobMaster", Message: "offerSlots", Failed: true}})
+	require.True(t, ok)
+	superseded := []fault.LogRecord{
+		record(1, slog.LevelInfo, "TaskExecutor", "Offer reserved slots to the leader of job j."),
+		record(1, slog.LevelInfo, "TaskExecutor", "Offer reserved slots to the leader of job j."),
+		record(1, slog.LevelInfo, "TaskSlotTableImpl", "Activate slot a."),
+	}
+	explained := fault.Explain(d, superseded)
+	assert.Empty(t, explained.Kind, "a rejection and no answer look alike once a newer offer replaced the first")
+	anyKind, _ := fault.EvidenceFor(trace.M8, "")
+	assert.Equal(t, anyKind.Cause, explained.Cause)
+	assert.Len(t, explained.Proof, 3)
+
+	rejected := append(superseded[:1:1],
+		record(1, slog.LevelInfo, "TaskSlotTableImpl", "Free slot TaskSlot(index:1, state:ALLOCATED, resource profile: ResourceProfile{UNKNOWN}, allocationId: a, jobId: j)."),
+		record(1, slog.LevelInfo, "DefaultSlotStatusSyncer", "Freeing slot a."))
+	assert.Equal(t, fault.SlotOfferRejected, fault.Explain(d, rejected).Kind)
+}
+
+// A quoted line is shortened, but never inside an ID, never losing what
+// the clue matched, and never adding a word the log does not have.
+func TestAProvingLineIsShortenedButKeepsItsIDsAndWhatItProves(t *testing.T) {
+	log := jarCorruptedLog()
+	e, _ := fault.EvidenceFor(trace.M10, fault.JarCorrupted)
+	lines, ok := e.Find(log)
+	require.True(t, ok)
+	for _, line := range lines {
+		printed := line.String()
+		t.Log(printed)
+		header, quoted, _ := strings.Cut(printed, " [] - ")
+		assert.Regexp(t, `^(JobManager |TaskManager) +10:00:01,000 [A-Z]+ +`+line.Record.Logger+`$`, header)
+		for i, q := range strings.Split(quoted, "\n") {
+			assert.LessOrEqual(t, len([]rune(strings.TrimSpace(q))), 222, "line %d of %s", i, printed)
+			for _, fragment := range strings.Split(q, "…") {
+				assert.Contains(t, line.Record.Text(), strings.TrimSpace(fragment))
+			}
+		}
+		assert.NotContains(t, printed, "/tmp/", "a deep path keeps its last element only")
+		for _, id := range regexp.MustCompile(`[0-9a-f]{20,}`).FindAllString(printed, -1) {
+			assert.Regexp(t, `(^|[^0-9a-f])`+id+`([^0-9a-f]|$)`, line.Record.Text(), "an ID is quoted whole")
+		}
+	}
+	assert.Contains(t, lines[0].String(), "Failed to fetch BLOB 48d541a3a8411844cdea0d0bd7a4c97b/p-f91a551baf4ba99226fba2606c4527d3215529fc0696b990cc6799c4a28f1808 ")
+	assert.Contains(t, lines[0].String(), "Retrying... error=BLOB checksum mismatch")
+	assert.Contains(t, lines[1].String(), "switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB")
+	assert.Contains(t, lines[1].String(), "No retries left.")
+	assert.Contains(t, lines[2].String(), "\n             Failed to fetch BLOB ", "the matched cause follows on its own line")
+	assert.Equal(t, "JobManager   10:00:01,000 INFO  DefaultScheduler [] - 4 tasks will be restarted to recover the failed task "+
+		"a49e9ec831b3d47be79859e45193bbba_2612910530efae67cdc7466bff7c91bd_0_0.", lines[3].String(), "a short line is quoted whole")
+}
