@@ -69,12 +69,10 @@ func (c *course) markDone(e *exercise.Exercise) error {
 }
 
 // runCheck runs an exercise's tests on the tree as it is, as a check
-// does: without go vet, which looks only at the exercise's test files
-// (`make test` and `learn verify` keep it), and with a status line on the
-// learner's terminal while the build takes long.
+// does, with a status line on the learner's terminal while the build
+// takes long.
 func (c *course) runCheck(ctx context.Context, e *exercise.Exercise, out io.Writer) (*gotest.Result, error) {
 	run := c.testRun(e, nil)
-	run.SkipVet = true
 	w, live, ok := statusOut(out)
 	if !ok {
 		return gotest.Execute(ctx, run)

@@ -37,8 +37,8 @@ type Run struct {
 	// SkipVet leaves out the go vet checks go test runs before the tests
 	// (-vet=off). They look at the test files of the package under test,
 	// which a learner does not edit, and on an empty build cache they cost
-	// a third of the build: the learner's check skips them, while
-	// `make test` and `learn verify` keep them.
+	// a third of the build: learn's runs skip them, and `make test` vets
+	// every package itself.
 	SkipVet bool
 	// Started, if set, is called once, when go test is done building and
 	// turns to running the tests (it writes {"Action":"start"} then; a
