@@ -20,13 +20,16 @@ import (
 // The hand-overs are the ones this package makes: a message put into a
 // mailbox (RunAsync, and with it CallAsync and ScheduleRunAsync), the call
 // an Ask or AskInOrder makes on a goroutine of its own, onStart and onStop,
-// and work started with Go.
+// and work started with Go. Work started with a bare go statement, and a
+// call that arrives over TCP from another process, begin a stack of their
+// own.
 //
 // A recording costs a stack capture per hand-over; without one, each
 // hand-over costs one atomic load.
 
-// maxFrames bounds the frames kept of one goroutine's stack at a hand-over.
-const maxFrames = 100
+// framesAtFirst is how many frames of one goroutine's stack a hand-over
+// makes room for; a deeper stack gets more room.
+const framesAtFirst = 64
 
 // maxLegs bounds how many hand-overs back a CausalStack goes. A periodic
 // timer that schedules its next run from the last one makes a chain that
@@ -139,8 +142,12 @@ func withCause(fn func()) func() {
 	if r == nil {
 		return fn
 	}
-	pcs := make([]uintptr, maxFrames)
+	pcs := make([]uintptr, framesAtFirst)
 	n := runtime.Callers(2, pcs) // from withCause's caller outwards
+	for n == len(pcs) {          // it may have been cut: the outermost frames matter most
+		pcs = make([]uintptr, 2*len(pcs))
+		n = runtime.Callers(2, pcs)
+	}
 	id := goroutineID()
 	r.mu.Lock()
 	c := &cause{pcs: pcs[:n:n], parent: r.running[id]}

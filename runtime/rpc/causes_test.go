@@ -160,3 +160,29 @@ func BenchmarkCallAsync(b *testing.B) {
 		})
 	}
 }
+
+// A hand-over deep in a call stack keeps the stack's beginning: where
+// the work came from matters most.
+func TestADeepStackKeepsItsBeginning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := NewEndpoint("deep")
+		e.Start(nil)
+		defer e.Close(nil)
+		done := make(chan struct{})
+		rec := RecordCauses()
+		var descend func(depth int)
+		descend = func(depth int) {
+			if depth == 0 {
+				e.RunAsync(func() { close(done) })
+				return
+			}
+			descend(depth - 1)
+		}
+		descend(3 * framesAtFirst)
+		<-done
+		stacks := rec.Stop()
+		require.NotEmpty(t, stacks)
+		assert.True(t, hasFunction(stacks[0], "TestADeepStackKeepsItsBeginning.func1"),
+			"the stack of a hand-over %d calls deep goes back to the test", 3*framesAtFirst)
+	})
+}

@@ -164,13 +164,12 @@ func (e *Endpoint) next() (func(), bool) {
 // RunAsync puts fn into the mailbox; the main thread runs it later. It
 // reports false when the endpoint has stopped and fn will never run.
 func (e *Endpoint) RunAsync(fn func()) bool {
-	fn = withCause(fn)
 	e.mu.Lock()
 	if e.stopped {
 		e.mu.Unlock()
 		return false
 	}
-	e.queue = append(e.queue, fn)
+	e.queue = append(e.queue, withCause(fn))
 	e.wakeLocked()
 	e.mu.Unlock()
 	return true

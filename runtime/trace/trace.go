@@ -84,17 +84,22 @@ type Moment struct {
 // At is the moment of a time alone, for a time read from elsewhere (a
 // file's modification time): its event comes before every event recorded
 // at that very time.
-func At(t time.Time) Moment { return Moment{Time: t} }
+func At(t time.Time) Moment { return Moment{Time: t.Round(0)} }
 
 // Now returns the present moment.
 func (r *Recorder) Now() Moment {
 	if r == nil {
-		return Moment{Time: time.Now()}
+		return Moment{Time: wallNow()}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Moment{Time: time.Now(), seq: r.recorded}
+	return Moment{Time: wallNow(), seq: r.recorded}
 }
+
+// wallNow is the time events are kept with: the wall clock alone, without
+// the monotonic reading time.Now adds, so that every two times compare the
+// same way (a time read from a file has no monotonic reading).
+func wallNow() time.Time { return time.Now().Round(0) }
 
 // NewRecorder returns an empty recorder.
 func NewRecorder() *Recorder { return &Recorder{} }
@@ -105,7 +110,7 @@ func (r *Recorder) Emit(step Step, from, to string, job api.JobID, format string
 	if r == nil {
 		return
 	}
-	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...), Time: time.Now()}})
+	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...)}})
 }
 
 // EmitAt records that step happened at moment m, which may be in the past:
@@ -129,15 +134,17 @@ func (r *Recorder) EmitFailure(step Step, from, to string, job api.JobID, format
 		return
 	}
 	r.record(entry{Event: Event{Step: step, From: from, To: to, JobID: job, Message: fmt.Sprintf(format, args...),
-		Time: time.Now(), Failed: true}})
+		Failed: true}})
 }
 
-// record adds e in its place and wakes every Await.
+// record adds e in its place and wakes every Await. An event that is
+// not late happens now: its time is read under the lock, so that the
+// events recorded now are in the order of their times.
 func (r *Recorder) record(e entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !e.late {
-		e.seq = r.recorded
+		e.Time, e.seq = wallNow(), r.recorded
 	}
 	r.recorded++
 	r.events = insertInOrder(r.events, e)

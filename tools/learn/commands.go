@@ -96,8 +96,9 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 		fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
 	}
 	if e.Kind == exercise.Write {
-		fmt.Fprintf(out, "\ngit diff and git status leave %s out while %s is in progress,\n"+
-			"so that they do not show the reference; reset or a passing check gives them back.\n",
+		fmt.Fprintf(out, "\ngit leaves %s out while %s is in progress, so that git diff does not\n"+
+			"show the reference (nor git status, commit -a or stash: finish or reset the exercise before a\n"+
+			"git pull); reset or a passing check gives them back.\n",
 			strings.Join(e.Files(), ", "), e.ID)
 	}
 	fmt.Fprintf(out, "\nRead:   %s/README.md · %s\n", e.Dir, e.Lesson)
@@ -341,7 +342,7 @@ func usage(w io.Writer) {
   go run ./tools/learn watch [ID]       check on every save; move on when green
   go run ./tools/learn hint ID          the next of three hints
   go run ./tools/learn solution ID      the reference, once the exercise passes (--force: now)
-  go run ./tools/learn reset ID|--all   put the reference back
+  go run ./tools/learn reset ID|--all   put the reference back, keeping your version
   go run ./tools/learn verify [ID...]   prove the exercises honest (make test runs it)
   go run ./tools/learn lint [--fix]     check the code links of lessons and exercises
   go run ./tools/learn solutions [ID...] regenerate solutions/*/ from the runtime

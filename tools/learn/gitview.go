@@ -19,6 +19,11 @@ import (
 // exercise is reset or done. A file that holes of two exercises share
 // stays hidden while either is in progress.
 //
+// Git then looks away from such a file in every command, not only diff
+// and status: commit -a and stash leave it out, checkout -- FILE does not
+// restore it, and a pull that changes it stops, telling of local changes
+// (nothing is lost). start says so, and so does exercises/README.md.
+//
 // Outside a git work tree, or without git, nothing is hidden.
 
 // syncGitView hides from git the files of the writing exercises in
@@ -33,16 +38,12 @@ func (c *course) syncGitView(warn io.Writer) {
 		for _, f := range e.Files() {
 			if c.state(e) == inProgress {
 				hide = appendUniqueFile(hide, f)
-			}
-		}
-	}
-	for _, e := range c.exercises {
-		for _, f := range e.Files() {
-			if e.Kind == exercise.Write && !slices.Contains(hide, f) {
+			} else {
 				show = appendUniqueFile(show, f)
 			}
 		}
 	}
+	show = slices.DeleteFunc(show, func(f string) bool { return slices.Contains(hide, f) }) // shared with one in progress
 	tracked, ok := c.gitTracked(append(slices.Clone(hide), show...))
 	if !ok {
 		return
@@ -59,11 +60,15 @@ func (c *course) syncGitView(warn io.Writer) {
 			toShow = append(toShow, f)
 		}
 	}
-	if err := c.git(append([]string{"update-index", "--skip-worktree", "--"}, toHide...)...); len(toHide) > 0 && err != nil {
-		fmt.Fprintf(warn, "learn: could not keep %s out of git diff: %v\n", strings.Join(toHide, ", "), err)
+	if len(toHide) > 0 {
+		if err := c.git(append([]string{"update-index", "--skip-worktree", "--"}, toHide...)...); err != nil {
+			fmt.Fprintf(warn, "learn: could not keep %s out of git diff: %v\n", strings.Join(toHide, ", "), err)
+		}
 	}
-	if err := c.git(append([]string{"update-index", "--no-skip-worktree", "--"}, toShow...)...); len(toShow) > 0 && err != nil {
-		fmt.Fprintf(warn, "learn: could not give %s back to git diff: %v\n", strings.Join(toShow, ", "), err)
+	if len(toShow) > 0 {
+		if err := c.git(append([]string{"update-index", "--no-skip-worktree", "--"}, toShow...)...); err != nil {
+			fmt.Fprintf(warn, "learn: could not give %s back to git diff: %v\n", strings.Join(toShow, ", "), err)
+		}
 	}
 }
 
@@ -102,9 +107,6 @@ func (c *course) gitHidden(files []string) map[string]bool {
 }
 
 func (c *course) git(args ...string) error {
-	if args[len(args)-1] == "--" {
-		return nil // no file to change
-	}
 	_, err := c.gitOutput(args...)
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -153,20 +154,56 @@ func (c *course) verifyReading(ctx context.Context, e *exercise.Exercise) (strin
 			return "", fmt.Errorf("the wrong answer %q passes", w.name)
 		}
 	}
-	judge := func(chain []string) (bool, string) {
-		var words strings.Builder
-		ok := judgeChain(g, run, e, chain, &words)
-		return ok, words.String()
-	}
-	if checks, green := callgraph.FollowTheWords(judge, g.Known, from, to, 100); green {
-		return "", fmt.Errorf("a reader who follows only the checker's words, never the code, reaches green in %d checks", checks)
+	if err := c.verifyNoAnswerGivenAway(g, run, e, chain); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("the reference is the way the run took: %s; any one call left out, the chain reversed, "+
 		"the template and %d wrong answers fail; a reader of the checker's words alone is stuck", ways, len(wrong)), nil
 }
 
-// wrongAnswer is a plausible wrong chain, kept next to the solution.
-type wrongAnswer struct {
+// verifyNoAnswerGivenAway proves that the checker's words give no answer
+// away. A reader who does only what the words say, never opening the
+// code, does not reach green: not from the template, not from any part of
+// the reference, not from the reference with one name missing. And the
+// words about those chains, and about the reference with one name
+// misspelled, name no function the chain does not hold (but for the
+// spellings of a misspelled name).
+func (c *course) verifyNoAnswerGivenAway(g *callgraph.Graph, run *callgraph.Run, e *exercise.Exercise, reference []string) error {
+	from, to := e.Reading.From, e.Reading.To
+	var givenAway error // the first time the words name what the chain lacks
+	judge := func(chain []string) (bool, string) {
+		var words strings.Builder
+		ok := judgeChain(g, run, e, chain, &words)
+		if given := g.NamesGivenAway(words.String(), chain, from, to); len(given) > 0 && givenAway == nil {
+			givenAway = fmt.Errorf("the checker's words about %q name %s, which the chain lacks:\n%s",
+				chain, strings.Join(given, ", "), words.String())
+		}
+		return ok, words.String()
+	}
+	starts := [][]string{{from, to}}
+	for k := 1; k < len(reference)-2; k++ {
+		starts = append(starts, append(slices.Clone(reference[:k]), to))
+	}
+	for i := 1; i < len(reference)-1; i++ {
+		starts = append(starts, slices.Delete(slices.Clone(reference), i, i+1))
+	}
+	for _, start := range starts {
+		if checks, green := callgraph.FollowTheWords(judge, g.Known, start, 100); green {
+			return fmt.Errorf("a reader who follows only the checker's words, never the code, reaches green from %q in %d checks", start, checks)
+		}
+	}
+	for i := 1; i < len(reference)-1; i++ {
+		misspelled := slices.Clone(reference)
+		misspelled[i] = misspelled[i][:len(misspelled[i])-1]
+		judge(misspelled)
+	}
+	return givenAway
+}
+
+// namedChain is a chain kept next to a reading exercise's solution, under
+// a name: a wrong answer a learner really writes (wrong.txt), or a detail
+// a right answer may name (details.txt).
+type namedChain struct {
 	name  string
 	chain []string
 }
@@ -195,19 +232,19 @@ func (c *course) details(e *exercise.Exercise) ([]callgraph.Detail, error) {
 
 // wrongAnswers reads solutions/ID/wrong.txt: chains a learner really
 // writes, each under a "## name" line, that must fail.
-func (c *course) wrongAnswers(e *exercise.Exercise) ([]wrongAnswer, error) {
+func (c *course) wrongAnswers(e *exercise.Exercise) ([]namedChain, error) {
 	return c.namedChains(e, "wrong.txt")
 }
 
 // namedChains reads a file of named chains from the exercise's solution
 // folder: each chain under a line "## its name", one function per line.
-func (c *course) namedChains(e *exercise.Exercise, file string) ([]wrongAnswer, error) {
+func (c *course) namedChains(e *exercise.Exercise, file string) ([]namedChain, error) {
 	path := "solutions/" + e.ID + "/" + file
 	data, err := c.read(path)
 	if err != nil {
 		return nil, err
 	}
-	var all []wrongAnswer
+	var all []namedChain
 	var body []string
 	flush := func() {
 		if len(all) > 0 {
@@ -218,7 +255,7 @@ func (c *course) namedChains(e *exercise.Exercise, file string) ([]wrongAnswer, 
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if name, ok := strings.CutPrefix(line, "## "); ok {
 			flush()
-			all = append(all, wrongAnswer{name: strings.TrimSpace(name)})
+			all = append(all, namedChain{name: strings.TrimSpace(name)})
 			continue
 		}
 		body = append(body, line)

@@ -36,7 +36,8 @@ type Hop struct {
 // not nil, the run took the chain: the program, running the exercise's
 // scenario, really went this way. Problem says what is wrong first, in
 // words that send the learner back to the code; it never names a function
-// the learner has not written, other than from and to.
+// the learner has not written, other than from and to, and the spellings
+// of a name that is not a function of the runtime.
 func (g *Graph) Check(chain []string, from, to string, run *Run) Result {
 	fromStep, err := g.resolve(from)
 	if err != nil {
@@ -97,7 +98,11 @@ func (g *Graph) Check(chain []string, from, to string, run *Run) Result {
 		res.Hops = append(res.Hops, hop)
 	}
 	if last := steps[len(steps)-1]; last >= 0 && last != toStep && len(chain) > 1 {
-		problem("The chain stops at %s; it must go on to %s.", g.display(last), g.display(toStep))
+		if slices.Contains(steps, toStep) {
+			problem("The chain must end at %s; it goes on past it to %s.", g.display(toStep), g.display(last))
+		} else {
+			problem("The chain stops at %s; it must go on to %s.", g.display(last), g.display(toStep))
+		}
 	}
 	res.OK = res.Problem == ""
 	return res

@@ -107,16 +107,18 @@
 //
 // Check(chain, from, to, run) reports the first thing that is wrong, in
 // this order: a name that is not a function of the runtime (with the
-// nearest names: the same method on other types, or a few typing
-// mistakes away), a chain that does not start at from, a hop that is not
+// spellings it may have meant: the same name on another type or in
+// another package, or one or two typing mistakes away), a chain that does
+// not start at from, a hop that is not
 // a call, a hop the run did not take, a chain that stops before to.
 // Result.Hops lists every hop up to the first wrong one with the RPC
 // plumbing it passes through (Hop.Via), which `learn check` shows to
 // explain how a message crosses a mailbox.
 //
-// The words never name a function the learner has not written (but for
-// from and to): a learner who only follows them must not reach the
-// answer without reading the code. A skipped stretch is counted, with
+// The words never name a function the learner has not written, but for
+// from and to and for the spellings of a name the learner got wrong: a
+// learner who only follows them must not reach the answer without
+// reading the code. A skipped stretch is counted, with
 // its packages ("3 more functions come between them (in packages
 // slotmanager and taskexecutor)"), and a call that exists but was not
 // made is called that, with where to look. FollowTheWords plays a reader

@@ -190,7 +190,8 @@ func orList(names []string) string {
 
 // suggest returns up to max names of steps close to n: first the same
 // function or method name elsewhere (another type, another package), then
-// names a few typing mistakes away.
+// names one or two typing mistakes away. Nothing farther: a suggestion is
+// a spelling of what the learner wrote, never a name to try next.
 func (g *Graph) suggest(n Name, max int) []string {
 	type scored struct {
 		name  string
@@ -212,7 +213,7 @@ func (g *Graph) suggest(n Name, max int) []string {
 		case strings.EqualFold(k.name, n.Func):
 			score = 1
 		default:
-			if d := distance(strings.ToLower(name), want); d <= 3+len(want)/8 {
+			if d := distance(strings.ToLower(name), want); d <= maxTypos {
 				score = 10 + d
 			}
 		}
@@ -243,6 +244,9 @@ func (g *Graph) suggest(n Name, max int) []string {
 	}
 	return out
 }
+
+// maxTypos is how many typing mistakes away a suggested name may be.
+const maxTypos = 2
 
 // distance is the Levenshtein distance between a and b.
 func distance(a, b string) int {

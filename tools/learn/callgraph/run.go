@@ -83,8 +83,13 @@ func (r *Run) Empty() bool { return r == nil || len(r.paths) == 0 }
 // chain, from the first, the path takes in a row, and the frames where
 // the stretch of the last of them may end.
 func match(p []frame, chain []int32) (matched int, ends []int) {
+	walked := map[[2]int]bool{} // (name, frame): several stretches may lead to one frame
 	var walk func(k, begin int)
 	walk = func(k, begin int) {
+		if walked[[2]int{k, begin}] {
+			return
+		}
+		walked[[2]int{k, begin}] = true
 		stretch := stretchEnds(p, begin, chain[k])
 		switch {
 		case k+1 > matched:

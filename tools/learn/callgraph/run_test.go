@@ -120,10 +120,10 @@ func TestOnlyAChainCheckerThatSpoilsCanBeFollowedBlindly(t *testing.T) {
 		return ok, said
 	}
 
-	checks, green := FollowTheWords(spoiling, g.Known, from, to, 20)
+	checks, green := FollowTheWords(spoiling, g.Known, []string{from, to}, 20)
 	assert.True(t, green, "a reader who follows a spoiling checker reaches green (after %d checks)", checks)
 
-	checks, green = FollowTheWords(honest, g.Known, from, to, 20)
+	checks, green = FollowTheWords(honest, g.Known, []string{from, to}, 20)
 	assert.False(t, green, "a reader who only follows our checker's words reached green in %d checks", checks)
 }
 
@@ -135,4 +135,18 @@ func words(r Result) string {
 		b.WriteString(h.From + " → " + h.To + " " + strings.Join(h.Via, ", ") + "\n")
 	}
 	return b.String() + r.Problem
+}
+
+// The words about a chain may name what the learner wrote, the two ends,
+// and the spellings of a name the learner got wrong; any other function
+// they name is given away.
+func TestNamesGivenAway(t *testing.T) {
+	g := mailboxGraph(t)
+	const from, to = "d.Dispatcher.SubmitJob", "r.Runner.Start"
+	chain := []string{from, "d.Dispatcher.submitjob", to}
+
+	assert.Empty(t, g.NamesGivenAway("Line 2: d.Dispatcher.submitjob is not a function or method of the runtime. "+
+		"Did you mean d.Dispatcher.submitJob? d.Dispatcher.SubmitJob → r.Runner.Start", chain, from, to))
+	assert.Equal(t, []string{"d.Dispatcher.check"},
+		g.NamesGivenAway("There is a longer way: d.Dispatcher.submitJob → d.Dispatcher.check → r.Runner.Start.", chain, from, to))
 }

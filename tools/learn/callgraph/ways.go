@@ -34,7 +34,7 @@ func RightAnswers(reference []string, details []Detail) ([][]string, error) {
 		for _, a := range answers {
 			i := slices.Index(a, d.After)
 			if i < 0 {
-				return nil, fmt.Errorf("the detail after %s: %s is not in the reference", d.After, d.After)
+				return nil, fmt.Errorf("a detail goes after %s, which is not in the reference", d.After)
 			}
 			answers = append(answers, slices.Insert(slices.Clone(a), i+1, d.Names...))
 		}
@@ -185,21 +185,50 @@ func (g *Graph) Known(written string) bool {
 	return err == nil
 }
 
+// NamesGivenAway returns the functions words names that a learner who
+// wrote chain did not write: names of the runtime that are not in chain,
+// not from or to, and not a spelling of a name in chain (one or two
+// typing mistakes away, as the checker suggests for a name it does not
+// know). The checker's words about a chain must give none away.
+func (g *Graph) NamesGivenAway(words string, chain []string, from, to string) []string {
+	written := map[string]bool{}
+	for _, w := range append([]string{from, to}, chain...) {
+		if s, err := g.resolve(w); err == nil {
+			written[g.display(s)] = true
+		}
+	}
+	var given []string
+	for _, name := range nameLike.FindAllString(words, -1) {
+		s, err := g.resolve(name)
+		if err != nil || written[g.display(s)] || slices.Contains(given, g.display(s)) {
+			continue
+		}
+		near := false
+		for _, w := range chain {
+			near = near || distance(strings.ToLower(w), strings.ToLower(g.display(s))) <= maxTypos
+		}
+		if !near {
+			given = append(given, g.display(s))
+		}
+	}
+	return given
+}
+
 // FollowTheWords plays a reader who never opens the code and does only
-// what the checker's words say: it starts with the two names the answer
-// template gives, and after each check it puts in any function name the
-// words mention that its chain lacks (before the line the words
-// complain about), swaps two lines when told they are the other way
-// round, and drops a line that comes twice. judge checks a chain and
-// returns whether it passes and everything the learner is shown; known
-// says whether a word is a function a chain may hold. It returns how
-// many checks it made and whether it reached a passing chain before it
-// had nothing left to try or made max checks.
+// what the checker's words say: it starts with the chain start (the
+// answer template holds the first and the last name), and after each
+// check it puts in any function name the words mention that its chain
+// lacks (before the line the words complain about), swaps two lines when
+// told they are the other way round, and drops a line that comes twice.
+// judge checks a chain and returns whether it passes and everything the
+// learner is shown; known says whether a word is a function a chain may
+// hold. It returns how many checks it made and whether it reached a
+// passing chain before it had nothing left to try or made max checks.
 //
 // A checker that hands out the answer, naming the function to write
 // next, lets it reach green; one that only says what is wrong does not.
-func FollowTheWords(judge func(chain []string) (bool, string), known func(string) bool, from, to string, max int) (checks int, green bool) {
-	chain := []string{from, to}
+func FollowTheWords(judge func(chain []string) (bool, string), known func(string) bool, start []string, max int) (checks int, green bool) {
+	chain := slices.Clone(start)
 	tried := map[string]bool{}
 	for checks < max {
 		key := strings.Join(chain, " ")
