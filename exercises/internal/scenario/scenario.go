@@ -27,11 +27,15 @@ const TracePrefix = "learn-trace: "
 // (call it from synctest.Test), waits until its TaskExecutors have
 // registered, and closes it when the test ends. Its working directory is the
 // test's temporary directory and its log lines go to the returned Logs. When
-// the test ends, the cluster's trace goes to the test's log (see LogTrace).
+// the test ends, the cluster's trace goes to the test's log (see LogTrace),
+// once everything the test set off has come to rest: the same test writes
+// the same trace every run, however far its last job got when the test's
+// own goroutine returned.
 func Cluster(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *Logs) {
 	t.Helper()
 	cluster, logs := start(t, cfg)
-	synctest.Wait() // the TaskExecutors have registered at the ResourceManager
+	t.Cleanup(synctest.Wait) // runs before start's cleanup, which logs the trace
+	synctest.Wait()          // the TaskExecutors have registered at the ResourceManager
 	return cluster, logs
 }
 
