@@ -10,8 +10,8 @@ run:
 	$(GO) run ./tools/demo $(if $(INJECT),-inject $(INJECT))
 
 # test: vet, every test under the race detector, then the course's own
-# checks: every exercise proven honest (learn verify) and every code link of
-# the lessons resolving (learn lint).
+# checks: every exercise proven honest (learn verify), every code link of
+# the lessons resolving and every hole marked with its step (learn lint).
 test: vet
 	$(GO) test -race -count=1 ./...
 	$(GO) run ./tools/learn verify

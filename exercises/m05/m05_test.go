@@ -77,7 +77,7 @@ func TestAJobMasterTheResourceManagerCannotReachIsNotRegistered(t *testing.T) {
 		require.ErrorIs(t, err, gateway.ErrRegistrationFailure,
 			"a JobMaster the ResourceManager cannot connect back to gets a registration failure, and tries again later")
 		assert.Contains(t, rm.Logs.String(), fmt.Sprintf("Registration of job manager %s@%s failed.", jm.ID, jm.Address))
-		assert.ErrorIs(t, rm.Declare(jm, 1), resourcemanager.ErrUnknownJobManager,
+		assert.ErrorIs(t, rm.Declare(jm, 1), gateway.ErrUnknownJobManager,
 			"a JobMaster whose registration failed may not declare requirements")
 	})
 }
@@ -93,7 +93,7 @@ func TestARegistrationForAnotherLeadershipIsRefused(t *testing.T) {
 		_, err := rm.RegisterJobMaster(context.Background(), api.NewResourceManagerID(), jm.ID, jm.ResourceID, jm.Address, jm.JobID)
 		require.ErrorIs(t, err, rpc.ErrFencingTokenMismatch)
 		assert.NotContains(t, rm.Logs.String(), "Registering job manager")
-		assert.ErrorIs(t, rm.Declare(jm, 1), resourcemanager.ErrUnknownJobManager)
+		assert.ErrorIs(t, rm.Declare(jm, 1), gateway.ErrUnknownJobManager)
 	})
 }
 
@@ -120,7 +120,7 @@ func TestANewLeaderOfTheJobReplacesTheOldJobMaster(t *testing.T) {
 		assert.Contains(t, logs, fmt.Sprintf("New job leader for job %s found.", old.JobID))
 		assert.NotContains(t, logs, "Clearing resource requirements of job",
 			"the job's requirements must stay for its new JobMaster")
-		assert.ErrorIs(t, rm.Declare(old, 3), resourcemanager.ErrJobLeaderIDMismatch,
+		assert.ErrorIs(t, rm.Declare(old, 3), gateway.ErrJobLeaderIDMismatch,
 			"the old JobMaster may no longer declare the job's requirements")
 		assert.NoError(t, rm.Declare(next, 3), "the new JobMaster declares them now")
 	})
@@ -192,7 +192,7 @@ func TestASilentJobMasterIsDisconnectedAfterTheHeartbeatTimeout(t *testing.T) {
 		assert.Contains(t, logs, fmt.Sprintf(heartbeat.JobManagerTimedOut, jm.ResourceID),
 			"the JobMaster's heartbeat must be watched under the JobMaster's ResourceID")
 		assert.Contains(t, logs, fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.", jm.ID, jm.Address, jm.JobID))
-		assert.ErrorIs(t, rm.Declare(jm, 1), resourcemanager.ErrUnknownJobManager,
+		assert.ErrorIs(t, rm.Declare(jm, 1), gateway.ErrUnknownJobManager,
 			"a JobMaster that was disconnected must register again before it may declare")
 	})
 }

@@ -84,7 +84,7 @@ func TestRequirementsOfAJobWithoutARegisteredJobMasterAreRefused(t *testing.T) {
 		jm := rm.AddJobMaster(t, "jobmanager_1", &gatewaytest.JobMasterGateway{}) // not registered
 
 		err := rm.Declare(jm, 1)
-		require.ErrorIs(t, err, resourcemanager.ErrUnknownJobManager,
+		require.ErrorIs(t, err, gateway.ErrUnknownJobManager,
 			"requirements of a job without a registered JobMaster must be refused")
 		assert.ErrorContains(t, err, fmt.Sprintf("Could not find registered job manager for job %s.", jm.JobID))
 
@@ -107,7 +107,7 @@ func TestRequirementsFromAnOldLeaderOfTheJobAreRefused(t *testing.T) {
 		require.NoError(t, err)
 
 		err = rm.Declare(old, 2)
-		require.ErrorIs(t, err, resourcemanager.ErrJobLeaderIDMismatch,
+		require.ErrorIs(t, err, gateway.ErrJobLeaderIDMismatch,
 			"requirements from a JobMaster that is not the job's registered one must be refused")
 		assert.ErrorContains(t, err, fmt.Sprintf("The job leader's id %s does not match the received id %s.", next.ID, old.ID))
 		afterTheCheckDelay()

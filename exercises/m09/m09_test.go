@@ -38,7 +38,7 @@ func submit(tm *scenario.TaskManager, tdd gateway.TaskDeploymentDescriptor, jobM
 // no task, no "Received task" line, one broken step m9 in the trace.
 func requireRejected(t *testing.T, tm *scenario.TaskManager, err error, message string) {
 	t.Helper()
-	require.ErrorIs(t, err, taskexecutor.ErrTaskSubmission, "the deployment must be refused with a TaskSubmissionException")
+	require.ErrorIs(t, err, gateway.ErrTaskSubmission, "the deployment must be refused with a TaskSubmissionException")
 	assert.EqualError(t, err, "TaskSubmissionException: "+message)
 	assert.Empty(t, tm.Tasks(), "a refused deployment must not create a task")
 	assert.NotContains(t, tm.Logs.String(), "Received task", "a refused task is not received")
@@ -154,7 +154,7 @@ func TestTheSameAttemptDeployedTwiceRunsOnce(t *testing.T) {
 		synctest.Wait()
 
 		err := submit(tm, tdd, jm.JobMasterID) // a retried deployment RPC, say
-		require.ErrorIs(t, err, taskexecutor.ErrTaskSubmission, "the second deployment of one attempt must be refused")
+		require.ErrorIs(t, err, gateway.ErrTaskSubmission, "the second deployment of one attempt must be refused")
 		assert.EqualError(t, err, "TaskSubmissionException: TaskManager already contains a task for id "+tdd.ExecutionAttemptID.String()+".")
 		synctest.Wait()
 

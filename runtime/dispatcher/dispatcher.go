@@ -134,6 +134,9 @@ func (d *Dispatcher) submitJob(g *jobgraph.JobGraph, caller string) error {
 
 // checkAndSubmitJob makes the Dispatcher's checks in Flink's order, each
 // refusing the job before anything is persisted, then submits it.
+//
+// Step m3: the Dispatcher decides here whether it takes the job; the first
+// check that fails gives the job its error.
 func (d *Dispatcher) checkAndSubmitJob(g *jobgraph.JobGraph, caller string) error {
 	jobID := g.JobID
 	if d.isInGloballyTerminalState(jobID) {

@@ -112,15 +112,6 @@ func dispatcherURL(jobManagerHostPort string) string {
 	return rpcURL(jobManagerHostPort, dispatcherEndpointName)
 }
 
-// checkHostPort rejects an address that is not host:port.
-func checkHostPort(option, address string) error {
-	host, port, err := net.SplitHostPort(address)
-	if err != nil || host == "" || port == "" {
-		return fmt.Errorf("%s: %q is not an address of the form HOST:PORT", option, address)
-	}
-	return nil
-}
-
 // The keys of Flink's configuration that the processes read from
 // Config.Configuration and TaskManagerConfig.Configuration (what
 // config.yaml or `-D key=value` sets in Flink). Every other key is kept

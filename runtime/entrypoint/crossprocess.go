@@ -9,7 +9,6 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/network"
-	"flinklab/runtime/rpc"
 )
 
 // What crosses between a JobManager process and a TaskManager process,
@@ -79,16 +78,6 @@ func (d *dataPlane) close() error {
 	return d.server.Close()
 }
 
-// ErrNoDataAddress is wrapped by the refusal of a task that would read a
-// partition produced on another TaskManager without knowing where that
-// TaskManager serves it.
-var ErrNoDataAddress = errors.New("the partition is produced on another TaskManager, and its shuffle descriptor names no data address " +
-	"(the producer's TaskManagerLocation.DataAddress, which the JobMaster copies into the descriptors it deploys)")
-
-// The sentinel keeps errors.Is working in the JobManager, where a refused
-// submitTask arrives over TCP.
-func init() { rpc.RegisterError("entrypoint.ErrNoDataAddress", ErrNoDataAddress) }
-
 // checkInputsReachable refuses, at step m9, a task of TaskManager self
 // that reads a partition another TaskManager produces without knowing
 // that TaskManager's data address: its input gate would take the
@@ -99,7 +88,7 @@ func checkInputsReachable(tdd gateway.TaskDeploymentDescriptor, self api.Resourc
 			if sd.ProducerLocation != self && sd.DataAddress == "" {
 				return fmt.Errorf("Task %s (%d/%d) of job %s cannot read partition %s of TaskManager %s: %w",
 					tdd.TaskInfo.TaskName, tdd.SubtaskIndex()+1, tdd.TaskInfo.NumberOfSubtasks, tdd.JobID,
-					sd.ResultPartitionID, sd.ProducerLocation, ErrNoDataAddress)
+					sd.ResultPartitionID, sd.ProducerLocation, gateway.ErrNoDataAddress)
 			}
 		}
 	}

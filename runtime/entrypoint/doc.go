@@ -189,5 +189,5 @@
 // crossprocess.go makes the TaskManager's ends of the last two. A task
 // whose shuffle descriptor names a partition of another TaskManager but
 // no data address to read it at is refused at deployment
-// (ErrNoDataAddress) instead of waiting forever.
+// (gateway.ErrNoDataAddress) instead of waiting forever.
 package entrypoint

@@ -122,7 +122,7 @@ func TestSessionClusterRunsAJobOverTCP(t *testing.T) {
 // PartitionRequestServer: the JobMaster puts the producer's data address
 // into the shuffle descriptors it deploys. (A task that would read a
 // partition of another TaskManager without one is refused at step m9 with
-// ErrNoDataAddress, rather than waiting for it forever.)
+// gateway.ErrNoDataAddress, rather than waiting for it forever.)
 func TestRecordsCrossTaskManagers(t *testing.T) {
 	var jmLogs, tmLogs logbuf.Buffer
 	jm := startSession(t, &jmLogs)

@@ -6,13 +6,13 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/jobgraph"
-	"flinklab/runtime/rpc"
 )
 
 // Errors the Dispatcher answers its callers with; the REST layer maps them
 // to HTTP statuses. Flink keeps them outside the Dispatcher too
 // (org.apache.flink.runtime.messages), so the REST handlers need not know
-// the Dispatcher to understand its answers.
+// the Dispatcher to understand its answers. They may cross processes
+// (errors.go).
 var (
 	// ErrJobNotFound: no job with that ID is known (Flink's
 	// FlinkJobNotFoundException).
@@ -21,11 +21,6 @@ var (
 	// already ended.
 	ErrJobAlreadyTerminated = errors.New("job already terminated")
 )
-
-func init() {
-	rpc.RegisterError("gateway.ErrJobNotFound", ErrJobNotFound)
-	rpc.RegisterError("gateway.ErrJobAlreadyTerminated", ErrJobAlreadyTerminated)
-}
 
 // DispatcherGateway is the cluster's front door (Flink's DispatcherGateway):
 // the REST endpoint and the MiniCluster submit and manage jobs through it.

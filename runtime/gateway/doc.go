@@ -1,12 +1,13 @@
 // Package gateway is the API between the runtime's components: four Go
-// interfaces, one per component, and the messages they carry. Reading a
-// gateway tells you everything one component may ask of another.
+// interfaces, one per component, the messages they carry and the errors
+// they answer with. Reading a gateway tells you everything one component
+// (or the REST endpoint) may ask of another, and what it may get back.
 //
 // It mirrors Flink's DispatcherGateway, JobMasterGateway,
 // ResourceManagerGateway and TaskExecutorGateway, and the messages of
 // org.apache.flink.runtime.{taskexecutor,jobmaster,resourcemanager,deployment}
 // (SlotOffer, SlotReport, ResourceRequirements, TaskDeploymentDescriptor,
-// TaskExecutionState, the registration responses).
+// TaskExecutionState, the registration responses, ResourceOverview).
 //
 // Flink's `CompletableFuture<T> m(args, @RpcTimeout Time timeout)` becomes
 // `M(ctx context.Context, args) (T, error)`: the ctx deadline is the RPC
@@ -22,7 +23,10 @@
 // (rpc.ErrFencingTokenMismatch). The exceptions are the JobMaster's
 // RequestJobStatus, RequestJob and Cancel: only the job's own
 // JobManagerRunner calls them, in the same process, on the JobMaster it
-// created for its current leadership.
+// created for its current leadership. The ResourceManager's
+// RequestResourceOverview and RequestTaskManagerInfo are not fenced
+// either: the REST endpoint asks them of the ResourceManager of its own
+// process.
 // The TaskExecutor is not fenced, but SubmitTask and RequestSlot carry the
 // sender's token and the TaskExecutor checks it, as Flink does.
 //
@@ -33,10 +37,16 @@
 // gateway/remote holds the stubs a caller gets for a remote endpoint. Two
 // kinds of value need help on the wire: errors (a cause argument, a
 // TaskExecutionState's FailureCause) travel in the RPC layer's error form,
-// and the JobGraph in its own JSON codec. The sentinels callers test with
-// errors.Is (ErrRegistrationFailure, ErrRegistrationRejected) and the
-// TimeoutException they find with errors.As are registered with package
-// rpc, so they survive the trip.
+// and the JobGraph in its own JSON codec.
+//
+// An error answered across processes keeps only its text, unless it is
+// registered for the wire. errors.go registers, in one list, every error a
+// caller may test for with errors.Is (ErrJobNotFound, ErrUnknownJobManager,
+// ErrSlotOccupied, ..., the transport's rpc.ErrTimeout and
+// rpc.ErrFencingTokenMismatch) or find with errors.As (TimeoutException),
+// so these survive the trip. Each is declared next to the gateway whose
+// methods answer with it, so that a caller, the REST endpoint among them,
+// understands an answer without importing the component that gave it.
 //
 // # Who calls what during a submission
 //
@@ -85,4 +95,10 @@
 //     a heartbeat from a peer the receiver does not monitor is ignored
 //     anyway. Flink sends them through the fenced gateway like every other
 //     message.
+//   - Neither do the ResourceManager's RequestResourceOverview and
+//     RequestTaskManagerInfo: the REST endpoint holds the ResourceManager
+//     of its process, not one it found by leader retrieval. Flink's REST
+//     handlers retrieve the leader's gateway with its fencing token.
+//   - Errors are registered for the wire in a list (errors.go); Flink
+//     serializes any exception with its cause chain.
 package gateway

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/rpc"
 )
 
 // JobMasterHeartbeatGateway holds the JobMaster's heartbeat RPCs (Flink:
@@ -68,7 +67,7 @@ type (
 // java.util.concurrent.TimeoutException with the heartbeat listener's
 // message, such as "Heartbeat of TaskManager with id tm-1 timed out.").
 // Use errors.As to tell it from other causes; that works across processes
-// too, as the type is registered with rpc.RegisterErrorType.
+// too, as the type is registered for the wire (errors.go).
 //
 // Error returns the message alone, as Flink's log lines print a cause:
 // "Disconnect TaskExecutor tm-1 because: Heartbeat of TaskManager with id
@@ -78,5 +77,3 @@ type TimeoutException struct {
 }
 
 func (e *TimeoutException) Error() string { return e.Message }
-
-func init() { rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException") }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/rpc"
 )
 
-// ResourceManagerGateway is what JobMasters and TaskExecutors may ask of the
-// ResourceManager (Flink's ResourceManagerGateway). Every method is fenced
-// by the ResourceManager's api.ResourceManagerID, which callers learn from
-// leader retrieval.
+// ResourceManagerGateway is what JobMasters, TaskExecutors and the REST
+// endpoint may ask of the ResourceManager (Flink's ResourceManagerGateway).
+// The methods JobMasters and TaskExecutors call are fenced by the
+// ResourceManager's api.ResourceManagerID, which callers learn from leader
+// retrieval; the heartbeats and the REST endpoint's questions are not.
 type ResourceManagerGateway interface {
 	// RegisterJobMaster connects a job's JobMaster (step m5). Only a
 	// registered JobMaster may declare resource requirements.
@@ -52,7 +52,30 @@ type ResourceManagerGateway interface {
 	// ResourceManager's heartbeat request. Not fenced, like
 	// HeartbeatFromTaskManager.
 	HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID) error
+
+	// RequestResourceOverview counts the registered TaskManagers, their
+	// slots and the free ones, for the REST endpoint's GET /overview. Not
+	// fenced.
+	RequestResourceOverview(ctx context.Context) (ResourceOverview, error)
+	// RequestTaskManagerInfo describes every registered TaskManager,
+	// ordered by ResourceID, for the REST endpoint's GET /taskmanagers.
+	// Not fenced.
+	RequestTaskManagerInfo(ctx context.Context) ([]TaskManagerInfo, error)
 }
+
+// Errors the ResourceManager's gateway methods wrap, each with Flink's
+// message (Flink throws a ResourceManagerException with that message).
+// They may cross processes (errors.go).
+var (
+	// ErrUnknownJobManager: the job has no registered JobMaster.
+	ErrUnknownJobManager = errors.New("unknown job manager")
+	// ErrJobLeaderIDMismatch: the caller is not the job's registered
+	// JobMaster (a stale leader, or a new one that has not registered yet).
+	ErrJobLeaderIDMismatch = errors.New("job leader id mismatch")
+	// ErrUnknownTaskManager: the TaskExecutor registration named in the call
+	// is not the current one.
+	ErrUnknownTaskManager = errors.New("unknown task manager")
+)
 
 // JobMasterRegistrationSuccess answers a successful RegisterJobMaster.
 type JobMasterRegistrationSuccess struct {
@@ -119,9 +142,29 @@ func (r ResourceRequirements) TotalSlots() int {
 	return n
 }
 
+// ResourceOverview counts the cluster's TaskManagers and slots (Flink's
+// ResourceOverview, shown on the web UI's overview page).
+type ResourceOverview struct {
+	NumberTaskManagers    int `json:"taskmanagers"`
+	NumberRegisteredSlots int `json:"slots-total"`
+	NumberFreeSlots       int `json:"slots-available"`
+}
+
+// TaskManagerInfo describes one registered TaskExecutor (the part of
+// Flink's TaskManagerInfo we have; the REST endpoint adds the fields it
+// has no value for). NumberSlots and NumberFreeSlots are 0 until its
+// first slot report.
+type TaskManagerInfo struct {
+	ResourceID      api.ResourceID `json:"id"`
+	Address         string         `json:"path"`
+	InstanceID      api.InstanceID `json:"instanceId"`
+	NumberSlots     int            `json:"slotsNumber"`
+	NumberFreeSlots int            `json:"freeSlots"`
+}
+
 // Registration outcomes other than success, as errors. A RetryingRegistration
 // retries after a failure (after cluster.registration.refused-registration-delay)
-// and gives up after a rejection.
+// and gives up after a rejection. They may cross processes (errors.go).
 var (
 	// ErrRegistrationFailure: the receiver could not accept the
 	// registration now (Flink's RegistrationResponse.Failure).
@@ -130,11 +173,6 @@ var (
 	// RegistrationResponse.Rejection).
 	ErrRegistrationRejected = errors.New("registration rejected")
 )
-
-func init() {
-	rpc.RegisterError("gateway.ErrRegistrationFailure", ErrRegistrationFailure)
-	rpc.RegisterError("gateway.ErrRegistrationRejected", ErrRegistrationRejected)
-}
 
 // RegistrationFailure returns an error wrapping ErrRegistrationFailure.
 func RegistrationFailure(format string, args ...any) error {

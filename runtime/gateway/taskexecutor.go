@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
@@ -38,6 +39,47 @@ type TaskExecutorGateway interface {
 	// ResourceManagerGateway.HeartbeatFromTaskManager.
 	HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error
 }
+
+// Errors the TaskExecutor's gateway methods answer with, named after
+// Flink's exceptions (org.apache.flink.runtime.taskexecutor.exceptions).
+// Each is wrapped with Flink's message; test with errors.Is. They may
+// cross processes (errors.go).
+var (
+	// ErrTaskSubmission: SubmitTask refused the task (Flink's
+	// TaskSubmissionException).
+	ErrTaskSubmission = errors.New("TaskSubmissionException")
+	// ErrTaskManager: the TaskExecutor cannot serve the request, e.g. a
+	// RequestSlot from a ResourceManager it is not connected to (Flink's
+	// TaskManagerException).
+	ErrTaskManager = errors.New("TaskManagerException")
+	// ErrTask: a request about a task failed, e.g. CancelTask of an
+	// unknown attempt (Flink's TaskException).
+	ErrTask = errors.New("TaskException")
+	// ErrNoDataAddress: SubmitTask refused a task that would read a
+	// partition produced on another TaskManager without knowing where
+	// that TaskManager serves it (a TaskManager in a process of its own;
+	// see package entrypoint).
+	ErrNoDataAddress = errors.New("the partition is produced on another TaskManager, and its shuffle descriptor names no data address " +
+		"(the producer's TaskManagerLocation.DataAddress, which the JobMaster copies into the descriptors it deploys)")
+)
+
+// Errors of the TaskExecutor's TaskSlotTable that RequestSlot and
+// SubmitTask answer with. Each is wrapped with Flink's message; test with
+// errors.Is. They may cross processes (errors.go).
+var (
+	// ErrSlotAllocation: the slot cannot be allocated (Flink's
+	// SlotAllocationException).
+	ErrSlotAllocation = errors.New("SlotAllocationException")
+	// ErrSlotOccupied: the slot is allocated to another job or allocation
+	// (Flink's SlotOccupiedException).
+	ErrSlotOccupied = errors.New("SlotOccupiedException")
+	// ErrSlotNotFound: no slot holds the allocation (Flink's
+	// SlotNotFoundException).
+	ErrSlotNotFound = errors.New("SlotNotFoundException")
+	// ErrSlotNotActive: a task was added to a slot that is not ACTIVE for
+	// its job (Flink's SlotNotActiveException).
+	ErrSlotNotActive = errors.New("SlotNotActiveException")
+)
 
 // TaskDeploymentDescriptor is everything a TaskExecutor needs to run one
 // attempt of one subtask (Flink's TaskDeploymentDescriptor).

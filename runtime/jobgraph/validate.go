@@ -5,15 +5,13 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/rpc"
 )
 
 // ErrInvalidJobGraph is wrapped by every error Validate and Decode return.
 // The Dispatcher rejects a submission that fails with it (step m3), the
-// way Flink answers with a JobSubmissionException.
+// way Flink answers with a JobSubmissionException. It may cross processes
+// (package gateway registers it for the wire).
 var ErrInvalidJobGraph = errors.New("invalid job graph")
-
-func init() { rpc.RegisterError("jobgraph.ErrInvalidJobGraph", ErrInvalidJobGraph) }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidJobGraph}, args...)...)

@@ -33,4 +33,24 @@
 // The runner guards its state with a mutex, as Flink's does with a lock: it
 // is not an RPC endpoint, and its callers (the Dispatcher's gateway methods)
 // call it from their own goroutines.
+//
+// # Lifecycle
+//
+// The runner's lifecycle is Flink's JobMasterServiceLeadershipRunner.State:
+//
+//	RUNNING ──the result is known──► JOB_COMPLETED ──Close──► STOPPED
+//	   │                                                         ▲
+//	   └──────────────────────────Close──────────────────────────┘
+//
+// Leadership comes and goes while the runner is RUNNING: a grant builds a
+// JobMaster, a revocation stops it, and a JobMaster is published only
+// while the runner is RUNNING and its session is the current one. Once
+// the job's result is known the runner is JOB_COMPLETED and ignores
+// grants; Close makes it STOPPED for good, and a job without a result
+// ends SUSPENDED.
+//
+// Differs from Flink: a job cancelled while it initializes ends CANCELED
+// at once, and a JobMaster built meanwhile is closed unstarted. Flink's
+// runner answers CANCELLING until the JobMaster exists, then passes the
+// cancellation on to it.
 package jobmanager

@@ -85,6 +85,17 @@ type RunnerConfig struct {
 // JobMasterServiceLeadershipRunner is the JobManagerRunner: it starts a
 // JobMaster whenever it is granted leadership over its job (Flink's
 // JobMasterServiceLeadershipRunner).
+//
+// Its lifecycle (runnerState, changed only by transitionToLocked):
+//
+//	RUNNING ──the result is known──► JOB_COMPLETED ──Close──► STOPPED
+//	   │                                                         ▲
+//	   └──────────────────────────Close──────────────────────────┘
+//
+// The result is known when the JobMaster reports the job's end, when the
+// JobMaster cannot be started, when the job was already done, or when the
+// job is cancelled while it initializes. Close records SUSPENDED if no
+// result came first.
 type JobMasterServiceLeadershipRunner struct {
 	cfg     RunnerConfig
 	log     *slog.Logger
@@ -93,12 +104,11 @@ type JobMasterServiceLeadershipRunner struct {
 	wg sync.WaitGroup // the goroutines that create JobMasters
 
 	mu        sync.Mutex
-	session   api.LeaderSessionID // current leadership; zero when none
-	jobMaster JobMasterService    // nil until created
-	cancelled bool
-	closed    bool
-	result    *JobManagerRunnerResult
-	done      chan struct{}
+	state     runnerState             // RUNNING → JOB_COMPLETED → STOPPED; see runnerState
+	session   api.LeaderSessionID     // current leadership; zero when none
+	jobMaster JobMasterService        // nil until created and started
+	result    *JobManagerRunnerResult // nil until known; set once
+	done      chan struct{}           // closed when result is set
 }
 
 var _ JobManagerRunner = (*JobMasterServiceLeadershipRunner)(nil)
@@ -131,11 +141,13 @@ func (r *JobMasterServiceLeadershipRunner) Start() error {
 }
 
 // GrantLeadership is called by the leader election; the JobMaster is
-// created on a goroutine of its own, so the election is never blocked.
+// created on a goroutine of its own, so the election is never blocked. A
+// runner that is no longer RUNNING ignores the grant (Flink's
+// runIfStateRunning).
 func (r *JobMasterServiceLeadershipRunner) GrantLeadership(session api.LeaderSessionID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.state != runnerRunning {
 		return
 	}
 	r.session = session
@@ -190,7 +202,7 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	// Only a started JobMaster is published: every request the runner
 	// forwards to it then finds it running.
 	r.mu.Lock()
-	stale := r.closed || r.cancelled || r.session != session
+	stale := r.isStaleLocked(session)
 	if !stale {
 		r.jobMaster = jobMaster
 	}
@@ -235,12 +247,19 @@ func (r *JobMasterServiceLeadershipRunner) handleAsyncOperationError() {
 	}
 }
 
-// isStale reports whether the runner was closed, cancelled or lost the
-// given session.
+// isStale reports whether the given session is over: the runner is no
+// longer RUNNING (it was closed, or the job's result is known, e.g. it was
+// cancelled) or it lost the session. It is the opposite of Flink's
+// isValidLeader.
 func (r *JobMasterServiceLeadershipRunner) isStale(session api.LeaderSessionID) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.closed || r.cancelled || r.session != session
+	return r.isStaleLocked(session)
+}
+
+// isStaleLocked is isStale with r.mu held.
+func (r *JobMasterServiceLeadershipRunner) isStaleLocked(session api.LeaderSessionID) bool {
+	return r.state != runnerRunning || r.session != session
 }
 
 func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {
@@ -257,11 +276,21 @@ func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {
 func (r *JobMasterServiceLeadershipRunner) complete(result JobManagerRunnerResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.completeLocked(result)
+}
+
+// completeLocked is complete with r.mu held. The first result takes a
+// RUNNING runner to JOB_COMPLETED; a STOPPED one stays STOPPED (Close
+// records SUSPENDED unless a result came first).
+func (r *JobMasterServiceLeadershipRunner) completeLocked(result JobManagerRunnerResult) {
 	if r.result != nil {
 		return
 	}
 	r.result = &result
 	close(r.done)
+	if r.state == runnerRunning {
+		r.transitionToLocked(runnerJobCompleted)
+	}
 }
 
 // Done is closed once the result is known.
@@ -277,8 +306,8 @@ func (r *JobMasterServiceLeadershipRunner) Result() JobManagerRunnerResult {
 	return *r.result
 }
 
-// state returns, under the lock, the result if known, else the JobMaster if any.
-func (r *JobMasterServiceLeadershipRunner) state() (*JobManagerRunnerResult, JobMasterService) {
+// snapshot returns, under the lock, the result if known, else the JobMaster if any.
+func (r *JobMasterServiceLeadershipRunner) snapshot() (*JobManagerRunnerResult, JobMasterService) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.result, r.jobMaster
@@ -286,7 +315,7 @@ func (r *JobMasterServiceLeadershipRunner) state() (*JobManagerRunnerResult, Job
 
 // RequestJobStatus answers INITIALIZING until the JobMaster runs.
 func (r *JobMasterServiceLeadershipRunner) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
-	result, jm := r.state()
+	result, jm := r.snapshot()
 	switch {
 	case result != nil:
 		return result.ExecutionGraph.State, nil
@@ -300,7 +329,7 @@ func (r *JobMasterServiceLeadershipRunner) RequestJobStatus(ctx context.Context)
 // RequestJob returns a snapshot of the job's ExecutionGraph; a sparse one
 // while the job is initializing.
 func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
-	result, jm := r.state()
+	result, jm := r.snapshot()
 	switch {
 	case result != nil:
 		return result.ExecutionGraph, nil
@@ -315,28 +344,32 @@ func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gat
 	}
 }
 
-// Cancel cancels the job. A job still initializing ends CANCELED at once.
+// Cancel cancels the job. A job still initializing ends CANCELED at once:
+// the runner completes (RUNNING → JOB_COMPLETED) under the same lock under
+// which it found no JobMaster, so a JobMaster being built meanwhile finds
+// its session over and is never published.
 func (r *JobMasterServiceLeadershipRunner) Cancel(ctx context.Context) error {
 	r.mu.Lock()
-	r.cancelled = true
 	jm, done := r.jobMaster, r.result != nil
-	r.mu.Unlock()
-	if done {
-		return nil
+	if !done && jm == nil {
+		r.log.Info(fmt.Sprintf("Cancel job %s while it is still initializing.", r.JobID()))
+		r.completeLocked(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobCanceled, "")})
 	}
-	if jm != nil {
+	r.mu.Unlock()
+	if jm != nil && !done {
 		return jm.Gateway().Cancel(ctx)
 	}
-	r.log.Info(fmt.Sprintf("Cancel job %s while it is still initializing.", r.JobID()))
-	r.complete(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobCanceled, "")})
 	return nil
 }
 
-// Close leaves the election and stops the JobMaster. A job that has no
-// result yet ends SUSPENDED: it is not done, only no longer run here.
+// Close stops the runner (→ STOPPED), leaves the election and stops the
+// JobMaster. A job that has no result yet ends SUSPENDED: it is not done,
+// only no longer run here.
 func (r *JobMasterServiceLeadershipRunner) Close() error {
 	r.mu.Lock()
-	r.closed = true
+	if r.state != runnerStopped { // the first Close; a later one finds the runner STOPPED
+		r.transitionToLocked(runnerStopped)
+	}
 	jm := r.jobMaster
 	r.jobMaster = nil
 	r.mu.Unlock()

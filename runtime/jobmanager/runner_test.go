@@ -440,6 +440,41 @@ func TestJobMasterCompletionCompletesTheRunner(t *testing.T) {
 	})
 }
 
+// A runner whose job has its result (JOB_COMPLETED), or that was closed
+// (STOPPED), no longer leads the job: a new grant builds no JobMaster
+// (Flink's runIfStateRunning).
+func TestARunnerThatIsNoLongerRunningIgnoresGrants(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(t *testing.T, f *runnerFixture)
+	}{
+		{"the job has its result", func(_ *testing.T, f *runnerFixture) {
+			f.factory.complete(&gateway.ArchivedExecutionGraph{JobID: f.graph.JobID, State: api.JobFinished})
+		}},
+		{"the runner was closed", func(t *testing.T, f *runnerFixture) { require.NoError(t, f.runner.Close()) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newRunnerFixture(t)
+				require.NoError(t, f.runner.Start())
+				synctest.Wait()
+				require.Len(t, f.factory.calls(), 1)
+
+				tt.end(t, f)
+				f.runner.RevokeLeadership()
+				f.runner.GrantLeadership(api.NewLeaderSessionID())
+				synctest.Wait()
+
+				assert.Len(t, f.factory.calls(), 1, "a runner that no longer runs builds no JobMaster")
+				starts, _ := f.jm.counts()
+				assert.Equal(t, 1, starts)
+				require.NoError(t, f.runner.Close())
+			})
+		})
+	}
+}
+
 func TestCloseSuspendsAnUnfinishedJob(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newRunnerFixture(t)

@@ -183,6 +183,14 @@ func (f *fakeResourceManager) HeartbeatFromTaskManager(context.Context, api.Reso
 	return fmt.Errorf("fakeResourceManager: HeartbeatFromTaskManager not supported")
 }
 
+func (f *fakeResourceManager) RequestResourceOverview(context.Context) (gateway.ResourceOverview, error) {
+	return gateway.ResourceOverview{}, fmt.Errorf("fakeResourceManager: RequestResourceOverview not supported")
+}
+
+func (f *fakeResourceManager) RequestTaskManagerInfo(context.Context) ([]gateway.TaskManagerInfo, error) {
+	return nil, fmt.Errorf("fakeResourceManager: RequestTaskManagerInfo not supported")
+}
+
 // HeartbeatFromJobManager is the JobMaster's answer to a heartbeat request
 // of the test (harness.heartbeatFromResourceManager). It is not journaled:
 // heartbeats come and go in every test, which checks them on their own.

@@ -168,19 +168,20 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
 	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
-	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Deps{
-		Graph:              graph,
-		JobGraph:           jobGraph,
-		MainThread:         jm.Endpoint,
-		SlotPool:           jm.slotPool,
-		TaskExecutor:       jm.taskExecutor,
-		JobMasterID:        jobMasterID,
+	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Config{
 		RPCTimeout:         cfg.RPCTimeout,
-		Logger:             logger,
 		RestartStrategy:    restartStrategy,
 		SlotRequestTimeout: cfg.SlotRequestTimeout,
-		Trace:              deps.Trace,
-		OnTerminal:         jm.jobReachedGloballyTerminalState,
+		Logger:             logger,
+	}, scheduler.Deps{
+		Graph:        graph,
+		JobGraph:     jobGraph,
+		MainThread:   jm.Endpoint,
+		SlotPool:     jm.slotPool,
+		TaskExecutor: jm.taskExecutor,
+		JobMasterID:  jobMasterID,
+		Trace:        deps.Trace,
+		OnTerminal:   jm.jobReachedGloballyTerminalState,
 	})
 	jm.SetLogger(logger)
 	return jm, nil
@@ -409,6 +410,7 @@ func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.Jo
 func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
 	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
 	if kind, ok := jm.deps.Faults.Fire(trace.M8, jm.jobGraph.JobID); ok {
+		// Step m8 (fault): the offer is rejected, or never answered.
 		return nil, jm.breakSlotOffer(ctx, kind, taskManager, len(offers))
 	}
 	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
@@ -430,8 +432,10 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 }
 
 // offerSlots answers a slot offer on the main thread (Flink's
-// JobMaster#offerSlots): only a TaskManager registered at this JobMaster
-// may offer slots, and the slot pool decides which of them the job takes.
+// JobMaster#offerSlots).
+//
+// Step m8: only a TaskManager registered at this JobMaster may offer
+// slots, and the slot pool decides which of them the job takes.
 func (jm *JobMaster) offerSlots(taskManager api.ResourceID, offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
 	tm, ok := jm.taskManagers[taskManager]
 	if !ok {

@@ -9,9 +9,9 @@
 //	ResourceManager, StandaloneResourceManager   ResourceManager           resourcemanager.go
 //	  registerJobMaster, declareRequired...      its JobMaster methods     jobmanagers.go
 //	  registerTaskExecutor, sendSlotReport, ...  its TaskExecutor methods  taskexecutors.go
+//	  requestResourceOverview, requestTaskMa...  its REST methods          overview.go
 //	JobManagerRegistration                       jobManagerRegistration    jobmanagers.go
 //	WorkerRegistration                           workerRegistration        taskexecutors.go
-//	ResourceOverview                             ResourceOverview          overview.go
 //
 // and delegates the slot bookkeeping to package slotmanager
 // (FineGrainedSlotManager).
@@ -39,9 +39,11 @@
 //
 // # The messages it handles
 //
-// Every gateway method but the heartbeat answers is fenced: it runs only
-// if the caller's ResourceManagerID is the current one
-// (rpc.ErrFencingTokenMismatch otherwise, before anything else happens).
+// Every gateway method but the heartbeat answers and the REST endpoint's
+// questions is fenced: it runs only if the caller's ResourceManagerID is
+// the current one (rpc.ErrFencingTokenMismatch otherwise, before anything
+// else happens). The errors the methods answer with
+// (gateway.ErrUnknownJobManager, ...) are declared next to the gateway.
 //
 //	from a JobMaster
 //	  RegisterJobMaster          m5  remember the job's JobMaster (a new JobMasterID replaces the old one)
@@ -56,6 +58,9 @@
 //	from both (not fenced)
 //	  HeartbeatFromTaskManager,      answers to the ResourceManager's heartbeat requests
 //	  HeartbeatFromJobManager
+//	from the REST endpoint (not fenced)
+//	  RequestResourceOverview        counts of TaskManagers, slots and free slots (GET /overview)
+//	  RequestTaskManagerInfo         each TaskManager's address and slots (GET /taskmanagers)
 //	to a TaskExecutor (through the SlotManager)
 //	  RequestSlot                m7  give this slot to this job
 //

@@ -92,7 +92,7 @@ func TestASilentTaskExecutorIsLostAfterTheHeartbeatTimeout(t *testing.T) {
 		c.atTheTimeout(start, timedOut)
 		assert.Equal(t, []string{"Closing TaskExecutor connection tm-1 because: " + timedOut},
 			c.logs.Messages("Closing TaskExecutor connection"))
-		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 1, NumberFreeSlots: 1}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 1, NumberFreeSlots: 1}, c.overview())
 
 		// The job still needs its slot: the next check asks tm-2 for it.
 		advance(DefaultRequirementCheckDelay)
@@ -119,7 +119,7 @@ func TestASilentJobMasterIsLostAfterTheHeartbeatTimeout(t *testing.T) {
 		c.atTheTimeout(start, "The heartbeat of JobManager with id jobmanager-test timed out.")
 		assert.Equal(t, []string{fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.", jm.id, jm.address, jm.jobID)},
 			c.logs.Messages("Disconnect job manager"))
-		assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "the JobMaster must register again")
+		assert.ErrorIs(t, c.declare(jm, 1), gateway.ErrUnknownJobManager, "the JobMaster must register again")
 
 		// The requirements stayed: a TaskExecutor that comes now is asked
 		// for a slot for the job.
@@ -147,7 +147,7 @@ func TestLivePeersAreNeverLost(t *testing.T) {
 		assert.EqualValues(t, 60, teAnswers.Load())
 		assert.EqualValues(t, 60, jmAnswers.Load())
 		assert.Empty(t, c.logs.Messages("The heartbeat of"))
-		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
 		assert.NoError(t, c.declare(jm, 1), "the JobMaster is still registered")
 	})
 }
@@ -191,7 +191,7 @@ func TestAnUnreachableTaskExecutorIsLostAfterTwoFailedRequests(t *testing.T) {
 		assert.Equal(t, []string{unreachable}, c.logs.Messages(unreachable))
 		assert.Equal(t, []string{"Closing TaskExecutor connection tm-1 because: " + unreachable},
 			c.logs.Messages("Closing TaskExecutor connection"))
-		assert.Equal(t, ResourceOverview{}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{}, c.overview())
 		assert.Empty(t, c.logs.Messages("The heartbeat of"), "no timeout on top")
 	})
 }

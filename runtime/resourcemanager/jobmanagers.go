@@ -54,6 +54,9 @@ func (rm *ResourceManager) RegisterJobMaster(ctx context.Context, rmID api.Resou
 // connect back to: jobMaster is its gateway, or connectErr says why it
 // could not be reached (Flink's ResourceManager#registerJobMaster, after
 // the fencing token was checked). Main thread only.
+//
+// Step m5: the ResourceManager decides whether it takes the JobMaster: one
+// it could not connect back to is refused, any other is registered.
 func (rm *ResourceManager) registerJobMaster(jobMaster jobMasterGateway, connectErr error, jobMasterID api.JobMasterID,
 	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
 	rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
@@ -78,6 +81,10 @@ func (rm *ResourceManager) registerJobMaster(jobMaster jobMasterGateway, connect
 // registerJobMasterInternal records the registration, replacing the job's
 // previous JobMaster, and starts watching the JobMaster's heartbeat. Main
 // thread only.
+//
+// Step m5: the JobMaster becomes the one its job's requirements come from
+// (Flink's jobManagerRegistrations); a new leader of the job replaces the
+// old one.
 func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration) {
 	if old, ok := rm.jobManagerRegistrations[reg.jobID]; ok {
 		if old.jobMasterID == reg.jobMasterID {
@@ -120,15 +127,18 @@ func (rm *ResourceManager) DeclareRequiredResources(ctx context.Context, rmID ap
 // job's registered JobMaster and hands the requirements to the SlotManager
 // (Flink's ResourceManager#declareRequiredResources, after the fencing
 // token was checked). Main thread only.
+//
+// Step m6: only the JobMaster registered for the job (step m5), with its
+// current JobMasterID, may declare what the job needs.
 func (rm *ResourceManager) declareRequiredResources(jobMasterID api.JobMasterID, requirements gateway.ResourceRequirements) error {
 	jobID := requirements.JobID
 	reg, ok := rm.jobManagerRegistrations[jobID]
 	if !ok {
-		return fmt.Errorf("%w: Could not find registered job manager for job %s.", ErrUnknownJobManager, jobID)
+		return fmt.Errorf("%w: Could not find registered job manager for job %s.", gateway.ErrUnknownJobManager, jobID)
 	}
 	if reg.jobMasterID != jobMasterID {
 		return fmt.Errorf("%w: The job leader's id %s does not match the received id %s.",
-			ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
+			gateway.ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
 	}
 	if requirements.TargetAddress == "" {
 		requirements.TargetAddress = reg.address // where TaskExecutors offer the slots

@@ -169,7 +169,7 @@ func requirements(jm jobMaster, slots int) gateway.ResourceRequirements {
 	return r
 }
 
-func (c *cluster) overview() ResourceOverview {
+func (c *cluster) overview() gateway.ResourceOverview {
 	c.t.Helper()
 	o, err := c.rm.RequestResourceOverview(c.ctx)
 	require.NoError(c.t, err)
@@ -222,7 +222,7 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 
 		// A TaskExecutor with two slots registers and reports them.
 		instanceID := c.addTaskExecutor("tm-1", 2)
-		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
 
 		// m5: a job's JobMaster registers.
 		jm := c.newJobMaster("jobmanager_1")
@@ -252,7 +252,7 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 
 		infos, err := c.rm.RequestTaskManagerInfo(c.ctx)
 		require.NoError(t, err)
-		assert.Equal(t, []TaskManagerInfo{{ResourceID: "tm-1", Address: c.svc.Address("taskmanager_tm-1"),
+		assert.Equal(t, []gateway.TaskManagerInfo{{ResourceID: "tm-1", Address: c.svc.Address("taskmanager_tm-1"),
 			InstanceID: instanceID, NumberSlots: 2, NumberFreeSlots: 1}}, infos)
 
 		// The log reads like a Flink JobManager log, line by line.
@@ -327,11 +327,11 @@ func TestStaleFencingTokenIsRejectedBeforeAnythingHappens(t *testing.T) {
 		}
 
 		advance(time.Minute)
-		assert.Equal(t, ResourceOverview{}, c.overview(), "no TaskExecutor was registered")
+		assert.Equal(t, gateway.ResourceOverview{}, c.overview(), "no TaskExecutor was registered")
 		assert.Empty(t, c.trace.Events(), "no step happened")
 		assert.Empty(t, c.logs.Messages("Registering"))
 		assert.Empty(t, c.requests.all())
-		assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "no JobMaster was registered")
+		assert.ErrorIs(t, c.declare(jm, 1), gateway.ErrUnknownJobManager, "no JobMaster was registered")
 	})
 }
 
@@ -342,13 +342,13 @@ func TestDeclaringRequiresTheRegisteredJobMaster(t *testing.T) {
 		jm := c.newJobMaster("jobmanager_1")
 
 		err := c.declare(jm, 1)
-		assert.ErrorIs(t, err, ErrUnknownJobManager)
+		assert.ErrorIs(t, err, gateway.ErrUnknownJobManager)
 		assert.ErrorContains(t, err, fmt.Sprintf("Could not find registered job manager for job %s.", jm.jobID))
 
 		require.NoError(t, c.registerJobMaster(jm))
 		impostor := api.NewJobMasterID()
 		err = c.rm.DeclareRequiredResources(c.ctx, c.rmID, impostor, requirements(jm, 1))
-		assert.ErrorIs(t, err, ErrJobLeaderIDMismatch)
+		assert.ErrorIs(t, err, gateway.ErrJobLeaderIDMismatch)
 		assert.ErrorContains(t, err, fmt.Sprintf("The job leader's id %s does not match the received id %s.", jm.id, impostor))
 
 		assert.Equal(t, []trace.Step{trace.M5}, trace.Steps(c.trace.JobEvents(jm.jobID)), "rejected declarations are not step m6")
@@ -385,7 +385,7 @@ func TestANewJobMasterReplacesTheOldOne(t *testing.T) {
 		next.jobID = old.jobID
 		require.NoError(t, c.registerJobMaster(next))
 
-		assert.ErrorIs(t, c.declare(old, 2), ErrJobLeaderIDMismatch, "the old leader is fenced off")
+		assert.ErrorIs(t, c.declare(old, 2), gateway.ErrJobLeaderIDMismatch, "the old leader is fenced off")
 		require.NoError(t, c.declare(next, 2))
 		assert.Equal(t, []string{fmt.Sprintf("Disconnect job manager %s@%s for job %s from the resource manager.",
 			old.id, old.address, old.jobID)}, c.logs.Messages("Disconnect job manager"))
@@ -422,7 +422,7 @@ func TestDisconnectJobManager(t *testing.T) {
 
 				require.NoError(t, c.rm.DisconnectJobManager(c.ctx, c.rmID, jm.jobID, tt.status, errors.New("job is done")))
 				assert.Len(t, c.logs.Messages("Disconnect job manager"), 1)
-				assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "the JobMaster is gone")
+				assert.ErrorIs(t, c.declare(jm, 1), gateway.ErrUnknownJobManager, "the JobMaster is gone")
 				if tt.wantRequirements {
 					assert.Empty(t, c.logs.Messages("Clearing resource requirements"))
 				} else {
@@ -452,15 +452,15 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 		require.NoError(t, err)
 		second := success.RegistrationID
 		assert.NotEqual(t, first, second, "each registration has its own InstanceID")
-		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1}, c.overview(), "the old slots are gone until the new report")
+		assert.Equal(t, gateway.ResourceOverview{NumberTaskManagers: 1}, c.overview(), "the old slots are gone until the new report")
 		assert.Len(t, c.logs.Messages("Replacing old registration of TaskExecutor tm-1."), 1)
 
 		err = c.rm.SendSlotReport(c.ctx, c.rmID, "tm-1", first, freeSlots("tm-1", 2))
-		assert.ErrorIs(t, err, ErrUnknownTaskManager)
+		assert.ErrorIs(t, err, gateway.ErrUnknownTaskManager)
 		assert.ErrorContains(t, err, fmt.Sprintf("Unknown TaskManager registration id %s.", first))
 
 		require.NoError(t, c.rm.SendSlotReport(c.ctx, c.rmID, "tm-1", second, freeSlots("tm-1", 2)))
-		assert.Equal(t, ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{NumberTaskManagers: 1, NumberRegisteredSlots: 2, NumberFreeSlots: 2}, c.overview())
 
 		// A later report reconciles instead of registering again.
 		require.NoError(t, c.rm.SendSlotReport(c.ctx, c.rmID, "tm-1", second, freeSlots("tm-1", 2)))
@@ -517,7 +517,7 @@ func TestDisconnectTaskManagerMovesTheJobElsewhere(t *testing.T) {
 		require.NoError(t, c.rm.DisconnectTaskManager(c.ctx, c.rmID, "tm-1", errors.New("TaskExecutor is shutting down.")))
 		assert.Equal(t, []string{"Closing TaskExecutor connection tm-1 because: TaskExecutor is shutting down."},
 			c.logs.Messages("Closing TaskExecutor connection"))
-		assert.Equal(t, ResourceOverview{}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{}, c.overview())
 
 		// The job still declares one slot; a new TaskExecutor serves it.
 		c.addTaskExecutor("tm-2", 1)
@@ -544,7 +544,7 @@ func TestLosingLeadershipForgetsEverything(t *testing.T) {
 		err := c.rm.DeclareRequiredResources(c.ctx, api.ResourceManagerID{}, jm.id, requirements(jm, 1))
 		assert.ErrorIs(t, err, rpc.ErrFencingTokenMismatch, "a ResourceManager without leadership accepts nothing")
 		assert.ErrorContains(t, err, "Fencing token not set")
-		assert.Equal(t, ResourceOverview{}, c.overview())
+		assert.Equal(t, gateway.ResourceOverview{}, c.overview())
 		assert.Len(t, c.logs.Messages("Suspending the slot manager."), 1)
 
 		// Granted leadership again (a new session): a clean slate.
@@ -552,7 +552,7 @@ func TestLosingLeadershipForgetsEverything(t *testing.T) {
 		c.rm.GrantLeadership(session)
 		synctest.Wait()
 		c.rmID = api.ResourceManagerID(session)
-		assert.ErrorIs(t, c.declare(jm, 1), ErrUnknownJobManager, "JobMasters register again with the new leader")
+		assert.ErrorIs(t, c.declare(jm, 1), gateway.ErrUnknownJobManager, "JobMasters register again with the new leader")
 		require.NoError(t, c.registerJobMaster(jm))
 		assert.Len(t, c.logs.Messages("Starting the slot manager."), 2)
 	})

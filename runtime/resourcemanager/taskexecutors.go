@@ -91,7 +91,7 @@ func (rm *ResourceManager) SendSlotReport(ctx context.Context, rmID api.Resource
 	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {
 		reg, ok := rm.taskExecutors[taskManager]
 		if !ok || reg.instanceID != instanceID {
-			return struct{}{}, fmt.Errorf("%w: Unknown TaskManager registration id %s.", ErrUnknownTaskManager, instanceID)
+			return struct{}{}, fmt.Errorf("%w: Unknown TaskManager registration id %s.", gateway.ErrUnknownTaskManager, instanceID)
 		}
 		if reg.atSlotManager {
 			// Flink receives later reports with the TaskExecutor's

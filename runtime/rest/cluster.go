@@ -13,7 +13,6 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
-	"flinklab/runtime/resourcemanager"
 )
 
 // FlinkVersion is the flink-version GET /config and GET /overview report:
@@ -197,7 +196,7 @@ func (s *Server) handleTaskManagers(_ http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, fmt.Errorf("request the TaskManagers: %w", err)
 	}
-	slices.SortFunc(infos, func(a, b resourcemanager.TaskManagerInfo) int { return cmp.Compare(a.ResourceID, b.ResourceID) })
+	slices.SortFunc(infos, func(a, b gateway.TaskManagerInfo) int { return cmp.Compare(a.ResourceID, b.ResourceID) })
 	taskManagers := make([]TaskManagerInfo, 0, len(infos))
 	for _, info := range infos {
 		taskManagers = append(taskManagers, taskManagerInfoOf(info))
@@ -214,7 +213,7 @@ func (s *Server) handleTaskManagerDetails(_ http.ResponseWriter, r *http.Request
 	if err != nil {
 		return nil, fmt.Errorf("request the TaskManagers: %w", err)
 	}
-	i := slices.IndexFunc(infos, func(info resourcemanager.TaskManagerInfo) bool { return info.ResourceID == id })
+	i := slices.IndexFunc(infos, func(info gateway.TaskManagerInfo) bool { return info.ResourceID == id })
 	if i < 0 {
 		return nil, notFound(fmt.Sprintf("Could not find TaskExecutor %s.", id))
 	}
@@ -227,7 +226,7 @@ func (s *Server) handleTaskManagerDetails(_ http.ResponseWriter, r *http.Request
 // noPort is Flink's value for a port a TaskManager does not have.
 const noPort = -1
 
-func taskManagerInfoOf(info resourcemanager.TaskManagerInfo) TaskManagerInfo {
+func taskManagerInfoOf(info gateway.TaskManagerInfo) TaskManagerInfo {
 	return TaskManagerInfo{
 		ID:          info.ResourceID,
 		Path:        info.Address,

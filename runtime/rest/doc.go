@@ -200,8 +200,8 @@
 // # The cluster: /overview, /config, /taskmanagers, /jobmanager/…
 //
 // GET /overview counts the ResourceManager's TaskManagers and slots
-// (Deps.ResourceManager, which *resourcemanager.ResourceManager
-// satisfies) and the Dispatcher's jobs per state; GET /config tells the
+// (ResourceManagerGateway.RequestResourceOverview) and the Dispatcher's
+// jobs per state; GET /config tells the
 // web UI how often to poll, the time zone and the version, and that it
 // may submit jars and cancel jobs. GET /taskmanagers lists the registered
 // TaskExecutors, with their RPC address as "path" and their slots.

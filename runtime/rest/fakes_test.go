@@ -9,8 +9,8 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/jobgraph"
-	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 )
 
@@ -191,30 +191,34 @@ func smallJobGraph(name string, parallelism int) *jobgraph.JobGraph {
 	return g
 }
 
-// fakeResourceManager is a rest.ResourceManagerInfo with a fixed table of
-// TaskManagers: two by default, one with a slot in use.
+// fakeResourceManager is a ResourceManagerGateway that answers the REST
+// endpoint's questions from a fixed table of TaskManagers: two by
+// default, one with a slot in use. Its other methods are gatewaytest's,
+// which the endpoint never calls.
 type fakeResourceManager struct {
+	gatewaytest.ResourceManagerGateway
+
 	mu           sync.Mutex
-	taskManagers []resourcemanager.TaskManagerInfo
+	taskManagers []gateway.TaskManagerInfo
 	err          error // answered by both methods when set
 }
 
-var _ rest.ResourceManagerInfo = (*fakeResourceManager)(nil)
+var _ gateway.ResourceManagerGateway = (*fakeResourceManager)(nil)
 
 func newFakeResourceManager() *fakeResourceManager {
-	return &fakeResourceManager{taskManagers: []resourcemanager.TaskManagerInfo{
+	return &fakeResourceManager{taskManagers: []gateway.TaskManagerInfo{
 		{ResourceID: "taskexecutor-0", Address: "local://taskexecutor-0", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 1},
 		{ResourceID: "taskexecutor-1", Address: "local://taskexecutor-1", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 2},
 	}}
 }
 
-func (f *fakeResourceManager) RequestResourceOverview(context.Context) (resourcemanager.ResourceOverview, error) {
+func (f *fakeResourceManager) RequestResourceOverview(context.Context) (gateway.ResourceOverview, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
-		return resourcemanager.ResourceOverview{}, f.err
+		return gateway.ResourceOverview{}, f.err
 	}
-	o := resourcemanager.ResourceOverview{NumberTaskManagers: len(f.taskManagers)}
+	o := gateway.ResourceOverview{NumberTaskManagers: len(f.taskManagers)}
 	for _, tm := range f.taskManagers {
 		o.NumberRegisteredSlots += tm.NumberSlots
 		o.NumberFreeSlots += tm.NumberFreeSlots
@@ -222,11 +226,11 @@ func (f *fakeResourceManager) RequestResourceOverview(context.Context) (resource
 	return o, nil
 }
 
-func (f *fakeResourceManager) RequestTaskManagerInfo(context.Context) ([]resourcemanager.TaskManagerInfo, error) {
+func (f *fakeResourceManager) RequestTaskManagerInfo(context.Context) ([]gateway.TaskManagerInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
-	return append([]resourcemanager.TaskManagerInfo(nil), f.taskManagers...), nil
+	return append([]gateway.TaskManagerInfo(nil), f.taskManagers...), nil
 }

@@ -72,10 +72,11 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 		return nil, err
 	}
 
-	// Steps m1 and m2, recorded now that the job exists, at the times they
-	// happened: the upload is the beginning of every job run from the jar.
+	// Step m1, recorded now that the job exists, at the time the jar was
+	// uploaded: the upload is the beginning of every job run from the jar.
 	s.deps.Trace.EmitAt(trace.At(uploaded), trace.M1, "Client", "REST", jobID, "%s",
 		jarUploadedMessage(jarID, program.ProgramClass(), uploaded))
+	// Step m2: the run request that built the job, at the time it arrived.
 	s.deps.Trace.EmitAt(received, trace.M2, "Client", "REST", jobID, "POST /jars/%s/run: program %s built job '%s' (parallelism %s, args %q)",
 		jarID, entryClass, jobGraph.Name, parallelismText(params.parallelism), params.args)
 	s.log.Info(fmt.Sprintf("Jar %s runs as job '%s' (%s).", jarID, jobGraph.Name, jobID))
@@ -259,6 +260,9 @@ func usesQueryParameters(body JarRunRequestBody, query url.Values) bool {
 // JarHandlerContext.fromRequest does: the request body if the field is
 // set, else the query parameter, else the default. Query parameters with
 // several values are joined with commas.
+//
+// Step m2: the run's settings are decided here, before the program builds
+// the job's JobGraph with them.
 func jarRunParamsFromRequest(body JarRunRequestBody, query url.Values) (jarRunParams, error) {
 	p := jarRunParams{parallelism: client.ParallelismDefault, jobID: body.JobID}
 
@@ -413,6 +417,9 @@ func decodeJSONBody(r *http.Request, v any, typeName string) error {
 // Flink's mapper would ignore. An empty document counts as {}. A
 // larger one is refused as not of the expected format (400) before it is
 // parsed: a request body of JSON has no business being that large.
+//
+// Step m2: the body of POST /jars/{jarid}/run, and the request part of
+// POST /jobs, are read here; one not of the expected format makes no job.
 func decodeJSON(r io.Reader, v any, typeName string) error {
 	notTheFormat := fmt.Sprintf("Request did not match expected format %s.", typeName)
 	data, err := io.ReadAll(io.LimitReader(r, maxJSONBodySize+1))

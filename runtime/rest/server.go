@@ -24,7 +24,6 @@ import (
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
-	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/trace"
 )
 
@@ -105,29 +104,17 @@ type ProgramRunner interface {
 	JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
 }
 
-// ResourceManagerInfo is what the endpoint asks the ResourceManager:
-// read-only views of the TaskManagers and their slots, for GET /overview
-// and /taskmanagers. *resourcemanager.ResourceManager satisfies it (Flink:
-// the ResourceManagerGateway's requestResourceOverview and
-// requestTaskManagerInfo).
-type ResourceManagerInfo interface {
-	// RequestResourceOverview counts the registered TaskManagers, their
-	// slots and the free ones.
-	RequestResourceOverview(ctx context.Context) (resourcemanager.ResourceOverview, error)
-	// RequestTaskManagerInfo describes every registered TaskManager.
-	RequestTaskManagerInfo(ctx context.Context) ([]resourcemanager.TaskManagerInfo, error)
-}
-
-var _ ResourceManagerInfo = (*resourcemanager.ResourceManager)(nil)
-
 // Deps are the components the endpoint talks to. All but Trace, Faults and
 // Configuration are required.
 type Deps struct {
 	// Dispatcher receives the jobs (step m3) and answers questions about
 	// them.
 	Dispatcher gateway.DispatcherGateway
-	// ResourceManager answers questions about the TaskManagers and slots.
-	ResourceManager ResourceManagerInfo
+	// ResourceManager answers questions about the TaskManagers and slots
+	// (RequestResourceOverview and RequestTaskManagerInfo, as Flink's
+	// handlers ask the ResourceManagerGateway); the endpoint calls nothing
+	// else on it.
+	ResourceManager gateway.ResourceManagerGateway
 	// BlobServer stores each job's jar under its JobID before the job is
 	// submitted; the TaskExecutors fetch it from there at step m10.
 	BlobServer *blob.BlobServer

@@ -91,7 +91,11 @@ func (s *Server) handleJobSubmit(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 
+	// Step m1: the job's jars arrived with the request (Flink's
+	// FileUploadHandler), recorded now that the Dispatcher has accepted the
+	// job, at the time the request arrived.
 	s.deps.Trace.EmitAt(received, trace.M1, "Client", "REST", jobID, "POST /jobs: jars %q received with the job", body.JobJarFileNames)
+	// Step m2: the JobGraph was submitted (Flink's JobSubmitHandler).
 	s.deps.Trace.EmitAt(received, trace.M2, "Client", "REST", jobID, "POST /jobs: job '%s' submitted as %s (%d vertices)",
 		jobGraph.Name, *body.JobGraphFileName, len(jobGraph.Vertices()))
 	s.log.Info(fmt.Sprintf("Job '%s' (%s) submitted with %d jar(s).", jobGraph.Name, jobID, len(jars)))

@@ -104,7 +104,9 @@
 //     names by reflection, and closes a connection that breaks the
 //     protocol;
 //   - wireerror.go: errors on the wire, so that errors.Is and errors.As
-//     still work at the caller (RegisterError, RegisterErrorType).
+//     still work at the caller for the registered errors
+//     (RegisterError, RegisterErrorType). Package gateway registers every
+//     error that may cross processes, this package's among them.
 //
 // Fencing tokens are ordinary arguments, so they cross the wire with the
 // call; the receiving FencedEndpoint refuses a stale one, and the caller

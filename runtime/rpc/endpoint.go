@@ -27,12 +27,18 @@ var (
 // thread, that drains it. A component embeds an Endpoint and touches its own
 // fields only from functions that run on that goroutine.
 //
-// The lifecycle is created → started (Start) → stopped (Stop). Messages sent
-// before Start wait in the mailbox; messages sent after Stop are dropped and
-// their callers get ErrRecipientUnreachable. Start and Stop may be called
-// from any goroutine, more than once and in any order: only the first Start
-// and the first Stop count, and a Stop before any Start ends the endpoint
-// without ever starting its main thread.
+// Its lifecycle (endpointState, changed only by transitionToLocked):
+//
+//	CREATED ──Start──► STARTED ──Stop──► STOPPING ──stopNow──► STOPPED
+//	   │                                                          ▲
+//	   └──────────────────Stop, before any Start──────────────────┘
+//
+// Messages sent before Start wait in the mailbox; messages sent after Stop
+// are dropped and their callers get ErrRecipientUnreachable. Start and Stop
+// may be called from any goroutine, more than once and in any order: only
+// the first Start and the first Stop count, and a Stop before any Start
+// ends the endpoint (CREATED → STOPPED) without ever starting its main
+// thread.
 type Endpoint struct {
 	name string
 	log  *slog.Logger // where a failed message is logged; set before Start
@@ -41,13 +47,11 @@ type Endpoint struct {
 	// there is fatal, as a failed onStart is in Flink.
 	inOnStart bool
 
-	mu       sync.Mutex
-	queue    []func()
-	started  bool // Start has launched the main thread
-	stopping bool // Stop has been called: the first call decided how to stop
-	stopped  bool // the mailbox is closed for good
-	timers   map[*time.Timer]struct{}
-	lanes    map[any][]func() // AskInOrder: calls waiting per lane; a lane in the map has a goroutine draining it
+	mu     sync.Mutex
+	state  endpointState // CREATED → STARTED → STOPPING → STOPPED; see endpointState
+	queue  []func()
+	timers map[*time.Timer]struct{}
+	lanes  map[any][]func() // AskInOrder: calls waiting per lane; a lane in the map has a goroutine draining it
 
 	wake       chan struct{} // 1-buffered: "the queue may be non-empty"
 	stop       chan struct{} // closed by Stop
@@ -91,10 +95,10 @@ func (e *Endpoint) Context() context.Context { return e.ctx }
 func (e *Endpoint) Start(onStart func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.started || e.stopping {
+	if e.state != endpointCreated { // started already, or stopped before it started
 		return
 	}
-	e.started = true
+	e.transitionToLocked(endpointStarted)
 	if onStart != nil {
 		e.queue = slices.Insert(e.queue, 0, withCause(func() {
 			e.inOnStart = true
@@ -152,7 +156,7 @@ func (e *Endpoint) runMessage(fn func()) {
 func (e *Endpoint) next() (func(), bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stopped || len(e.queue) == 0 {
+	if e.state == endpointStopped || len(e.queue) == 0 {
 		return nil, false
 	}
 	fn := e.queue[0]
@@ -165,7 +169,7 @@ func (e *Endpoint) next() (func(), bool) {
 // reports false when the endpoint has stopped and fn will never run.
 func (e *Endpoint) RunAsync(fn func()) bool {
 	e.mu.Lock()
-	if e.stopped {
+	if e.state == endpointStopped {
 		e.mu.Unlock()
 		return false
 	}
@@ -195,7 +199,7 @@ func (e *Endpoint) wakeLocked() {
 func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stopped {
+	if e.state == endpointStopped {
 		return func() {}
 	}
 	var cancelled atomic.Bool
@@ -231,15 +235,15 @@ func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func
 func (e *Endpoint) Stop(onStop func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stopping {
+	switch e.state {
+	case endpointStopping, endpointStopped: // an earlier Stop decided
 		return
-	}
-	e.stopping = true
-	if !e.started { // no main thread to run anything, and Start will not launch one: stop right here
+	case endpointCreated: // no main thread to run anything, and Start will not launch one: stop right here
 		e.stopLocked()
 		close(e.terminated)
 		return
 	}
+	e.transitionToLocked(endpointStopping)
 	if onStop != nil {
 		e.queue = append(e.queue, withCause(onStop))
 	}
@@ -254,11 +258,11 @@ func (e *Endpoint) stopNow() {
 	e.stopLocked()
 }
 
-// stopLocked closes the mailbox, stops the timers, cancels the endpoint's
-// context and tells the main thread to return. e.mu is held; Stop makes sure
-// it runs once.
+// stopLocked closes the mailbox (→ STOPPED, from CREATED or STOPPING),
+// stops the timers, cancels the endpoint's context and tells the main
+// thread to return. e.mu is held; Stop makes sure it runs once.
 func (e *Endpoint) stopLocked() {
-	e.stopped = true
+	e.transitionToLocked(endpointStopped)
 	e.queue = nil
 	for t := range e.timers {
 		t.Stop()

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,18 +12,19 @@ import (
 // them, so that errors.Is and errors.As keep working at the caller:
 //
 //	{"message": "TaskSubmissionException: Could not submit task.",
-//	 "causes": [{"code": "taskexecutor.ErrTaskSubmission"}]}
+//	 "causes": [{"code": "gateway.ErrTaskSubmission"}]}
 //
 //	{"message": "Heartbeat of TaskManager with id tm-1 timed out.",
 //	 "causes": [{"code": "gateway.TimeoutException", "value": {"Message": "Heartbeat of TaskManager with id tm-1 timed out."}}]}
 //
-// A package that owns a sentinel error callers test with errors.Is
-// registers it once, in an init function, under a stable code:
-//
-//	func init() { rpc.RegisterError("gateway.ErrJobNotFound", ErrJobNotFound) }
-//
-// A typed error callers find with errors.As is registered with
-// RegisterErrorType; its exported fields travel as JSON.
+// A sentinel error callers test with errors.Is is registered once, under
+// a stable code, with RegisterError; a typed error callers find with
+// errors.As, with RegisterErrorType, and its exported fields travel as
+// JSON. The runtime registers every error that may cross processes in one
+// place, package gateway's errors.go, this package's own (ErrTimeout,
+// ErrRecipientUnreachable, ErrFencingTokenMismatch) and the context
+// package's among them: the list is what a caller may test for, and it
+// belongs with the gateways, not with the transport.
 //
 // Encoding asks errors.Is (and errors.As) for every registered error, so
 // an error that wraps two sentinels (rpc.ErrTimeout and
@@ -68,21 +68,10 @@ var errorRegistry struct {
 	byCode  map[string]registeredError
 }
 
-func init() {
-	RegisterError("rpc.ErrRecipientUnreachable", ErrRecipientUnreachable)
-	RegisterError("rpc.ErrTimeout", ErrTimeout)
-	RegisterError("rpc.ErrFencingTokenMismatch", ErrFencingTokenMismatch)
-	// The context package's errors are registered here, as it cannot
-	// register them itself: a call the receiver ran out of time for
-	// answers with an error wrapping context.DeadlineExceeded.
-	RegisterError("context.Canceled", context.Canceled)
-	RegisterError("context.DeadlineExceeded", context.DeadlineExceeded)
-}
-
 // RegisterError registers a sentinel error under a code, so that a
 // caller on the other side of a TCP connection still finds it with
-// errors.Is. Call it from the init function of the package that owns the
-// sentinel. Registering a code twice is a programming error and panics.
+// errors.Is. Call it from an init function (the runtime's is in package
+// gateway). Registering a code twice is a programming error and panics.
 func RegisterError(code string, sentinel error) {
 	if sentinel == nil {
 		panic("rpc: RegisterError(" + code + ", nil)")
@@ -93,10 +82,10 @@ func RegisterError(code string, sentinel error) {
 // RegisterErrorType registers the error type E under a code, so that a
 // caller on the other side of a TCP connection still finds it with
 // errors.As. E's exported fields travel as JSON, so it should hold plain
-// data (a message, IDs), not a cause of type error. Call it from the init
-// function of the package that owns E:
+// data (a message, IDs), not a cause of type error. Call it from an init
+// function, as package gateway does:
 //
-//	func init() { rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException") }
+//	rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException")
 func RegisterErrorType[E error](code string) {
 	addRegisteredError(registeredError{
 		code: code,

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Errors registered by this test file, as a component package would
-// register its own.
+// Errors registered by this test file, as package gateway registers the
+// runtime's.
 var errBoom = errors.New("BoomException")
 
 // quotaError is a typed error that callers find with errors.As.
@@ -36,6 +36,15 @@ func (e *kindError) Error() string        { return e.kind.Error() + ": " + e.msg
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
 func init() {
+	// The transport's own errors and the context package's, under the
+	// codes package gateway registers them with for the runtime: this
+	// package's tests cross TCP without package gateway.
+	RegisterError("rpc.ErrRecipientUnreachable", ErrRecipientUnreachable)
+	RegisterError("rpc.ErrTimeout", ErrTimeout)
+	RegisterError("rpc.ErrFencingTokenMismatch", ErrFencingTokenMismatch)
+	RegisterError("context.Canceled", context.Canceled)
+	RegisterError("context.DeadlineExceeded", context.DeadlineExceeded)
+
 	RegisterError("rpc_test.errBoom", errBoom)
 	RegisterErrorType[*quotaError]("rpc_test.quotaError")
 }

@@ -19,19 +19,11 @@ import (
 	"flinklab/runtime/trace"
 )
 
-// Deps are what a DefaultScheduler works with. It is created and used on
-// the JobMaster's main thread.
-type Deps struct {
-	Graph      *executiongraph.ExecutionGraph
-	JobGraph   *jobgraph.JobGraph
-	MainThread *rpc.Endpoint
-	SlotPool   *slotpool.SlotPool
-	// TaskExecutor returns the gateway of a TaskExecutor registered at the
-	// JobMaster.
-	TaskExecutor func(api.ResourceID) (gateway.TaskExecutorGateway, bool)
-	JobMasterID  api.JobMasterID
-	RPCTimeout   time.Duration
-	Logger       *slog.Logger
+// Config configures a DefaultScheduler: the options its decisions follow.
+type Config struct {
+	// RPCTimeout bounds each submitTask and cancelTask call (Flink's
+	// pekko.ask.timeout).
+	RPCTimeout time.Duration
 	// RestartStrategy decides whether, and after how long, a failed job
 	// restarts (Flink: RestartBackoffTimeStrategy); nil means
 	// NoRestartBackoffTimeStrategy.
@@ -40,6 +32,24 @@ type Deps struct {
 	// round may stay unfulfillable before they fail (Flink's
 	// slot.request.timeout); zero means slotpool.DefaultSlotRequestTimeout.
 	SlotRequestTimeout time.Duration
+	// Logger receives the scheduler's lines and the ExecutionGraph's state
+	// changes; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Deps are what a DefaultScheduler works with: the job it schedules, the
+// JobMaster's main thread and slot pool, and the TaskExecutors it deploys
+// to. It is created and used on the JobMaster's main thread.
+type Deps struct {
+	Graph      *executiongraph.ExecutionGraph
+	JobGraph   *jobgraph.JobGraph
+	MainThread *rpc.Endpoint
+	SlotPool   *slotpool.SlotPool
+	// TaskExecutor returns the gateway of a TaskExecutor registered at the
+	// JobMaster.
+	TaskExecutor func(api.ResourceID) (gateway.TaskExecutorGateway, bool)
+	// JobMasterID fences the calls to the TaskExecutors.
+	JobMasterID api.JobMasterID
 	// Trace records a deployment (step m9) that failed on the way; nil
 	// records nothing.
 	Trace *trace.Recorder
@@ -51,7 +61,8 @@ type Deps struct {
 // DefaultScheduler is Flink's DefaultScheduler, reduced to what a job needs
 // to go from CREATED to FINISHED, FAILED or CANCELED.
 type DefaultScheduler struct {
-	Deps
+	cfg      Config
+	deps     Deps
 	log      *slog.Logger // DefaultScheduler's own lines
 	graphLog *slog.Logger // state changes, logged as Flink's ExecutionGraph logs them
 	tdds     *tddFactory
@@ -99,19 +110,20 @@ type pendingRestart struct {
 var _ SchedulerNG = (*DefaultScheduler)(nil)
 
 // NewDefaultScheduler returns a scheduler for a graph in state CREATED.
-func NewDefaultScheduler(deps Deps) *DefaultScheduler {
-	logger := deps.Logger
+func NewDefaultScheduler(cfg Config, deps Deps) *DefaultScheduler {
+	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if deps.RestartStrategy == nil {
-		deps.RestartStrategy = failover.NoRestartBackoffTimeStrategy{}
+	if cfg.RestartStrategy == nil {
+		cfg.RestartStrategy = failover.NoRestartBackoffTimeStrategy{}
 	}
-	if deps.SlotRequestTimeout <= 0 {
-		deps.SlotRequestTimeout = slotpool.DefaultSlotRequestTimeout
+	if cfg.SlotRequestTimeout <= 0 {
+		cfg.SlotRequestTimeout = slotpool.DefaultSlotRequestTimeout
 	}
 	s := &DefaultScheduler{
-		Deps:       deps,
+		cfg:        cfg,
+		deps:       deps,
 		log:        logger.With("logger", "DefaultScheduler"),
 		graphLog:   logger.With("logger", "ExecutionGraph"),
 		tdds:       newTDDFactory(deps.Graph, deps.JobGraph),
@@ -133,7 +145,7 @@ func NewDefaultScheduler(deps Deps) *DefaultScheduler {
 		vertices = append(vertices, ev.ID())
 	}
 	strategy := failover.NewRestartAllFailoverStrategy(vertices)
-	s.failureHandler = failover.NewExecutionFailureHandler(vertices, strategy, deps.RestartStrategy)
+	s.failureHandler = failover.NewExecutionFailureHandler(vertices, strategy, cfg.RestartStrategy)
 	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", strategy, deps.Graph.JobName(), deps.Graph.JobID()))
 	return s
 }
@@ -144,7 +156,7 @@ func (s *DefaultScheduler) StartScheduling() {
 	if !s.transitionJob(api.JobCreated, api.JobRunning, nil) {
 		return
 	}
-	s.allocateSlotsAndDeploy(slices.Collect(s.Graph.AllExecutionVertices()))
+	s.allocateSlotsAndDeploy(slices.Collect(s.deps.Graph.AllExecutionVertices()))
 }
 
 // allocateSlotsAndDeploy is Flink's DefaultExecutionDeployer: move every
@@ -168,7 +180,7 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 	}
 	for _, key := range s.keyOrder {
 		id := s.waiting[key]
-		s.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
+		s.deps.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
 			s.slotArrived(key, id, slot)
 		}, func(cause error) {
 			s.slotRequestFailed(key, id, cause)
@@ -178,7 +190,7 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 	// fulfilled within slot.request.timeout, they fail (Flink:
 	// SlotSharingExecutionSlotAllocator#allocateSlotsFor hands the bulk to
 	// the PhysicalSlotRequestBulkChecker).
-	s.bulkChecker.SchedulePendingRequestBulkTimeoutCheck(bulk, s.SlotRequestTimeout)
+	s.bulkChecker.SchedulePendingRequestBulkTimeoutCheck(bulk, s.cfg.SlotRequestTimeout)
 }
 
 func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {
@@ -187,7 +199,7 @@ func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotReques
 	}
 	delete(s.waiting, key)
 	s.arrived[key] = arrivedSlot{request: id, slot: slot}
-	if len(s.waiting) == 0 && s.Graph.State() == api.JobRunning {
+	if len(s.waiting) == 0 && s.deps.Graph.State() == api.JobRunning {
 		s.deployAll()
 	}
 }
@@ -202,7 +214,7 @@ func (s *DefaultScheduler) slotRequestFailed(key sharedSlotKey, id slotpool.Slot
 	}
 	delete(s.waiting, key)
 	for _, vertexID := range s.members[key] {
-		if e := s.Graph.ExecutionVertex(vertexID).CurrentExecution(); e.State() == api.ExecutionScheduled {
+		if e := s.deps.Graph.ExecutionVertex(vertexID).CurrentExecution(); e.State() == api.ExecutionScheduled {
 			s.markFailed(e, cause)
 		}
 	}
@@ -218,7 +230,7 @@ func (s *DefaultScheduler) deployAll() {
 	for _, key := range s.keyOrder {
 		slot := s.arrived[key].slot
 		for _, id := range s.members[key] {
-			ev := s.Graph.ExecutionVertex(id)
+			ev := s.deps.Graph.ExecutionVertex(id)
 			e := ev.CurrentExecution()
 			if e.State() != api.ExecutionScheduled {
 				continue
@@ -250,7 +262,7 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 	if e.State() != api.ExecutionScheduled {
 		return // an earlier deployment of the region failed, and the failover cancelled it
 	}
-	tm, ok := s.TaskExecutor(slot.TaskManager.ResourceID)
+	tm, ok := s.deps.TaskExecutor(slot.TaskManager.ResourceID)
 	if !ok {
 		s.markFailed(e, errors.New("JobException: Target slot (TaskManager) for deployment is no longer alive."))
 		return
@@ -262,8 +274,8 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 
 	// Step m9: submitTask. The answer comes back on the main thread.
 	s.submitting[e] = true
-	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, tm.SubmitTask(ctx, tdd, s.JobMasterID)
+	rpc.Ask(s.deps.MainThread, s.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, tm.SubmitTask(ctx, tdd, s.deps.JobMasterID)
 	}, func(_ struct{}, err error) {
 		delete(s.submitting, e)
 		timedOut := errors.Is(err, rpc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
@@ -284,9 +296,9 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 		}
 		if timedOut {
 			err = fmt.Errorf("Cannot deploy task %s (%s) - TaskManager (%s) not responding after a rpcTimeout of %s: %w",
-				ev.TaskNameWithSubtaskIndex(), e.AttemptID(), slot.TaskManager, s.RPCTimeout, err)
+				ev.TaskNameWithSubtaskIndex(), e.AttemptID(), slot.TaskManager, s.cfg.RPCTimeout, err)
 			// The TaskExecutor could not say so itself.
-			s.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", s.Graph.JobID(), "%v", err)
+			s.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", s.deps.Graph.JobID(), "%v", err)
 		}
 		s.markFailed(e, err)
 		if timedOut {
@@ -300,7 +312,7 @@ func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotp
 
 // UpdateTaskExecutionState applies a TaskExecutor's report.
 func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionState) error {
-	e, ok := s.Graph.Execution(state.AttemptID)
+	e, ok := s.deps.Graph.Execution(state.AttemptID)
 	if !ok {
 		return fmt.Errorf("The execution attempt %s was not found.", state.AttemptID)
 	}
@@ -387,12 +399,12 @@ func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) 
 // failJob moves the job to FAILING, cancels every task still alive and
 // finishes FAILED once all have stopped.
 func (s *DefaultScheduler) failJob(cause error) {
-	state := s.Graph.State()
+	state := s.deps.Graph.State()
 	if state.IsTerminalState() || state == api.JobFailing {
 		return
 	}
-	if s.Graph.FailureCause() == nil {
-		s.Graph.SetFailureCause(cause)
+	if s.deps.Graph.FailureCause() == nil {
+		s.deps.Graph.SetFailureCause(cause)
 	}
 	if !s.transitionJob(state, api.JobFailing, cause) {
 		return
@@ -418,7 +430,7 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 		}
 		delete(s.arrived, key)
 		for _, id := range s.members[key] {
-			if e := s.Graph.ExecutionVertex(id).CurrentExecution(); e.State() == api.ExecutionScheduled {
+			if e := s.deps.Graph.ExecutionVertex(id).CurrentExecution(); e.State() == api.ExecutionScheduled {
 				unassigned = append(unassigned, e)
 			}
 		}
@@ -426,7 +438,7 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 	for _, e := range unassigned {
 		s.markFailed(e, cause)
 	}
-	for ev := range s.Graph.AllExecutionVertices() {
+	for ev := range s.deps.Graph.AllExecutionVertices() {
 		e := ev.CurrentExecution()
 		slot, ok := e.AssignedSlot()
 		if !ok || !lost[slot.AllocationID] || e.State().IsTerminal() {
@@ -445,7 +457,7 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 // Cancel moves the job to CANCELLING, cancels every task and finishes
 // CANCELED once all have stopped.
 func (s *DefaultScheduler) Cancel() {
-	state := s.Graph.State()
+	state := s.deps.Graph.State()
 	if state != api.JobCreated && state != api.JobRunning && state != api.JobRestarting {
 		return
 	}
@@ -461,10 +473,10 @@ func (s *DefaultScheduler) Cancel() {
 // on their TaskExecutor and report CANCELED later.
 func (s *DefaultScheduler) cancelAllExecutions() {
 	for key, id := range s.waiting {
-		s.SlotPool.CancelSlotRequest(id)
+		s.deps.SlotPool.CancelSlotRequest(id)
 		delete(s.waiting, key)
 	}
-	s.cancelExecutions(s.Graph.AllExecutionVertices())
+	s.cancelExecutions(s.deps.Graph.AllExecutionVertices())
 }
 
 // cancelExecutions stops the executions of the given vertices that are not
@@ -492,7 +504,7 @@ func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
 	if s.submitting[e] {
 		return
 	}
-	if _, ok := s.TaskExecutor(assignedResourceID(e)); !ok {
+	if _, ok := s.deps.TaskExecutor(assignedResourceID(e)); !ok {
 		s.transitionExecution(e, api.ExecutionCanceled, nil)
 		s.executionTerminated()
 		return
@@ -516,7 +528,7 @@ const cancelCallTries = 3
 // Execution#sendCancelRpcCall); gaveUp, if not nil, runs on the main
 // thread when the last try failed.
 func (s *DefaultScheduler) sendCancelRPCCall(e *executiongraph.Execution, tries int, gaveUp func()) {
-	tm, ok := s.TaskExecutor(assignedResourceID(e))
+	tm, ok := s.deps.TaskExecutor(assignedResourceID(e))
 	if !ok {
 		if gaveUp != nil {
 			gaveUp()
@@ -524,7 +536,7 @@ func (s *DefaultScheduler) sendCancelRPCCall(e *executiongraph.Execution, tries 
 		return
 	}
 	attemptID := e.AttemptID()
-	rpc.Ask(s.MainThread, s.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+	rpc.Ask(s.deps.MainThread, s.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, tm.CancelTask(ctx, attemptID)
 	}, func(_ struct{}, err error) {
 		switch {
@@ -539,11 +551,11 @@ func (s *DefaultScheduler) sendCancelRPCCall(e *executiongraph.Execution, tries 
 
 // checkJobFinished finishes the job once every task has FINISHED.
 func (s *DefaultScheduler) checkJobFinished() {
-	if s.Graph.State() != api.JobRunning {
+	if s.deps.Graph.State() != api.JobRunning {
 		s.checkJobTerminated()
 		return
 	}
-	for ev := range s.Graph.AllExecutionVertices() {
+	for ev := range s.deps.Graph.AllExecutionVertices() {
 		if ev.ExecutionState() != api.ExecutionFinished {
 			return
 		}
@@ -556,11 +568,11 @@ func (s *DefaultScheduler) checkJobFinished() {
 // checkJobTerminated ends a FAILING or CANCELLING job once no task is
 // alive any more.
 func (s *DefaultScheduler) checkJobTerminated() {
-	state := s.Graph.State()
+	state := s.deps.Graph.State()
 	if state != api.JobFailing && state != api.JobCancelling {
 		return
 	}
-	for ev := range s.Graph.AllExecutionVertices() {
+	for ev := range s.deps.Graph.AllExecutionVertices() {
 		if !ev.ExecutionState().IsTerminal() {
 			return
 		}
@@ -579,20 +591,20 @@ func (s *DefaultScheduler) terminated() {
 		return
 	}
 	s.finished = true
-	s.OnTerminal(archive(s.Graph, s.exceptionHistory))
+	s.deps.OnTerminal(archive(s.deps.Graph, s.exceptionHistory))
 }
 
 // transitionJob moves the job and logs it as Flink's ExecutionGraph does.
 // It returns false when the job is not in status from any more (another
 // event moved it first); an illegal move is a bug and panics.
 func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bool {
-	if err := s.Graph.TransitionState(from, to); err != nil {
+	if err := s.deps.Graph.TransitionState(from, to); err != nil {
 		if errors.Is(err, executiongraph.ErrUnexpectedState) {
 			return false
 		}
 		panic(fmt.Sprintf("scheduler: %v", err))
 	}
-	msg := fmt.Sprintf("Job %s (%s) switched from state %s to %s.", s.Graph.JobName(), s.Graph.JobID(), from, to)
+	msg := fmt.Sprintf("Job %s (%s) switched from state %s to %s.", s.deps.Graph.JobName(), s.deps.Graph.JobID(), from, to)
 	if cause != nil {
 		s.graphLog.Info(msg, "cause", cause.Error())
 	} else {
@@ -602,11 +614,11 @@ func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bo
 }
 
 // RequestJobStatus returns the job's status.
-func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.Graph.State() }
+func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.deps.Graph.State() }
 
 // RequestJob returns a snapshot of the ExecutionGraph.
 func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph {
-	return archive(s.Graph, s.exceptionHistory)
+	return archive(s.deps.Graph, s.exceptionHistory)
 }
 
 // assignedResourceID is the TaskExecutor an execution's slot is on.

@@ -91,14 +91,15 @@ func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartB
 	h.onMain(func() {
 		h.pool = slotpool.New(g.JobID, "jm", func(fn func()) { h.main.RunAsync(fn) }, quiet)
 		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
-		h.scheduler = NewDefaultScheduler(Deps{
-			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
-			TaskExecutor:    func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
-			JobMasterID:     api.NewJobMasterID(),
+		h.scheduler = NewDefaultScheduler(Config{
 			RPCTimeout:      10 * time.Second,
-			Logger:          quiet,
 			RestartStrategy: restarts,
-			OnTerminal:      func(a *gateway.ArchivedExecutionGraph) { h.final = a },
+			Logger:          quiet,
+		}, Deps{
+			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
+			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
+			JobMasterID:  api.NewJobMasterID(),
+			OnTerminal:   func(a *gateway.ArchivedExecutionGraph) { h.final = a },
 		})
 	})
 	return h

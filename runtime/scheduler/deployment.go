@@ -116,7 +116,7 @@ func (f *tddFactory) dataAddress(allocationID api.AllocationID) string {
 // the scheduler deploys, so the lookup finds it. It is the tddFactory's
 // dataAddressOf.
 func (s *DefaultScheduler) dataAddressOf(allocationID api.AllocationID) string {
-	slot, _ := s.SlotPool.Slot(allocationID)
+	slot, _ := s.deps.SlotPool.Slot(allocationID)
 	return slot.TaskManager.DataAddress
 }
 

@@ -40,7 +40,7 @@
 // PhysicalSlotRequestBulkChecker watches on the main thread (Flink:
 // SlotSharingExecutionSlotAllocator hands a SharingPhysicalSlotRequestBulk
 // to the PhysicalSlotRequestBulkCheckerImpl). Every slot.request.timeout
-// (Deps.SlotRequestTimeout, 5 min) it looks at the bulk: done when no
+// (Config.SlotRequestTimeout, 5 min) it looks at the bulk: done when no
 // request waits any more, given more time while the slots the pool holds
 // could serve the waiting requests, and, once it has been unfulfillable
 // for a whole timeout, cancelled. Then every task that waited for a

@@ -20,7 +20,7 @@ import (
 // or, when the restart strategy refuses, fail the job with "Recovery is
 // suppressed by …".
 func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause error) {
-	if s.Graph.State() != api.JobRunning {
+	if s.deps.Graph.State() != api.JobRunning {
 		// The job is restarting, failing or being cancelled already: this
 		// failure happened while that was handled. It changes nothing but
 		// the count of tasks still alive.
@@ -62,22 +62,22 @@ func (s *DefaultScheduler) restartTasksWithDelay(result failover.FailureHandling
 	// TaskExecutor was lost (Flink: cancelAllPendingSlotRequestsForVertices,
 	// and the slots return to the pool when their payload is released).
 	for key, id := range s.waiting {
-		s.SlotPool.CancelSlotRequest(id)
+		s.deps.SlotPool.CancelSlotRequest(id)
 		delete(s.waiting, key)
 	}
 	for _, key := range slices.Collect(maps.Keys(s.arrived)) {
-		s.SlotPool.CancelSlotRequest(s.arrived[key].request)
+		s.deps.SlotPool.CancelSlotRequest(s.arrived[key].request)
 		delete(s.arrived, key)
 	}
 	s.cancelExecutions(func(yield func(*executiongraph.ExecutionVertex) bool) {
 		for _, id := range restart.vertices {
-			if !yield(s.Graph.ExecutionVertex(id)) {
+			if !yield(s.deps.Graph.ExecutionVertex(id)) {
 				return
 			}
 		}
 	})
 
-	s.MainThread.ScheduleRunAsync(func() {
+	s.deps.MainThread.ScheduleRunAsync(func() {
 		restart.delayElapsed = true
 		s.maybeRestartTasks()
 	}, result.RestartDelay)
@@ -96,11 +96,11 @@ func (s *DefaultScheduler) executionTerminated() {
 // has passed and every one of them has stopped.
 func (s *DefaultScheduler) maybeRestartTasks() {
 	restart := s.restart
-	if restart == nil || !restart.delayElapsed || s.Graph.State() != api.JobRestarting {
+	if restart == nil || !restart.delayElapsed || s.deps.Graph.State() != api.JobRestarting {
 		return
 	}
 	for _, id := range restart.vertices {
-		if !s.Graph.ExecutionVertex(id).ExecutionState().IsTerminal() {
+		if !s.deps.Graph.ExecutionVertex(id).ExecutionState().IsTerminal() {
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func (s *DefaultScheduler) maybeRestartTasks() {
 func (s *DefaultScheduler) restartTasks(vertexIDs []api.ExecutionVertexID) {
 	vertices := make([]*executiongraph.ExecutionVertex, 0, len(vertexIDs))
 	for _, id := range vertexIDs {
-		ev := s.Graph.ExecutionVertex(id)
+		ev := s.deps.Graph.ExecutionVertex(id)
 		if _, err := ev.ResetForNewExecution(); err != nil {
 			panic(fmt.Sprintf("scheduler: %v", err))
 		}

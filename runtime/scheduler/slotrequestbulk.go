@@ -60,7 +60,7 @@ func (b *sharingPhysicalSlotRequestBulk) Cancel(cause error) {
 		if waiting, ok := s.waiting[key]; !ok || waiting != id {
 			continue // arrived, or given up by the failover the first failure started
 		}
-		s.SlotPool.CancelSlotRequest(id)
+		s.deps.SlotPool.CancelSlotRequest(id)
 		s.slotRequestFailed(key, id, cause)
 	}
 }

@@ -68,7 +68,7 @@
 // SubmitTask checks, in Flink's order, that the job has a JobManager
 // connection, that the sender's JobMasterID is that connection's, and that
 // the slot is allocated to the job; each refusal is a TaskSubmissionException
-// (ErrTaskSubmission) with Flink's text.
+// (gateway.ErrTaskSubmission) with Flink's text.
 //
 // # Messages handled
 //

@@ -3,33 +3,11 @@ package taskexecutor
 import (
 	"errors"
 	"fmt"
-
-	"flinklab/runtime/rpc"
 )
-
-// Errors the TaskExecutor's gateway methods return, named after Flink's
-// exceptions. Each is wrapped with Flink's message; test with errors.Is.
-var (
-	// ErrTaskSubmission: SubmitTask refused the task (Flink's
-	// TaskSubmissionException).
-	ErrTaskSubmission = errors.New("TaskSubmissionException")
-	// ErrTaskManager: the TaskExecutor cannot serve the request, e.g. a
-	// RequestSlot from a ResourceManager it is not connected to (Flink's
-	// TaskManagerException).
-	ErrTaskManager = errors.New("TaskManagerException")
-	// ErrTask: a request about a task failed, e.g. CancelTask of an
-	// unknown attempt (Flink's TaskException).
-	ErrTask = errors.New("TaskException")
-)
-
-func init() {
-	rpc.RegisterError("taskexecutor.ErrTaskSubmission", ErrTaskSubmission)
-	rpc.RegisterError("taskexecutor.ErrTaskManager", ErrTaskManager)
-	rpc.RegisterError("taskexecutor.ErrTask", ErrTask)
-}
 
 // exception is an error shaped like a Java exception in Flink's logs: an
-// optional kind (one of the sentinels above, matched by errors.Is), Flink's
+// optional kind (one of the TaskExecutorGateway's sentinels, such as
+// gateway.ErrTaskSubmission, matched by errors.Is), Flink's
 // message, and an optional cause (reached by errors.Unwrap), printed as
 // "Kind: message Caused by: cause".
 type exception struct {

@@ -121,6 +121,14 @@ func (f *fakeResourceManager) DisconnectJobManager(context.Context, api.Resource
 	return nil
 }
 
+func (f *fakeResourceManager) RequestResourceOverview(context.Context) (gateway.ResourceOverview, error) {
+	return gateway.ResourceOverview{}, errors.New("fakeResourceManager: RequestResourceOverview not supported")
+}
+
+func (f *fakeResourceManager) RequestTaskManagerInfo(context.Context) ([]gateway.TaskManagerInfo, error) {
+	return nil, errors.New("fakeResourceManager: RequestTaskManagerInfo not supported")
+}
+
 // offerCall is one OfferSlots call as the fake JobMaster saw it.
 type offerCall struct {
 	jobMasterID api.JobMasterID

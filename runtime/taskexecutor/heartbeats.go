@@ -50,7 +50,7 @@ func (l jobManagerHeartbeatListener) NotifyHeartbeatTimeout(id api.ResourceID) {
 func (l jobManagerHeartbeatListener) NotifyTargetUnreachable(id api.ResourceID) {
 	msg := fmt.Sprintf(heartbeat.JobManagerUnreachable, id)
 	l.te.logger.Info(msg)
-	l.te.handleJobManagerConnectionLoss(id, newException(ErrTaskManager, nil, "%s", msg))
+	l.te.handleJobManagerConnectionLoss(id, newException(gateway.ErrTaskManager, nil, "%s", msg))
 }
 
 // ReportPayload has nothing to do: the payload is empty (see
@@ -119,5 +119,5 @@ func (te *TaskExecutor) handleResourceManagerConnectionLoss(id api.ResourceID, f
 	}
 	msg := fmt.Sprintf(format, id)
 	te.logger.Info(msg)
-	te.reconnectToResourceManager(newException(ErrTaskManager, nil, "%s", msg))
+	te.reconnectToResourceManager(newException(gateway.ErrTaskManager, nil, "%s", msg))
 }

@@ -165,7 +165,7 @@ func TestASilentResourceManagerIsLostAndTheTaskExecutorRegistersAgain(t *testing
 		assert.Contains(t, h.logs.String(), `msg="`+timedOut+`"`)
 		disconnects := drain(h.rm.disconnects)
 		require.Len(t, disconnects, 1)
-		assert.ErrorIs(t, disconnects[0], taskexecutor.ErrTaskManager)
+		assert.ErrorIs(t, disconnects[0], gateway.ErrTaskManager)
 		assert.EqualError(t, disconnects[0], "TaskManagerException: "+timedOut)
 		assert.Len(t, drain(h.rm.registrations), 2, "registered again")
 		assert.Len(t, drain(h.rm.slotReports), 1, "and reported its slots again")

@@ -427,7 +427,7 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 	if !te.isConnectedToResourceManager(rmID) {
 		msg := fmt.Sprintf("TaskManager is not connected to the resource manager %s.", rmID)
 		te.logger.Debug(msg)
-		return newException(ErrTaskManager, nil, "%s", msg)
+		return newException(gateway.ErrTaskManager, nil, "%s", msg)
 	}
 
 	if err := te.taskSlotTable.AllocateSlot(slotID.SlotNumber, jobID, allocationID, profile); err != nil {
@@ -441,7 +441,7 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 		// once that succeeds (jobManagerGainedLeadership).
 		if err := te.jobLeaderService.addJob(jobID); err != nil {
 			_, _ = te.taskSlotTable.FreeSlot(allocationID)
-			return newException(ErrTaskManager, err, "Could not create new job.")
+			return newException(gateway.ErrTaskManager, err, "Could not create new job.")
 		}
 	}
 	// Like Flink's jobTable.getOrCreateJob, a new job enters the table only
@@ -476,6 +476,10 @@ func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeployme
 // submitTask makes the TaskExecutor's checks on a deployment in Flink's
 // order, each refusing the task before anything changes, then creates the
 // Task in its slot and starts it (Flink's TaskExecutor#submitTask).
+//
+// Step m9: the TaskExecutor decides here whether it takes the JobMaster's
+// deployment; a refusal is recorded by rejectSubmission, the task it takes
+// by logReceivedTask.
 func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
 	jobID := tdd.JobID
 	job := te.jobTable[jobID]
@@ -498,7 +502,7 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 		if errors.Is(err, ErrDuplicateTask) {
 			return te.rejectSubmission(jobID, "TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
 		}
-		return newException(ErrTaskSubmission, err, "Could not submit task.")
+		return newException(gateway.ErrTaskSubmission, err, "Could not submit task.")
 	}
 	task.Start()
 	return nil
@@ -535,7 +539,7 @@ func (te *TaskExecutor) rejectSubmission(jobID api.JobID, format string, args ..
 	msg := fmt.Sprintf(format, args...)
 	te.logger.Debug(msg)
 	te.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", jobID, "submitTask rejected: %s", msg)
-	return newException(ErrTaskSubmission, nil, "%s", msg)
+	return newException(gateway.ErrTaskSubmission, nil, "%s", msg)
 }
 
 // blobService returns the BlobCache as the tasks see it (nil stays a true
@@ -555,7 +559,7 @@ func (te *TaskExecutor) CancelTask(ctx context.Context, attemptID api.ExecutionA
 		if !ok {
 			msg := fmt.Sprintf("Cannot find task to stop for execution %s.", attemptID)
 			te.logger.Debug(msg)
-			return newException(ErrTask, nil, "%s", msg)
+			return newException(gateway.ErrTask, nil, "%s", msg)
 		}
 		task.Cancel()
 		return nil

@@ -325,7 +325,7 @@ func TestRequestSlotFromAnotherResourceManagerIsRejected(t *testing.T) {
 		stale := api.NewResourceManagerID()
 		err := h.te.RequestSlot(context.Background(), api.SlotID{ResourceID: "tm-1"}, api.NewJobID(), api.NewAllocationID(),
 			api.UnknownResourceProfile, "", stale)
-		assert.ErrorIs(t, err, taskexecutor.ErrTaskManager)
+		assert.ErrorIs(t, err, gateway.ErrTaskManager)
 		assert.EqualError(t, err, "TaskManagerException: TaskManager is not connected to the resource manager "+stale.String()+".")
 		free, err := h.te.NumberOfFreeSlots(context.Background())
 		require.NoError(t, err)
@@ -487,7 +487,7 @@ func TestSubmitTaskChecks(t *testing.T) {
 				tt.mutate(job, &tdd, &jmID)
 
 				err := h.te.SubmitTask(context.Background(), tdd, jmID)
-				assert.ErrorIs(t, err, taskexecutor.ErrTaskSubmission)
+				assert.ErrorIs(t, err, gateway.ErrTaskSubmission)
 				assert.EqualError(t, err, "TaskSubmissionException: "+tt.wantMsg(job, tdd, jmID))
 				tasks, err := h.te.Tasks(context.Background())
 				require.NoError(t, err)
@@ -535,7 +535,7 @@ func TestCancelTask(t *testing.T) {
 
 		unknown := api.ExecutionAttemptID{ExecutionGraphID: api.NewExecutionGraphID()}
 		err := h.te.CancelTask(context.Background(), unknown)
-		assert.ErrorIs(t, err, taskexecutor.ErrTask)
+		assert.ErrorIs(t, err, gateway.ErrTask)
 		assert.EqualError(t, err, "TaskException: Cannot find task to stop for execution "+unknown.String()+".")
 
 		tdd := h.tdd(job, blockingTask)
@@ -731,7 +731,7 @@ func TestRequestSlotForAJobWhoseLeaderCannotBeWatchedLeavesNothingBehind(t *test
 		jobID := api.NewJobID()
 
 		_, err := h.requestSlot(0, jobID)
-		assert.ErrorIs(t, err, taskexecutor.ErrTaskManager)
+		assert.ErrorIs(t, err, gateway.ErrTaskManager)
 		assert.ErrorIs(t, err, broken)
 		assert.ErrorContains(t, err, "Could not create new job.")
 

@@ -9,7 +9,6 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
-	"flinklab/runtime/rpc"
 )
 
 // TaskSlotState is the state of one slot in a TaskSlotTable (Flink's
@@ -74,35 +73,18 @@ func (s TaskSlotState) CanTransitionTo(next TaskSlotState) bool {
 	return false
 }
 
-// Errors of the TaskSlotTable. Each is wrapped with Flink's message; test
-// with errors.Is.
+// Errors of the TaskSlotTable that stay inside the TaskExecutor. The ones
+// RequestSlot and SubmitTask answer with (gateway.ErrSlotAllocation,
+// gateway.ErrSlotOccupied, gateway.ErrSlotNotFound,
+// gateway.ErrSlotNotActive) are declared next to the TaskExecutorGateway.
+// Each is wrapped with Flink's message; test with errors.Is.
 var (
-	// ErrSlotAllocation: the slot cannot be allocated (Flink's
-	// SlotAllocationException).
-	ErrSlotAllocation = errors.New("SlotAllocationException")
-	// ErrSlotOccupied: the slot is allocated to another job or allocation
-	// (Flink's SlotOccupiedException).
-	ErrSlotOccupied = errors.New("SlotOccupiedException")
-	// ErrSlotNotFound: no slot holds the allocation (Flink's
-	// SlotNotFoundException).
-	ErrSlotNotFound = errors.New("SlotNotFoundException")
-	// ErrSlotNotActive: a task was added to a slot that is not ACTIVE for
-	// its job (Flink's SlotNotActiveException).
-	ErrSlotNotActive = errors.New("SlotNotActiveException")
 	// ErrSlotNotEmpty: FreeSlot found tasks in the slot. The slot is now
 	// RELEASING; free it again once its last task is removed.
 	ErrSlotNotEmpty = errors.New("slot still has tasks")
 	// ErrDuplicateTask: the slot already holds a task of that attempt.
 	ErrDuplicateTask = errors.New("duplicate task")
 )
-
-// The slot errors that RequestSlot and SubmitTask answer with.
-func init() {
-	rpc.RegisterError("taskexecutor.ErrSlotAllocation", ErrSlotAllocation)
-	rpc.RegisterError("taskexecutor.ErrSlotOccupied", ErrSlotOccupied)
-	rpc.RegisterError("taskexecutor.ErrSlotNotFound", ErrSlotNotFound)
-	rpc.RegisterError("taskexecutor.ErrSlotNotActive", ErrSlotNotActive)
-}
 
 // TaskSlotPayload is what a TaskSlotTable holds in its slots: a task
 // (Flink's TaskSlotPayload, implemented by Task).
@@ -198,7 +180,7 @@ func (t *TaskSlotTable[T]) NumberOfSlots() int { return len(t.slots) }
 // profile takes the table's default.
 func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID api.AllocationID, profile api.ResourceProfile) error {
 	if index < 0 || index >= len(t.slots) {
-		return fmt.Errorf("%w: Could not allocate slot: the slot index %d is not in [0, %d).", ErrSlotAllocation, index, len(t.slots))
+		return fmt.Errorf("%w: Could not allocate slot: the slot index %d is not in [0, %d).", gateway.ErrSlotAllocation, index, len(t.slots))
 	}
 	if profile.IsUnknown() {
 		profile = t.defaultProfile
@@ -208,11 +190,11 @@ func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID
 			return nil // a duplicate request
 		}
 		return fmt.Errorf("%w: Slot with allocationId %s already exist, with resource profile %s, job id %s and index %d. The required index is %d.",
-			ErrSlotAllocation, allocationID, existing.profile, existing.jobID, existing.index, index)
+			gateway.ErrSlotAllocation, allocationID, existing.profile, existing.jobID, existing.index, index)
 	}
 	slot := t.slots[index]
 	if slot.state != SlotFree {
-		return fmt.Errorf("%w: The slot %d has already been allocated for a different job.", ErrSlotOccupied, index)
+		return fmt.Errorf("%w: The slot %d has already been allocated for a different job.", gateway.ErrSlotOccupied, index)
 	}
 	slot.transitionTo(SlotAllocated)
 	slot.jobID = jobID
@@ -353,7 +335,7 @@ func (t *TaskSlotTable[T]) AddTask(task T) error {
 		return slotNotFound(task.AllocationID())
 	}
 	if slot.state != SlotActive || slot.jobID != task.JobID() {
-		return fmt.Errorf("%w: No active slot for job %s and allocation ID %s.", ErrSlotNotActive, task.JobID(), task.AllocationID())
+		return fmt.Errorf("%w: No active slot for job %s and allocation ID %s.", gateway.ErrSlotNotActive, task.JobID(), task.AllocationID())
 	}
 	if _, dup := t.taskSlots[task.ExecutionID()]; dup {
 		return fmt.Errorf("%w: TaskManager already contains a task for id %s.", ErrDuplicateTask, task.ExecutionID())
@@ -467,7 +449,7 @@ func (t *TaskSlotTable[T]) CreateSlotReport(resourceID api.ResourceID) gateway.S
 }
 
 func slotNotFound(allocationID api.AllocationID) error {
-	return fmt.Errorf("%w: Could not find slot for %s.", ErrSlotNotFound, allocationID)
+	return fmt.Errorf("%w: Could not find slot for %s.", gateway.ErrSlotNotFound, allocationID)
 }
 
 // sortedTasks returns the tasks ordered by attempt, so that callers act on

@@ -53,11 +53,11 @@ func TestAllocateSlot(t *testing.T) {
 		{name: "a free slot", index: 1, jobID: jobB, alloc: alloc2},
 		{name: "the same allocation again is idempotent", index: 0, jobID: jobA, alloc: alloc1},
 		{name: "a slot allocated to another allocation", index: 0, jobID: jobB, alloc: alloc2,
-			wantErr: ErrSlotOccupied, wantMsg: "The slot 0 has already been allocated for a different job."},
+			wantErr: gateway.ErrSlotOccupied, wantMsg: "The slot 0 has already been allocated for a different job."},
 		{name: "the same allocation for another slot", index: 1, jobID: jobA, alloc: alloc1,
-			wantErr: ErrSlotAllocation, wantMsg: "Slot with allocationId " + alloc1.String() + " already exist"},
+			wantErr: gateway.ErrSlotAllocation, wantMsg: "Slot with allocationId " + alloc1.String() + " already exist"},
 		{name: "an index out of range", index: 2, jobID: jobA, alloc: alloc2,
-			wantErr: ErrSlotAllocation, wantMsg: "Could not allocate slot"},
+			wantErr: gateway.ErrSlotAllocation, wantMsg: "Could not allocate slot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestSlotLifecycle(t *testing.T) {
 
 	// A task cannot go into a slot its JobMaster has not accepted.
 	task := fakePayload{jobID: jobID, attemptID: newAttemptID(0), allocationID: alloc}
-	assert.ErrorIs(t, table.AddTask(task), ErrSlotNotActive)
+	assert.ErrorIs(t, table.AddTask(task), gateway.ErrSlotNotActive)
 
 	// The JobMaster accepts the offer.
 	active, err := table.MarkSlotActive(alloc)
@@ -121,7 +121,7 @@ func TestSlotLifecycle(t *testing.T) {
 	assert.Empty(t, table.AllocationIDsPerJob(jobID))
 
 	_, err = table.FreeSlot(alloc)
-	assert.ErrorIs(t, err, ErrSlotNotFound)
+	assert.ErrorIs(t, err, gateway.ErrSlotNotFound)
 	assert.ErrorContains(t, err, "Could not find slot for "+alloc.String()+".")
 }
 
@@ -159,7 +159,7 @@ func TestMarkSlotInactive(t *testing.T) {
 	assert.Len(t, table.AllocatedSlots(jobID), 1, "an inactive slot is offered again")
 
 	_, err = table.MarkSlotInactive(api.NewAllocationID())
-	assert.ErrorIs(t, err, ErrSlotNotFound)
+	assert.ErrorIs(t, err, gateway.ErrSlotNotFound)
 }
 
 func TestCreateSlotReport(t *testing.T) {

@@ -311,10 +311,13 @@ func (t *Task) doRun() error {
 }
 
 // restoreAndInvoke runs the invokable of a deployed task (Flink's
-// Task#restoreAndInvoke): restore state and open the operators while
-// INITIALIZING, then process records while RUNNING, then finish the
-// produced partitions and switch to FINISHED. A transition that does not
-// happen means the task was cancelled or failed meanwhile.
+// Task#restoreAndInvoke).
+//
+// Step m11: the task restores state and opens the operators while
+// INITIALIZING, then switches to RUNNING (traceRunning records the step)
+// and processes records, then finishes the produced partitions and
+// switches to FINISHED. A transition that does not happen means the task
+// was cancelled or failed meanwhile.
 func (t *Task) restoreAndInvoke(invokable Invokable) error {
 	if !t.transitionState(api.ExecutionDeploying, api.ExecutionInitializing, nil) {
 		return errCancelTask
@@ -483,6 +486,9 @@ func (t *Task) setupPartitionsAndGates() error {
 // returned err: FAILED with err as the cause, or CANCELED if the task was
 // being cancelled or err says it should cancel itself (see
 // isCancelTaskException). A task failed from outside is FAILED already.
+//
+// Step m11, the other way: a task that fails on its own is recorded as a
+// broken step m11 (traceFailure), with the cause the JobMaster receives.
 func (t *Task) transitionToFinalStateAfter(err error) {
 	for {
 		switch current := t.State(); current {

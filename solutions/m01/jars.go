@@ -69,9 +69,12 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 // receiveFileUpload takes one file part of an upload, sent with the file
-// name sentName: it counts the file, and writes the first one to a temp
-// file (writeTemp) if its name ends in .jar, under the last element of
-// its name only. Every other file is read and thrown away.
+// name sentName.
+//
+// Step m1: the jar's bytes arrive. The file is counted, and the first one
+// is written to a temp file (writeTemp) if its name ends in .jar, under
+// the last element of its name only. Every other file is read and thrown
+// away.
 func (s *Server) receiveFileUpload(part io.Reader, sentName string, u *upload) error {
 	u.files++
 	if u.files > 1 {

@@ -26,6 +26,9 @@ import (
 // Flink's mapper would ignore. An empty document counts as {}. A
 // larger one is refused as not of the expected format (400) before it is
 // parsed: a request body of JSON has no business being that large.
+//
+// Step m2: the body of POST /jars/{jarid}/run, and the request part of
+// POST /jobs, are read here; one not of the expected format makes no job.
 func decodeJSON(r io.Reader, v any, typeName string) error {
 	notTheFormat := fmt.Sprintf("Request did not match expected format %s.", typeName)
 	data, err := io.ReadAll(io.LimitReader(r, maxJSONBodySize+1))
@@ -54,6 +57,9 @@ func decodeJSON(r io.Reader, v any, typeName string) error {
 // JarHandlerContext.fromRequest does: the request body if the field is
 // set, else the query parameter, else the default. Query parameters with
 // several values are joined with commas.
+//
+// Step m2: the run's settings are decided here, before the program builds
+// the job's JobGraph with them.
 func jarRunParamsFromRequest(body JarRunRequestBody, query url.Values) (jarRunParams, error) {
 	p := jarRunParams{parallelism: client.ParallelismDefault, jobID: body.JobID}
 

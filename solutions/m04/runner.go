@@ -49,7 +49,7 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	// Only a started JobMaster is published: every request the runner
 	// forwards to it then finds it running.
 	r.mu.Lock()
-	stale := r.closed || r.cancelled || r.session != session
+	stale := r.isStaleLocked(session)
 	if !stale {
 		r.jobMaster = jobMaster
 	}

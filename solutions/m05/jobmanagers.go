@@ -21,6 +21,9 @@ import (
 // connect back to: jobMaster is its gateway, or connectErr says why it
 // could not be reached (Flink's ResourceManager#registerJobMaster, after
 // the fencing token was checked). Main thread only.
+//
+// Step m5: the ResourceManager decides whether it takes the JobMaster: one
+// it could not connect back to is refused, any other is registered.
 func (rm *ResourceManager) registerJobMaster(jobMaster jobMasterGateway, connectErr error, jobMasterID api.JobMasterID,
 	jobManagerResourceID api.ResourceID, jobMasterAddress string, jobID api.JobID) (gateway.JobMasterRegistrationSuccess, error) {
 	rm.log.Info(fmt.Sprintf("Registering job manager %s@%s for job %s.", jobMasterID, jobMasterAddress, jobID))
@@ -45,6 +48,10 @@ func (rm *ResourceManager) registerJobMaster(jobMaster jobMasterGateway, connect
 // registerJobMasterInternal records the registration, replacing the job's
 // previous JobMaster, and starts watching the JobMaster's heartbeat. Main
 // thread only.
+//
+// Step m5: the JobMaster becomes the one its job's requirements come from
+// (Flink's jobManagerRegistrations); a new leader of the job replaces the
+// old one.
 func (rm *ResourceManager) registerJobMasterInternal(reg *jobManagerRegistration) {
 	if old, ok := rm.jobManagerRegistrations[reg.jobID]; ok {
 		if old.jobMasterID == reg.jobMasterID {

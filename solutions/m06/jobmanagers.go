@@ -19,15 +19,18 @@ import (
 // job's registered JobMaster and hands the requirements to the SlotManager
 // (Flink's ResourceManager#declareRequiredResources, after the fencing
 // token was checked). Main thread only.
+//
+// Step m6: only the JobMaster registered for the job (step m5), with its
+// current JobMasterID, may declare what the job needs.
 func (rm *ResourceManager) declareRequiredResources(jobMasterID api.JobMasterID, requirements gateway.ResourceRequirements) error {
 	jobID := requirements.JobID
 	reg, ok := rm.jobManagerRegistrations[jobID]
 	if !ok {
-		return fmt.Errorf("%w: Could not find registered job manager for job %s.", ErrUnknownJobManager, jobID)
+		return fmt.Errorf("%w: Could not find registered job manager for job %s.", gateway.ErrUnknownJobManager, jobID)
 	}
 	if reg.jobMasterID != jobMasterID {
 		return fmt.Errorf("%w: The job leader's id %s does not match the received id %s.",
-			ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
+			gateway.ErrJobLeaderIDMismatch, reg.jobMasterID, jobMasterID)
 	}
 	if requirements.TargetAddress == "" {
 		requirements.TargetAddress = reg.address // where TaskExecutors offer the slots

@@ -17,6 +17,10 @@ import (
 // ProcessResourceRequirements replaces a job's requirements with the ones
 // declared (step m6 arrives here) and schedules a requirement check. An
 // empty declaration clears the job's requirements.
+//
+// Step m6: the SlotManager holds the job's requirements from now on; the
+// check that matches them to free slots (step m7) runs after
+// RequirementCheckDelay, together with every other change of that time.
 func (sm *FineGrainedSlotManager) ProcessResourceRequirements(req gateway.ResourceRequirements) {
 	sm.checkInit()
 	if len(req.Requirements) == 0 && sm.resources.isRequirementEmpty(req.JobID) {

@@ -14,6 +14,10 @@ import (
 
 // TryFulfillRequirements matches missing requirements to free slots by the
 // rule documented on DefaultResourceAllocationStrategy.
+//
+// Step m7: the ResourceManager decides here which TaskExecutor's slot
+// each job gets; the SlotManager then requests each allocated slot from
+// its TaskExecutor (requestSlot).
 func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobRequirements, freeSlots []FreeSlot) ResourceAllocationResult {
 	taken := make([]bool, len(freeSlots))
 	var result ResourceAllocationResult

@@ -16,8 +16,10 @@ import (
 )
 
 // offerSlots answers a slot offer on the main thread (Flink's
-// JobMaster#offerSlots): only a TaskManager registered at this JobMaster
-// may offer slots, and the slot pool decides which of them the job takes.
+// JobMaster#offerSlots).
+//
+// Step m8: only a TaskManager registered at this JobMaster may offer
+// slots, and the slot pool decides which of them the job takes.
 func (jm *JobMaster) offerSlots(taskManager api.ResourceID, offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
 	tm, ok := jm.taskManagers[taskManager]
 	if !ok {

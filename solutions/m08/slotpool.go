@@ -15,9 +15,12 @@ import (
 )
 
 // OfferSlots takes the slots a TaskExecutor offers and returns those it
-// accepted (Flink's offerSlots). Each accepted slot goes to the oldest
-// waiting request with a matching profile; an offer already accepted before
-// is accepted again (the TaskExecutor may retry after a timeout).
+// accepted (Flink's offerSlots).
+//
+// Step m8: the job decides here which offered slots it takes. Each
+// accepted slot goes to the oldest waiting request with a matching
+// profile; an offer already accepted before is accepted again (the
+// TaskExecutor may retry after a timeout).
 func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.SlotOffer) []gateway.SlotOffer {
 	var accepted []gateway.SlotOffer
 	for _, offer := range offers {

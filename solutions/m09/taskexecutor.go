@@ -18,6 +18,10 @@ import (
 // submitTask makes the TaskExecutor's checks on a deployment in Flink's
 // order, each refusing the task before anything changes, then creates the
 // Task in its slot and starts it (Flink's TaskExecutor#submitTask).
+//
+// Step m9: the TaskExecutor decides here whether it takes the JobMaster's
+// deployment; a refusal is recorded by rejectSubmission, the task it takes
+// by logReceivedTask.
 func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
 	jobID := tdd.JobID
 	job := te.jobTable[jobID]
@@ -40,7 +44,7 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 		if errors.Is(err, ErrDuplicateTask) {
 			return te.rejectSubmission(jobID, "TaskManager already contains a task for id %s.", tdd.ExecutionAttemptID)
 		}
-		return newException(ErrTaskSubmission, err, "Could not submit task.")
+		return newException(gateway.ErrTaskSubmission, err, "Could not submit task.")
 	}
 	task.Start()
 	return nil

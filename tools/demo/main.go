@@ -193,14 +193,7 @@ func run(out io.Writer, o options) error {
 
 	fmt.Fprintln(out, "\nsubmission trace:")
 	events := cluster.Trace().JobEvents(jobID)
-	for i, e := range events {
-		arrow := "→"
-		if e.Failed {
-			arrow = "✗"
-		}
-		fmt.Fprintf(out, "%3d. %-3s %+9.3fms  %s %s %s: %s\n", i+1, e.Step,
-			float64(e.Time.Sub(uploaded).Microseconds())/1000, e.From, arrow, e.To, e.Message)
-	}
+	trace.Print(out, events, uploaded)
 	fmt.Fprintf(out, "\njob %s %s\n", jobID, status)
 	if status != api.JobFinished {
 		printRootCause(ctx, out, rc, jobID)

@@ -477,9 +477,9 @@ func checkPorts(ports ...int) error {
 	return nil
 }
 
+// checkHostPort rejects an address option that is not host:port.
 func checkHostPort(option, address string) error {
-	host, port, err := net.SplitHostPort(address)
-	if err != nil || host == "" || port == "" {
+	if !entrypoint.ValidHostPort(address) {
 		return usagef("%s %s: the address must be HOST:PORT", option, address)
 	}
 	return nil

@@ -45,6 +45,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"run without a jar", ignore(parseRun), nil, "Java program should be specified a JAR file."},
 		{"run with a bad -m", ignore(parseRun), []string{"-m", "8081", "wc.jar"}, "-m 8081: the address must be HOST:PORT"},
+		{"run with -m out of range", ignore(parseRun), []string{"-m", "localhost:70000", "wc.jar"}, "-m localhost:70000: the address must be HOST:PORT"},
 		{"run with a negative parallelism", ignore(parseRun), []string{"-p", "-1", "wc.jar"}, "The parallelism must be a positive number: -1"},
 		{"run with an unknown option", ignore(parseRun), []string{"-x", "wc.jar"}, "flag provided but not defined: -x"},
 		{"info without a jar", ignore(parseInfo), nil, "Java program should be specified a JAR file."},

@@ -122,14 +122,7 @@ func printTrace(ctx context.Context, w io.Writer, rc *client.RestClusterClient, 
 		return
 	}
 	fmt.Fprintln(w, "Submission trace:")
-	for i, e := range info.Events {
-		arrow := "→"
-		if e.Failed {
-			arrow = "✗"
-		}
-		fmt.Fprintf(w, "%3d. %-3s %+9.3fms  %s %s %s: %s\n", i+1, e.Step,
-			float64(e.Time.Sub(info.Events[0].Time).Microseconds())/1000, e.From, arrow, e.To, e.Message)
-	}
+	trace.Print(w, info.Events, time.Time{})
 	steps := trace.Steps(info.Events)
 	if !slices.Contains(steps, trace.M10) && !slices.Contains(steps, trace.M11) {
 		fmt.Fprintln(w, "(Steps m9 to m11 happen on the TaskManagers: a TaskManager in a process of its own",

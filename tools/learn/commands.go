@@ -344,7 +344,7 @@ func usage(w io.Writer) {
   go run ./tools/learn solution ID      the reference, once the exercise passes (--force: now)
   go run ./tools/learn reset ID|--all   put the reference back, keeping your version
   go run ./tools/learn verify [ID...]   prove the exercises honest (make test runs it)
-  go run ./tools/learn lint [--fix]     check the code links of lessons and exercises
+  go run ./tools/learn lint [--fix]     check the code links of lessons and exercises, and the holes' step markers
   go run ./tools/learn solutions [ID...] regenerate solutions/*/ from the runtime
 
 Exercise IDs: mNN for the writing exercises (one per submission step),

@@ -26,128 +26,182 @@ import (
 //	(b) with each mutant (solutions/ID/mutants.yaml: the reference with
 //	    a learner's mistake in it), at least one of its tests fails;
 //	(c) with the reference, all its tests pass;
-//	(d) its reference files match the runtime;
+//	(d) its reference files and reference traces match the runtime;
 //	(e) it has guidance in every hole and three hints (checked on load).
+//
+// The reference is checked first, (d) and (c): holes and mutants prove
+// something only against a reference that is right itself. Its files
+// come before any test runs, as comparing them costs nothing.
 //
 // complete is the complete runtime (referenceOverlay). Every run goes
 // through go test -overlay: the tree is never touched, and what the
 // learner has punched or written in it does not count.
-func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (summary string, err error) {
-	// (d) The reference files are what `learn solutions` would write now.
-	// That can only be told from an untouched tree: while the learner's
-	// version is in it, (d) is left out, and the summary says so.
+func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (string, error) {
+	// (e) was checked when the exercise was loaded (exercise.Load).
+	inSync, err := c.verifyReferenceFiles(e) // (d)
+	if err != nil {
+		return "", err
+	}
+	ref, err := c.verifyReferencePasses(ctx, e, complete) // (c)
+	if err != nil {
+		return "", err
+	}
+	if err := c.verifyReferenceTraces(e, ref); err != nil { // (d) solutions/ID/traces.txt is this run's (tracesync.go)
+		return "", err
+	}
+	if err := c.verifyHolesFail(ctx, e, complete); err != nil { // (a)
+		return "", err
+	}
+	if err := c.verifyEachHoleFails(ctx, e, complete); err != nil { // (a)
+		return "", err
+	}
+	if err := c.verifyMutantsCaught(ctx, e, complete); err != nil { // (b)
+		return "", err
+	}
+	return fmt.Sprintf("%s, %d mutants caught, reference passes, %s", holesSummary(e), len(e.Mutants), inSync), nil
+}
+
+// verifyReferenceFiles is check (d) for the reference files: they are what
+// `learn solutions` would write now. That can only be told from an
+// untouched tree: while the learner's version is in it, the files are
+// left out, and the phrase it returns for the summary says so.
+func (c *course) verifyReferenceFiles(e *exercise.Exercise) (inSync string, err error) {
 	differs, err := c.differsFromReference(e)
 	if err != nil {
 		return "", err
 	}
-	inSync := "solution in sync"
 	if differs {
-		inSync = "solution not compared (your version of " + e.ID + " is in the tree)"
-	} else {
-		for _, file := range e.Files() {
-			want, err := c.referenceSource(e, file)
-			if err != nil {
-				return "", err
-			}
-			got, err := c.read(referenceFile(e, file))
-			if err != nil || !bytes.Equal(got, want) {
-				return "", fmt.Errorf("%s is out of date with %s: run `go run ./tools/learn solutions`", referenceFile(e, file), file)
-			}
+		return "solution not compared (your version of " + e.ID + " is in the tree)", nil
+	}
+	for _, file := range e.Files() {
+		want, err := c.referenceSource(e, file)
+		if err != nil {
+			return "", err
+		}
+		got, err := c.read(referenceFile(e, file))
+		if err != nil || !bytes.Equal(got, want) {
+			return "", fmt.Errorf("%s is out of date with %s: run `go run ./tools/learn solutions`", referenceFile(e, file), file)
 		}
 	}
+	return "solution in sync", nil
+}
 
-	// (c) The reference passes.
+// verifyReferencePasses is check (c): with the reference in its holes,
+// every test of the exercise passes. It returns the run, whose traces
+// (d) compares with the reference traces.
+func (c *course) verifyReferencePasses(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (*gotest.Result, error) {
 	ref, err := c.runTests(ctx, e, complete)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !ref.Passed {
-		return "", fmt.Errorf("the reference fails its own tests:\n%s", describeFailure(ref))
+		return nil, fmt.Errorf("the reference fails its own tests:\n%s", describeFailure(ref))
 	}
-	if err := c.verifyReferenceTraces(e, ref); err != nil { // solutions/ID/traces.txt is this run's (tracesync.go)
-		return "", err
-	}
+	return ref, nil
+}
 
-	// (a) The holes fail, each named expectation on its own assertion.
+// verifyHolesFail is check (a): with every hole punched, the tests
+// compile and fail without crashing the test binary, each named
+// expectation on its own assertion.
+func (c *course) verifyHolesFail(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
 	punched := maps.Clone(complete)
 	for _, file := range e.Files() {
+		var err error
 		if punched[file], err = punch(e, file, complete[file]); err != nil {
-			return "", err
+			return err
 		}
 	}
 	holed, err := c.runTests(ctx, e, punched)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if holed.BuildFailed {
-		return "", fmt.Errorf("with the holes punched the tests do not compile:\n%s", strings.Join(holed.Output, "\n"))
+		return fmt.Errorf("with the holes punched the tests do not compile:\n%s", strings.Join(holed.Output, "\n"))
 	}
 	if holed.Crashed {
-		return "", fmt.Errorf("with the holes punched the test binary crashes instead of failing on an expectation:\n%s", describeFailure(holed))
+		return fmt.Errorf("with the holes punched the test binary crashes instead of failing on an expectation:\n%s", describeFailure(holed))
 	}
 	if holed.Passed {
-		return "", errors.New("with the holes punched, every test passes")
+		return errors.New("with the holes punched, every test passes")
 	}
 	for _, want := range e.Tests.MustFail {
 		t := holed.Test(want.Test)
 		switch {
 		case t == nil:
-			return "", fmt.Errorf("with the holes punched, %s did not run", want.Test)
+			return fmt.Errorf("with the holes punched, %s did not run", want.Test)
 		case !t.Failed():
-			return "", fmt.Errorf("with the holes punched, %s passes", want.Test)
+			return fmt.Errorf("with the holes punched, %s passes", want.Test)
 		case want.Message != "" && !strings.Contains(strings.Join(t.Output, "\n"), want.Message):
-			return "", fmt.Errorf("with the holes punched, %s fails, but not on %q:\n%s", want.Test, want.Message, strings.Join(t.Output, "\n"))
+			return fmt.Errorf("with the holes punched, %s fails, but not on %q:\n%s", want.Test, want.Message, strings.Join(t.Output, "\n"))
 		}
 	}
+	return nil
+}
 
-	// (a) again: each hole alone makes a test fail.
+// verifyEachHoleFails is check (a) again: each hole punched alone makes a
+// test fail, so none can be left a hole when the exercise passes. An
+// exercise with one hole has had it punched alone by verifyHolesFail.
+func (c *course) verifyEachHoleFails(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
+	if len(e.Holes) < 2 {
+		return nil
+	}
+	for _, h := range e.Holes {
+		alone := maps.Clone(complete)
+		var err error
+		if alone[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO}); err != nil {
+			return err
+		}
+		result, err := c.anyTestFails(ctx, e, alone)
+		if err != nil {
+			return err
+		}
+		if result.Passed {
+			return fmt.Errorf("with only %s punched, every test passes: the tests do not need it", h.Func)
+		}
+	}
+	return nil
+}
+
+// holesSummary says what checks (a) proved, for verify's summary line.
+func holesSummary(e *exercise.Exercise) string {
 	holes := fmt.Sprintf("holes fail %d named expectations", len(e.Tests.MustFail))
 	if len(e.Holes) > 1 {
 		holes += fmt.Sprintf(" (and each of the %d alone fails a test)", len(e.Holes))
-		for _, h := range e.Holes {
-			alone := maps.Clone(complete)
-			if alone[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO}); err != nil {
-				return "", err
-			}
-			result, err := c.anyTestFails(ctx, e, alone)
-			if err != nil {
-				return "", err
-			}
-			if result.Passed {
-				return "", fmt.Errorf("with only %s punched, every test passes: the tests do not need it", h.Func)
-			}
-		}
 	}
+	return holes
+}
 
-	// (b) Every mutant is caught. A mutant that survives is a defect of
-	// the exercise's tests, not of the mutant.
+// verifyMutantsCaught is check (b): every mutant compiles and makes at
+// least one test fail. A mutant that survives is a defect of the
+// exercise's tests, not of the mutant.
+func (c *course) verifyMutantsCaught(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
 	for _, m := range e.Mutants {
 		h := e.MutantHole(m)
 		body, err := mutantBody(complete[h.File], h.Func, m)
 		if err != nil {
-			return "", fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
+			return fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
 		}
 		files := maps.Clone(complete)
 		imports, err := hole.Imports(complete[h.File])
 		if err != nil {
-			return "", err
+			return err
 		}
 		files[h.File], err = hole.Replace(complete[h.File], map[string]string{h.Func: body}, imports)
 		if err != nil {
-			return "", fmt.Errorf("mutant %q: %w", m.Name, err)
+			return fmt.Errorf("mutant %q: %w", m.Name, err)
 		}
 		result, err := c.anyTestFails(ctx, e, files)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if result.BuildFailed {
-			return "", fmt.Errorf("mutant %q does not compile:\n%s", m.Name, strings.Join(result.Output, "\n"))
+			return fmt.Errorf("mutant %q does not compile:\n%s", m.Name, strings.Join(result.Output, "\n"))
 		}
 		if result.Passed {
-			return "", fmt.Errorf("mutant %q survives: every test passes with it", m.Name)
+			return fmt.Errorf("mutant %q survives: every test passes with it", m.Name)
 		}
 	}
-	return fmt.Sprintf("%s, %d mutants caught, reference passes, %s", holes, len(e.Mutants), inSync), nil
+	return nil
 }
 
 // mutantBody applies a mutant to the reference body of a hole.

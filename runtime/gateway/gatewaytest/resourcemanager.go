@@ -27,6 +27,8 @@ type ResourceManagerGateway struct {
 		cause error) error
 	HeartbeatFromTaskManagerFunc func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorHeartbeatPayload) error
 	HeartbeatFromJobManagerFunc  func(ctx context.Context, resourceID api.ResourceID) error
+	RequestResourceOverviewFunc  func(ctx context.Context) (gateway.ResourceOverview, error)
+	RequestTaskManagerInfoFunc   func(ctx context.Context) ([]gateway.TaskManagerInfo, error)
 }
 
 var _ gateway.ResourceManagerGateway = (*ResourceManagerGateway)(nil)
@@ -111,4 +113,22 @@ func (f *ResourceManagerGateway) HeartbeatFromJobManager(ctx context.Context, re
 		return f.HeartbeatFromJobManagerFunc(ctx, resourceID)
 	}
 	return nil
+}
+
+// RequestResourceOverview calls RequestResourceOverviewFunc, or answers a
+// zero ResourceOverview: no TaskManagers.
+func (f *ResourceManagerGateway) RequestResourceOverview(ctx context.Context) (gateway.ResourceOverview, error) {
+	if f.RequestResourceOverviewFunc != nil {
+		return f.RequestResourceOverviewFunc(ctx)
+	}
+	return gateway.ResourceOverview{}, nil
+}
+
+// RequestTaskManagerInfo calls RequestTaskManagerInfoFunc, or answers no
+// TaskManagers.
+func (f *ResourceManagerGateway) RequestTaskManagerInfo(ctx context.Context) ([]gateway.TaskManagerInfo, error) {
+	if f.RequestTaskManagerInfoFunc != nil {
+		return f.RequestTaskManagerInfoFunc(ctx)
+	}
+	return nil, nil
 }

@@ -17,14 +17,11 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
-	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	_ "flinklab/runtime/gateway/remote"
 	"flinklab/runtime/jobgraph"
-	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rpc"
-	"flinklab/runtime/taskexecutor"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -254,7 +251,7 @@ var roundTrips = map[string]func(t *testing.T){
 		assert.Equal(t, []any{jobMasterID, tmID, slotOffers}, got)
 	},
 	"JobMasterGateway.UpdateTaskExecutionState": func(t *testing.T) {
-		cause := fmt.Errorf("%w: Could not submit task. Caused by: boom", taskexecutor.ErrTaskSubmission)
+		cause := fmt.Errorf("%w: Could not submit task. Caused by: boom", gateway.ErrTaskSubmission)
 		var gotID api.JobMasterID
 		var got gateway.TaskExecutionState
 		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
@@ -269,7 +266,7 @@ var roundTrips = map[string]func(t *testing.T){
 		assert.Equal(t, attemptID, got.AttemptID)
 		assert.Equal(t, api.ExecutionFailed, got.State)
 		assert.EqualError(t, got.FailureCause, cause.Error())
-		assert.ErrorIs(t, got.FailureCause, taskexecutor.ErrTaskSubmission)
+		assert.ErrorIs(t, got.FailureCause, gateway.ErrTaskSubmission)
 	},
 	"JobMasterGateway.DisconnectTaskManager": func(t *testing.T) {
 		var got []any
@@ -460,6 +457,24 @@ var roundTrips = map[string]func(t *testing.T){
 		require.NoError(t, g.HeartbeatFromJobManager(testContext(t), jmResourceID))
 		assert.Equal(t, jmResourceID, got)
 	},
+	"ResourceManagerGateway.RequestResourceOverview": func(t *testing.T) {
+		want := gateway.ResourceOverview{NumberTaskManagers: 2, NumberRegisteredSlots: 4, NumberFreeSlots: 3}
+		g := overTCP[gateway.ResourceManagerGateway](t, &gatewaytest.ResourceManagerGateway{
+			RequestResourceOverviewFunc: func(context.Context) (gateway.ResourceOverview, error) { return want, nil },
+		})
+		got, err := g.RequestResourceOverview(testContext(t))
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	},
+	"ResourceManagerGateway.RequestTaskManagerInfo": func(t *testing.T) {
+		want := []gateway.TaskManagerInfo{{ResourceID: tmID, Address: tmAddress, InstanceID: instanceID, NumberSlots: 4, NumberFreeSlots: 1}}
+		g := overTCP[gateway.ResourceManagerGateway](t, &gatewaytest.ResourceManagerGateway{
+			RequestTaskManagerInfoFunc: func(context.Context) ([]gateway.TaskManagerInfo, error) { return want, nil },
+		})
+		got, err := g.RequestTaskManagerInfo(testContext(t))
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	},
 
 	// TaskExecutorGateway
 
@@ -561,53 +576,6 @@ func TestEveryGatewayMethodRoundTripsOverTCP(t *testing.T) {
 	for _, name := range tested {
 		t.Run(name, roundTrips[name])
 	}
-}
-
-// Every sentinel registered by the packages that own one reaches the
-// caller so that errors.Is still finds it, with the original text.
-func TestRegisteredErrorsReachTheCaller(t *testing.T) {
-	registered := []error{
-		rpc.ErrRecipientUnreachable, rpc.ErrTimeout, rpc.ErrFencingTokenMismatch,
-		context.Canceled, context.DeadlineExceeded,
-		gateway.ErrRegistrationFailure, gateway.ErrRegistrationRejected,
-		gateway.ErrJobNotFound, gateway.ErrJobAlreadyTerminated,
-		jobgraph.ErrInvalidJobGraph,
-		resourcemanager.ErrUnknownJobManager, resourcemanager.ErrJobLeaderIDMismatch, resourcemanager.ErrUnknownTaskManager,
-		taskexecutor.ErrTaskSubmission, taskexecutor.ErrTaskManager, taskexecutor.ErrTask,
-		taskexecutor.ErrSlotAllocation, taskexecutor.ErrSlotOccupied, taskexecutor.ErrSlotNotFound, taskexecutor.ErrSlotNotActive,
-	}
-	var answer error // what the fake answers with; set before each call
-	g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
-		CancelJobFunc: func(context.Context, api.JobID) error { return answer },
-	})
-	for _, sentinel := range registered {
-		t.Run(sentinel.Error(), func(t *testing.T) {
-			answer = fmt.Errorf("%w: for job %s", sentinel, jobID)
-			err := g.CancelJob(testContext(t), jobID)
-			assert.EqualError(t, err, answer.Error())
-			assert.ErrorIs(t, err, sentinel)
-			for _, other := range registered {
-				if other != sentinel {
-					assert.NotErrorIs(t, err, other)
-				}
-			}
-		})
-	}
-
-	t.Run("a typed error", func(t *testing.T) {
-		answer = fmt.Errorf("closing: %w", heartbeatTimeout)
-		err := g.CancelJob(testContext(t), jobID)
-		var timeout *gateway.TimeoutException
-		require.ErrorAs(t, err, &timeout)
-		assert.Equal(t, heartbeatTimeout, timeout)
-		assert.EqualError(t, err, "closing: "+heartbeatTimeout.Message)
-	})
-
-	t.Run("an unregistered error keeps its text", func(t *testing.T) {
-		answer = &dispatcher.DuplicateJobSubmissionError{JobID: jobID}
-		err := g.CancelJob(testContext(t), jobID)
-		assert.EqualError(t, err, "DuplicateJobSubmissionException: Job has already been submitted.")
-	})
 }
 
 // A component may connect through an interface of its own that joins two

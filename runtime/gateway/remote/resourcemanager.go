@@ -57,3 +57,11 @@ func (s resourceManagerStub) HeartbeatFromTaskManager(ctx context.Context, resou
 func (s resourceManagerStub) HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID) error {
 	return s.inv.Call(ctx, "HeartbeatFromJobManager", resourceID)
 }
+
+func (s resourceManagerStub) RequestResourceOverview(ctx context.Context) (gateway.ResourceOverview, error) {
+	return rpc.CallRemote[gateway.ResourceOverview](ctx, s.inv, "RequestResourceOverview")
+}
+
+func (s resourceManagerStub) RequestTaskManagerInfo(ctx context.Context) ([]gateway.TaskManagerInfo, error) {
+	return rpc.CallRemote[[]gateway.TaskManagerInfo](ctx, s.inv, "RequestTaskManagerInfo")
+}

@@ -176,6 +176,10 @@ func (sm *FineGrainedSlotManager) Close() {
 // ProcessResourceRequirements replaces a job's requirements with the ones
 // declared (step m6 arrives here) and schedules a requirement check. An
 // empty declaration clears the job's requirements.
+//
+// Step m6: the SlotManager holds the job's requirements from now on; the
+// check that matches them to free slots (step m7) runs after
+// RequirementCheckDelay, together with every other change of that time.
 func (sm *FineGrainedSlotManager) ProcessResourceRequirements(req gateway.ResourceRequirements) {
 	sm.checkInit()
 	if len(req.Requirements) == 0 && sm.resources.isRequirementEmpty(req.JobID) {
@@ -338,6 +342,8 @@ func (sm *FineGrainedSlotManager) checkResourceRequirements() {
 
 	// Step m7 (fault): for a starved job no free slot matches.
 	matchable, starved := sm.separateStarvedJobs(missing)
+	// Step m7: the allocation strategy decides which free slot serves which
+	// job; each allocation is sent to its TaskExecutor as a slot request.
 	result := sm.strategy.TryFulfillRequirements(matchable, sm.tracker.freeSlots())
 	for _, allocation := range result.Allocations {
 		sm.syncer.allocateSlot(allocation, sm.resources.targetAddress(allocation.JobID), sm.checkResourceRequirementsWithDelay)

@@ -1,6 +1,7 @@
 // Package lint checks the links in flinklab's lessons, so that lessons
-// never rot while the runtime changes under them. It is the checker behind
-// `learn lint` and `learn lint --fix`.
+// never rot while the runtime changes under them, and the step markers of
+// the exercises' holes. It is the checker behind `learn lint` and
+// `learn lint --fix`.
 //
 // # What it reads
 //
@@ -66,6 +67,26 @@
 // A missing file, a name no file declares, or a broken link to a lesson
 // needs a person; Fix returns those as remaining.
 //
+// # Step markers
+//
+// Every step of a submission is marked in the runtime with a comment
+// "// Step m3: …" where it happens, and each writing exercise punches the
+// functions where its step happens. CheckStepMarkers makes sure that the
+// two agree: each hole of an exercise whose exercise.yaml says step: m7
+// holds a comment line "// Step m7…" in its doc comment or its body (not
+// "// Step m7 (fault): …", which marks what an injected fault breaks, and
+// not a marker of another step: m1 is not m11). A marker in the doc
+// comment survives `learn start`; one in the body is replaced by the
+// hole's guidance, so the guidance (todo) must have a line "Step m7: …" of
+// its own, which it shows as "// Step m7: …" in the punched body.
+// Reading and predict exercises, whose step is a range (m2-m4), have no
+// holes and nothing to check.
+//
+//	runtime/resourcemanager/slotmanager/allocationstrategy.go:89: exercise m07, hole DefaultResourceAllocationStrategy.TryFulfillRequirements: no `// Step m7:` marker in its doc comment or body; add one where step m7 happens, saying what happens there in Flink's terms
+//
+// `learn lint` checks the holes of the exercises that are not started; a
+// learner's code in a hole need not carry the marker.
+//
 // # Differences from a full markdown renderer
 //
 // The scanner follows CommonMark where lessons need it: inline links and
@@ -84,5 +105,6 @@
 // and the anchors of its headings (anchors.go). Each link is then checked:
 // a code link by reading its symbol (symbol.go) and looking the symbol up
 // in the parsed Go file (codelinks.go, declarations.go, gosources.go),
-// any other link by looking at the file system.
+// any other link by looking at the file system. The step markers are
+// checked on their own (stepmarkers.go).
 package lint
