@@ -106,7 +106,9 @@ func TestAJobMasterThatCannotBeCreatedFailsTheJobDuringInitialization(t *testing
 		require.Equal(t, api.JobFailed.String(), status, "a job whose JobMaster cannot be created must fail during initialization")
 		assert.Contains(t, cause, "Could not start the JobMaster.")
 		assert.Contains(t, cause, "sometimes is an unknown value of RestartStrategyType.", "the failure cause must say what went wrong")
-		assert.Contains(t, logs.String(), fmt.Sprintf("Could not start the JobMaster for job '%s' (%s).", job.Name, job.JobID))
+		assert.Contains(t, logs.String(), fmt.Sprintf("Job %s reached terminal state FAILED.", job.JobID))
+		assert.Contains(t, logs.String(), "JobInitializationException: Could not start the JobMaster.",
+			"the Dispatcher's line carries the failure cause: Flink logs the JobMaster's failure itself at DEBUG only")
 	})
 }
 
@@ -255,7 +257,7 @@ func TestAJobThatIsAlreadyDoneIsNotRunAgain(t *testing.T) {
 
 // A JobMaster belongs to one leadership session. If the session ends while
 // the JobMaster is being built or started (the leadership is revoked, the
-// job is cancelled), the JobMaster must not run, nor be announced, or two
+// runner is closed), the JobMaster must not run, nor be announced, or two
 // JobMasters could run the same job.
 func TestAJobMasterOfALeadershipThatEndedNeverRuns(t *testing.T) {
 	tests := []struct {
@@ -271,11 +273,13 @@ func TestAJobMasterOfALeadershipThatEndedNeverRuns(t *testing.T) {
 			wantStatus: api.JobInitializing, // not done: another JobManager may lead the job
 		},
 		{
-			name: "job cancelled while the JobMaster is built",
+			name: "runner closed while the JobMaster is built",
 			whileBuilt: func(t *testing.T, r *runnerUnderTest) {
-				assert.NoError(t, r.runner.Cancel(context.Background()))
+				// Close waits for the JobMaster being built.
+				go func() { assert.NoError(t, r.runner.Close()) }()
+				synctest.Wait()
 			},
-			wantStatus: api.JobCanceled,
+			wantStatus: api.JobSuspended, // not done: only no longer run here
 		},
 		{
 			name:       "leadership revoked while the JobMaster starts",

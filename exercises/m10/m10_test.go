@@ -234,7 +234,7 @@ func TestADamagedDownloadIsThrownAwayAndTriedAgain(t *testing.T) {
 
 	failed := "Failed to fetch BLOB " + server.jobID.String() + "/" + server.key.String() + " from in-process and store it under " + path + " Retrying..."
 	assert.Equal(t, 2, strings.Count(c.logs.String(), failed), "each failed attempt logs Flink's ERROR line")
-	assert.Contains(t, c.logs.String(), "BLOB checksum mismatch (SHA-256): expected "+server.key.String(),
+	assert.Contains(t, c.logs.String(), "Detected data corruption during transfer (SHA-256): expected "+server.key.String(),
 		"the damaged jar is caught by its checksum")
 }
 
@@ -251,7 +251,11 @@ func TestAJarDamagedOnEveryAttemptFailsTheDownload(t *testing.T) {
 	assert.Equal(t, 1+fetchRetries, server.Downloads(), "one attempt and blob.fetch.retries retries")
 	assert.Empty(t, c.files(t), "no damaged jar and no temp file may be left behind")
 	assert.Equal(t, fetchRetries, strings.Count(c.logs.String(), " Retrying..."),
-		"each failed attempt but the last logs Flink's ERROR line; the last one's failure is the error")
+		"each failed attempt but the last logs Flink's ERROR line")
+	assert.Equal(t, fetchRetries, strings.Count(c.logs.String(), " from in-process (retry "),
+		"each retry is announced, as Flink's BlobClient does: \"Downloading … (retry n)\"")
+	assert.Contains(t, c.logs.String(), `No retries left." logger=BlobClient cause="Detected data corruption during transfer`,
+		"the last failed attempt logs Flink's ERROR line with its cause: the one line of the log that says why")
 	assert.Zero(t, server.Unclosed(), "a failed download must close the stream it opened at the BlobServer too")
 }
 

@@ -394,9 +394,9 @@ func TestATaskWhoseInputWasReleasedCancelsItself(t *testing.T) {
 		r.task.Start()
 		r.awaitEnd(t)
 
-		assert.Equal(t, []string{"DEPLOYING", "INITIALIZING", "Restore()", "RUNNING", "Invoke()", "CANCELING", "CANCELED"}, r.timeline.Events(),
+		assert.Equal(t, []string{"DEPLOYING", "INITIALIZING", "Restore()", "RUNNING", "Invoke()", "CANCELED"}, r.timeline.Events(),
 			"a released input cancels the task; it does not fail it")
-		assert.Contains(t, r.logs.String(), r.switched(api.ExecutionRunning, api.ExecutionCanceling)+" due to CancelTaskException.")
+		assert.Contains(t, r.logs.String(), r.switched(api.ExecutionRunning, api.ExecutionCanceled)+" due to CancelTaskException.")
 	})
 }
 

@@ -34,4 +34,11 @@
 // per lifecycle; CheckJobTransition and CheckExecutionTransition are the one
 // place an illegal move is rejected. The state machines in executiongraph and
 // taskmanager call them on every transition.
+//
+// The tables hold the moves Flink's code makes (Flink 1.18–1.20), not only
+// those its diagrams draw: a very fast task finishes from DEPLOYING, a task
+// is CANCELED from RUNNING without CANCELING, a FAILING job can be
+// cancelled. ExecutionState's doc lists each place where Flink's Javadoc
+// diagram and its code differ; JobStatus's doc says which method of
+// DefaultExecutionGraph makes each move.
 package api

@@ -7,15 +7,42 @@ import "fmt"
 // Flink's (org.apache.flink.runtime.execution.ExecutionState); note CANCELING
 // with one L, where JobStatus has CANCELLING.
 //
-//	CREATED ─► SCHEDULED ─► DEPLOYING ─► INITIALIZING ─► RUNNING ─► FINISHED
-//	   │           │            │              │             │
-//	   │           │            └──────────────┴─────────────┴──► CANCELING ─► CANCELED
-//	   │           └─────────────────────────────────────────────────────────► CANCELED
-//	   └─────────────────────────────────────────────────────────────────────► CANCELED
+// The moves are those Flink's code makes (Flink 1.18–1.20), which are more
+// than the Javadoc diagram of ExecutionState draws:
 //
-//	CREATED ─► DEPLOYING   only a Task on its TaskExecutor (CheckTaskTransition)
+//	CREATED ─► SCHEDULED ─► DEPLOYING ─► INITIALIZING ─► RUNNING ─► FINISHED
+//
+//	DEPLOYING | INITIALIZING ─► FINISHED                        a very fast task
+//	CREATED | SCHEDULED | DEPLOYING | INITIALIZING | RUNNING ─► CANCELING ─► CANCELED
+//	DEPLOYING | INITIALIZING | RUNNING ─► CANCELED              directly, without CANCELING
+//	CREATED ─► RECONCILING ─► INITIALIZING | RUNNING | FINISHED | CANCELED
+//	SCHEDULED ─► CANCELED   drawn by the Javadoc only; the code never takes it
+//	CREATED ─► DEPLOYING    only a Task on its TaskExecutor (CheckTaskTransition)
 //	any state that is not terminal ─► FAILED
-//	CREATED ─► RECONCILING ─► INITIALIZING | RUNNING | FINISHED | CANCELED | FAILED
+//
+// Where the Javadoc diagram and the code differ:
+//
+//   - FINISHED is reached from DEPLOYING and INITIALIZING too, not only from
+//     RUNNING: Execution#markFinished accepts a FINISHED report in any of
+//     the three ("very fast tasks!": the report overtook the RUNNING one).
+//   - CANCELED is reached directly from DEPLOYING, INITIALIZING and RUNNING,
+//     not only through CANCELING: Execution#completeCancelling accepts a
+//     CANCELED report in any of them, and a Task whose code throws a
+//     CancelTaskException goes there at once (Task#doRun's catch block),
+//     logging "… switched from RUNNING to CANCELED due to
+//     CancelTaskException.".
+//   - CREATED and SCHEDULED are cancelled through CANCELING
+//     (Execution#cancel → cancelAtomically: startCancelling, then
+//     completeCancelling), and a Task cancelled before its thread ran goes
+//     CREATED → CANCELING (Task#cancelOrFailAndCancelInvokableInternal),
+//     then CANCELED when the thread starts (Task#doRun). The diagram's
+//     direct SCHEDULED → CANCELED is never taken; CREATED → CANCELED is in
+//     neither.
+//   - The diagram spells the state CANCELLING; the constant is CANCELING.
+//   - "Any state → FAILED": the code never fails a CANCELING attempt; both
+//     the Execution (processFail) and the Task (doRun's catch block)
+//     complete its cancellation to CANCELED instead. The table still
+//     allows it, as the Javadoc says.
 //
 // Operators are opened while the task is INITIALIZING (since Flink 1.13),
 // so an operator whose open fails takes its task INITIALIZING → FAILED.
@@ -86,13 +113,15 @@ func (s *ExecutionState) UnmarshalText(b []byte) error {
 }
 
 // executionTransitions lists every legal move of an attempt except the move
-// to FAILED, which every non-terminal state may make.
+// to FAILED, which every non-terminal state may make. Each move is one
+// Flink's code makes (see ExecutionState for where), except SCHEDULED →
+// CANCELED, which only its Javadoc diagram draws.
 var executionTransitions = map[ExecutionState][]ExecutionState{
-	ExecutionCreated:      {ExecutionScheduled, ExecutionCanceled, ExecutionReconciling},
-	ExecutionScheduled:    {ExecutionDeploying, ExecutionCanceled},
-	ExecutionDeploying:    {ExecutionInitializing, ExecutionCanceling},
-	ExecutionInitializing: {ExecutionRunning, ExecutionCanceling},
-	ExecutionRunning:      {ExecutionFinished, ExecutionCanceling},
+	ExecutionCreated:      {ExecutionScheduled, ExecutionCanceling, ExecutionReconciling},
+	ExecutionScheduled:    {ExecutionDeploying, ExecutionCanceling, ExecutionCanceled},
+	ExecutionDeploying:    {ExecutionInitializing, ExecutionFinished, ExecutionCanceling, ExecutionCanceled},
+	ExecutionInitializing: {ExecutionRunning, ExecutionFinished, ExecutionCanceling, ExecutionCanceled},
+	ExecutionRunning:      {ExecutionFinished, ExecutionCanceling, ExecutionCanceled},
 	ExecutionCanceling:    {ExecutionCanceled},
 	ExecutionReconciling: {ExecutionInitializing, ExecutionRunning, ExecutionFinished,
 		ExecutionCanceled},

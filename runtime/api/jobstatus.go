@@ -8,17 +8,46 @@ import (
 // JobStatus is the lifecycle of a job as the JobManager sees it. The names
 // and their order are Flink's (org.apache.flink.api.common.JobStatus).
 //
-//	INITIALIZING ──────────────────────────────► FAILED     the JobMaster could not start
-//	     │     └───────────────────────────────► CANCELED   cancelled before it started
+//	INITIALIZING ──────────────────────────────► FAILED       the JobMaster could not start
+//	     │     └───────────────────────────────► CANCELLING   cancelled before its JobMaster runs
 //	     ▼ (the JobMaster built the ExecutionGraph)
 //	  CREATED ──► RUNNING ──► FINISHED
 //	               │  ▲
 //	               ▼  │
-//	            RESTARTING                                   a failover waits out its delay
+//	            RESTARTING                                     a failover waits out its delay
 //
-//	CREATED | RUNNING | RESTARTING ──► CANCELLING ──► CANCELED
+//	CREATED | RUNNING | RESTARTING | FAILING ──► CANCELLING ──► CANCELED
 //	CREATED | RUNNING | RESTARTING | CANCELLING ──► FAILING ──► FAILED
-//	RECONCILING ──► RUNNING | FAILING | CANCELLING          a new JobMaster found running tasks
+//	CANCELLING ──► FAILED                                      the tasks could not all be cancelled
+//	RECONCILING ──► RUNNING | FAILING | CANCELLING             a new JobMaster found running tasks
+//
+// Flink has no table of these moves: DefaultExecutionGraph#transitionState
+// refuses only to leave a terminal state, and the moves are the ones its
+// methods make:
+//
+//   - cancel moves CREATED, RUNNING and RESTARTING to CANCELLING and
+//     cancels every task; once all are terminal the job is CANCELED, or
+//     FAILED with "Could not cancel job <name> because not all execution
+//     job vertices could be cancelled." when cancelling them failed (the
+//     future of the vertices' cancellation completed exceptionally).
+//   - cancel moves a FAILING job to CANCELLING too, without cancelling its
+//     tasks again (failJob is cancelling them): when they are all terminal,
+//     failJob's completion finds the job CANCELLING and ends it CANCELED.
+//   - failJob moves any state but FAILING and the terminal ones to
+//     FAILING, CANCELLING included, and FAILING to FAILED once every task
+//     is terminal.
+//
+// INITIALIZING is not a state of the ExecutionGraph, which starts at
+// CREATED: it is what the JobManagerRunner reports while no JobMaster runs
+// the job yet. A job cancelled then is reported CANCELLING
+// (JobMasterServiceLeadershipRunner#requestJob answers CANCELLING instead
+// of INITIALIZING once cancel was called) until its JobMaster runs; the
+// runner then hands the cancel to the JobMaster, whose ExecutionGraph goes
+// CREATED → CANCELLING → CANCELED. INITIALIZING → CANCELLING is in the
+// table for that report; there is no INITIALIZING → CANCELED. (For a
+// moment between the two, a poll may see the JobMaster's CREATED after
+// the runner's CANCELLING; the table does not list that move, which no
+// single state machine makes.)
 //
 // Any state that is not terminal may also move to SUSPENDED, when the
 // JobMaster loses leadership. FINISHED, CANCELED and FAILED are globally
@@ -97,12 +126,12 @@ func (s *JobStatus) UnmarshalText(b []byte) error {
 // jobTransitions lists every legal move of a job. SUSPENDED is reachable from
 // every non-terminal state and is added by CheckJobTransition.
 var jobTransitions = map[JobStatus][]JobStatus{
-	JobInitializing: {JobCreated, JobFailed, JobCanceled},
+	JobInitializing: {JobCreated, JobFailed, JobCancelling},
 	JobCreated:      {JobRunning, JobFailing, JobCancelling},
 	JobRunning:      {JobFinished, JobFailing, JobCancelling, JobRestarting},
 	JobRestarting:   {JobRunning, JobFailing, JobCancelling},
-	JobFailing:      {JobFailed},
-	JobCancelling:   {JobCanceled, JobFailing},
+	JobFailing:      {JobFailed, JobCancelling},
+	JobCancelling:   {JobCanceled, JobFailing, JobFailed},
 	JobReconciling:  {JobRunning, JobFailing, JobCancelling},
 }
 

@@ -90,11 +90,13 @@ func TestCheckJobTransitionAllowsFlinksMoves(t *testing.T) {
 		{api.JobRunning, api.JobCancelling, "cancel"},
 		{api.JobCreated, api.JobCancelling, "cancel"},
 		{api.JobRestarting, api.JobCancelling, "cancel"},
+		{api.JobFailing, api.JobCancelling, "cancel while failJob cancels the tasks"},
 		{api.JobCancelling, api.JobCanceled, "cancel"},
+		{api.JobCancelling, api.JobFailed, "cancel: not all execution job vertices could be cancelled"},
 		{api.JobRunning, api.JobFinished, "all vertices finished"},
-		// The JobManagerRunner's moves while no JobMaster runs yet.
+		// What the JobManagerRunner reports while no JobMaster runs yet.
 		{api.JobInitializing, api.JobFailed, "Could not start the JobMaster."},
-		{api.JobInitializing, api.JobCanceled, "cancelled while initializing"},
+		{api.JobInitializing, api.JobCancelling, "requestJob after cancel, before the JobMaster runs"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s→%s", tt.from, tt.to), func(t *testing.T) {
@@ -127,6 +129,8 @@ func TestCheckJobTransitionRejectsIllegalMoves(t *testing.T) {
 		{api.JobSuspended, api.JobRunning, "Job is trying to leave terminal state SUSPENDED."},
 		{api.JobFinished, api.JobSuspended, "Job is trying to leave terminal state FINISHED."},
 		{api.JobInitializing, api.JobRunning, "Job may not switch from state INITIALIZING to RUNNING."},
+		{api.JobInitializing, api.JobCanceled, "Job may not switch from state INITIALIZING to CANCELED."},
+		{api.JobCancelling, api.JobCreated, "Job may not switch from state CANCELLING to CREATED."},
 		{api.JobCreated, api.JobFinished, "Job may not switch from state CREATED to FINISHED."},
 		{api.JobRunning, api.JobFailed, "Job may not switch from state RUNNING to FAILED."},
 		{api.JobRunning, api.JobCanceled, "Job may not switch from state RUNNING to CANCELED."},
@@ -207,13 +211,23 @@ func TestCheckExecutionTransitionAllowsFlinksMoves(t *testing.T) {
 		{api.ExecutionDeploying, api.ExecutionInitializing},
 		{api.ExecutionInitializing, api.ExecutionRunning},
 		{api.ExecutionRunning, api.ExecutionFinished},
-		// Cancellation.
+		// Very fast tasks: Execution#markFinished from DEPLOYING or INITIALIZING.
+		{api.ExecutionDeploying, api.ExecutionFinished},
+		{api.ExecutionInitializing, api.ExecutionFinished},
+		// Cancellation: Execution#cancel and Task#cancelExecution.
+		{api.ExecutionCreated, api.ExecutionCanceling},
+		{api.ExecutionScheduled, api.ExecutionCanceling},
 		{api.ExecutionDeploying, api.ExecutionCanceling},
 		{api.ExecutionInitializing, api.ExecutionCanceling},
 		{api.ExecutionRunning, api.ExecutionCanceling},
 		{api.ExecutionCanceling, api.ExecutionCanceled},
+		// Cancelled without CANCELING: Execution#completeCancelling, and a
+		// Task's CancelTaskException.
+		{api.ExecutionDeploying, api.ExecutionCanceled},
+		{api.ExecutionInitializing, api.ExecutionCanceled},
+		{api.ExecutionRunning, api.ExecutionCanceled},
+		// Drawn by the Javadoc only.
 		{api.ExecutionScheduled, api.ExecutionCanceled},
-		{api.ExecutionCreated, api.ExecutionCanceled},
 		// Reconciliation after a JobManager failover.
 		{api.ExecutionCreated, api.ExecutionReconciling},
 		{api.ExecutionReconciling, api.ExecutionInitializing},
@@ -245,9 +259,8 @@ func TestCheckExecutionTransitionRejectsIllegalMoves(t *testing.T) {
 		{"skips SCHEDULED", api.ExecutionCreated, api.ExecutionDeploying, "Cannot transition from CREATED to DEPLOYING."},
 		{"skips DEPLOYING", api.ExecutionScheduled, api.ExecutionRunning, "Cannot transition from SCHEDULED to RUNNING."},
 		{"skips INITIALIZING", api.ExecutionDeploying, api.ExecutionRunning, "Cannot transition from DEPLOYING to RUNNING."},
-		{"finishes without running", api.ExecutionDeploying, api.ExecutionFinished, "Cannot transition from DEPLOYING to FINISHED."},
-		{"cancels a running task without CANCELING", api.ExecutionRunning, api.ExecutionCanceled, "Cannot transition from RUNNING to CANCELED."},
-		{"CREATED has nothing to cancel", api.ExecutionCreated, api.ExecutionCanceling, "Cannot transition from CREATED to CANCELING."},
+		{"finishes before it was deployed", api.ExecutionScheduled, api.ExecutionFinished, "Cannot transition from SCHEDULED to FINISHED."},
+		{"cancelled without CANCELING before a slot was asked for", api.ExecutionCreated, api.ExecutionCanceled, "Cannot transition from CREATED to CANCELED."},
 		{"goes back", api.ExecutionRunning, api.ExecutionDeploying, "Cannot transition from RUNNING to DEPLOYING."},
 		{"un-cancels", api.ExecutionCanceling, api.ExecutionRunning, "Cannot transition from CANCELING to RUNNING."},
 		{"reconciles into a slot request", api.ExecutionReconciling, api.ExecutionScheduled, "Cannot transition from RECONCILING to SCHEDULED."},

@@ -53,7 +53,8 @@ type PermanentBlobCache struct {
 	source        Source
 	fetchRetries  int
 	serverAddress string
-	log           *slog.Logger
+	log           *slog.Logger // the cache's own lines
+	clientLog     *slog.Logger // the download's lines, which Flink's BlobClient logs
 	faults        *fault.Injector
 
 	// mu guards inFlight and closed, and orders moving a finished download
@@ -107,6 +108,7 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.clientLog = c.log.With("logger", "BlobClient")
 	c.log = c.log.With("logger", "PermanentBlobCache")
 	return c, nil
 }
@@ -187,7 +189,8 @@ var errDownloadPanicked = errors.New("the download of the BLOB panicked")
 // getFileInternal returns the local path of a BLOB: the cached file if
 // there is one, else a fresh download from source, tried 1 + fetchRetries
 // times with no pause in between (Flink's AbstractBlobCache#getFileInternal
-// with the retry loop of BlobClient#downloadFromBlobServer).
+// with the retry loop of BlobClient#downloadFromBlobServer, and its lines:
+// a failed attempt's cause is logged only when no retries are left).
 func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source, jobID api.JobID, key PermanentBlobKey) (string, error) {
 	path := storageLocation(c.storageDir, jobID, key)
 	if isRegularFile(path) {
@@ -197,7 +200,7 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 
 	// Step m10: the TaskExecutor fetches the job's jar before the task can
 	// load its user code.
-	c.log.Debug(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
+	c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
 	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
 		err := c.fetchOnce(ctx, source, jobID, key)
 		if err == nil {
@@ -210,9 +213,15 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 			return "", err
 		}
 		if retriesLeft == 0 {
+			c.clientLog.Error(failed+" No retries left.", "cause", err.Error())
 			return "", &fetchError{msg: failed + " No retries left.", cause: err}
 		}
-		c.log.Error(failed+" Retrying...", "error", err)
+		if c.clientLog.Enabled(ctx, slog.LevelDebug) { // Flink gives the cause here only at DEBUG
+			c.clientLog.Error(failed+" Retrying...", "cause", err.Error())
+		} else {
+			c.clientLog.Error(failed + " Retrying...")
+		}
+		c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s (retry %d)", jobID, key, c.serverAddress, c.fetchRetries-retriesLeft+1))
 	}
 }
 

@@ -117,8 +117,8 @@ func TestGetFile_DownloadsVerifiesAndStoresTheJar(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, f.jar, got)
 	assert.Equal(t, []string{filepath.Join("job_"+f.jobID.String(), "blob_"+f.key.String())}, listFiles(t, f.cacheDir))
-	assert.Contains(t, f.logs.String(), fmt.Sprintf("Downloading %s/%s from %s", f.jobID, f.key, serverAddress))
-	assert.Contains(t, f.logs.String(), "level=DEBUG")
+	assert.Contains(t, f.logs.String(), fmt.Sprintf("level=INFO msg=\"Downloading %s/%s from %s\" logger=BlobClient", f.jobID, f.key, serverAddress),
+		"Flink's BlobClient announces every download at INFO")
 }
 
 func TestGetFile_CacheHitDoesNotCallTheSourceAgain(t *testing.T) {
@@ -131,6 +131,12 @@ func TestGetFile_CacheHitDoesNotCallTheSourceAgain(t *testing.T) {
 
 	assert.Equal(t, first, second)
 	assert.Equal(t, int32(1), f.source.calls.Load())
+}
+
+// A corrupted BLOB fails with the text of Flink's BlobInputStream#read,
+// IOException("Detected data corruption during transfer").
+func TestErrChecksumMismatchIsFlinksText(t *testing.T) {
+	assert.Equal(t, "Detected data corruption during transfer", blob.ErrChecksumMismatch.Error())
 }
 
 func TestGetFile_CorruptedDownloadFailsAfterAllRetries(t *testing.T) {
@@ -159,15 +165,54 @@ func TestGetFile_CorruptedDownloadFailsAfterAllRetries(t *testing.T) {
 			assert.ErrorIs(t, err, blob.ErrChecksumMismatch)
 			cause := errors.Unwrap(err)
 			require.NotNil(t, cause)
-			assert.Contains(t, cause.Error(), "expected "+f.key.String())
 			corrupted := append([]byte{f.jar[0] ^ 0xFF}, f.jar[1:]...)
-			assert.Contains(t, cause.Error(), "actual "+blob.KeyOf(corrupted).String())
+			assert.Equal(t, "Detected data corruption during transfer (SHA-256): expected "+f.key.String()+
+				", actual "+blob.KeyOf(corrupted).String(), cause.Error(), "Flink's text, then both checksums")
 
 			assert.Equal(t, int32(tt.wantAttempts), f.source.calls.Load(), "attempts")
 			assert.Equal(t, tt.wantAttempts-1, strings.Count(f.logs.String(), failed+" Retrying..."), "ERROR lines")
 			assert.Empty(t, listFiles(t, f.cacheDir), "nothing corrupted may stay in the cache")
 		})
 	}
+}
+
+// The download's lines are Flink's BlobClient's: at INFO a failed attempt
+// says "Retrying..." without its cause and the next one "(retry N)"; the
+// cause is logged, at ERROR, only when no retries are left.
+func TestGetFile_LogsTheRetriesAsFlinksBlobClient(t *testing.T) {
+	var logs bytes.Buffer
+	f := newFixture(t, 2)
+	dir := t.TempDir()
+	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
+		StorageDir: dir, Source: f.source, FetchRetries: 2, ServerAddress: serverAddress,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cache.Close() })
+	f.source.open = func(_ int32, ctx context.Context, jobID api.JobID, key blob.PermanentBlobKey) (io.ReadCloser, error) {
+		return f.source.corrupted(ctx, jobID, key)
+	}
+
+	_, err = cache.GetFile(context.Background(), f.jobID, f.key)
+	require.Error(t, err)
+
+	storedAt := " store it under " + filepath.Join(dir, "job_"+f.jobID.String(), "blob_"+f.key.String())
+	var lines []string
+	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		line = strings.ReplaceAll(line[strings.Index(line, "level="):], storedAt, " store it")
+		lines = append(lines, line)
+	}
+	download := fmt.Sprintf("Downloading %s/%s from %s", f.jobID, f.key, serverAddress)
+	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it", f.jobID, f.key, serverAddress)
+	assert.Equal(t, []string{
+		`level=INFO msg="` + download + `" logger=BlobClient`,
+		`level=ERROR msg="` + failed + ` Retrying..." logger=BlobClient`,
+		`level=INFO msg="` + download + ` (retry 1)" logger=BlobClient`,
+		`level=ERROR msg="` + failed + ` Retrying..." logger=BlobClient`,
+		`level=INFO msg="` + download + ` (retry 2)" logger=BlobClient`,
+		`level=ERROR msg="` + failed + ` No retries left." logger=BlobClient cause="Detected data corruption during transfer (SHA-256): expected ` +
+			f.key.String() + `, actual ` + blob.KeyOf(append([]byte{f.jar[0] ^ 0xFF}, f.jar[1:]...)).String() + `"`,
+	}, lines)
 }
 
 func TestGetFile_RecoversWhenARetrySucceeds(t *testing.T) {
@@ -419,7 +464,7 @@ func TestAFaultAtStepM10FailsEveryAttemptOfOneDownload(t *testing.T) {
 		wantText  string
 	}{
 		{fault.BlobUnavailable, fs.ErrNotExist, "does not exist and failed to copy from blob store"},
-		{fault.JarCorrupted, blob.ErrChecksumMismatch, "(SHA-256): expected"},
+		{fault.JarCorrupted, blob.ErrChecksumMismatch, "Detected data corruption during transfer (SHA-256): expected"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {

@@ -53,21 +53,39 @@
 // JobManager's disk or by a half-finished copy. A damaged jar might load and
 // fail much later, far from the cause, or run code nobody submitted. So the
 // cache hashes every download while writing it and compares the hash with
-// the key; a mismatch is an ErrChecksumMismatch that names both checksums,
-// the bytes are thrown away, and the download is tried again.
+// the key; a mismatch is an ErrChecksumMismatch, whose text is Flink's
+//
+//	Detected data corruption during transfer (SHA-256): expected p-…, actual p-…
+//
+// the bytes are thrown away, and the download is tried again. In Flink the
+// same check is BlobInputStream#read's, on the client side of the
+// connection (BlobClient#getInternal returns that stream): when the last
+// byte has arrived, it compares the digest with the key's hash and throws
+// IOException("Detected data corruption during transfer").
 //
 // # Retries
 //
 // A failed download is retried DefaultFetchRetries (5, Flink's
-// blob.fetch.retries) times, at once, without a pause, as Flink does. Each
-// failed attempt logs Flink's ERROR line
+// blob.fetch.retries) times, at once, without a pause, as Flink does, and
+// logs Flink's BlobClient lines (under the logger BlobClient): before the
+// first attempt
 //
-//	Failed to fetch BLOB <jobId>/<blobKey> from <addr> and store it under <path> Retrying...
+//	INFO  Downloading <jobId>/<blobKey> from <addr>
 //
-// and after the last one GetFile returns an error whose text ends in
-// "No retries left." and whose cause (errors.Unwrap) is the last attempt's
-// error. These are the lines to look for in a TaskManager log when a task
-// fails to deploy.
+// after each failed attempt but the last
+//
+//	ERROR Failed to fetch BLOB <jobId>/<blobKey> from <addr> and store it under <path> Retrying...
+//	INFO  Downloading <jobId>/<blobKey> from <addr> (retry <n>)
+//
+// (the ERROR line carries the attempt's error only when DEBUG is on), and
+// after the last one the same ERROR line ending in "No retries left.",
+// with the error as its cause; GetFile then returns an error of that text
+// whose cause (errors.Unwrap) is the last attempt's error. These are the lines to look for in a TaskManager log when a task
+// fails to deploy. For a corrupted jar the cause is the "Detected data
+// corruption during transfer" above, and that is what the task fails with:
+// Flink's Task reports the same IOException, "Failed to fetch BLOB … No
+// retries left.", caused by "Detected data corruption during transfer"
+// (BlobLibraryCacheManager rethrows an IOException as it is).
 //
 // # On disk
 //
@@ -110,8 +128,8 @@
 //
 // protocol.go has the bytes. The cache does not know which Source it has:
 // it hashes what arrives and compares it with the key, retries as before,
-// and a transfer damaged on the network is an ErrChecksumMismatch like any
-// other. A BLOB the server does not have is still an error wrapping
+// and a transfer damaged on the network is an ErrChecksumMismatch ("Detected
+// data corruption during transfer") like any other. A BLOB the server does not have is still an error wrapping
 // fs.ErrNotExist, and a connection cut short an io.ErrUnexpectedEOF. A
 // server that sends nothing for DefaultSocketTimeout (Flink's
 // blob.client.socket.timeout, 5 min) fails the attempt, as a read timeout.
@@ -142,6 +160,11 @@
 //     a serialized Java exception.
 //   - Flink's message names the temp file it was writing; ours names the
 //     final path, which stays the same across attempts.
+//   - A corrupted download fails with Flink's "Detected data corruption
+//     during transfer" followed by the expected and the actual SHA-256;
+//     Flink's message stops after "transfer". Flink's client also tells
+//     the server (RETURN_ERROR) before it fails; here the connection simply
+//     closes, since it carries one GET only.
 //   - ReleaseJob deletes a job's files at once. Flink's PermanentBlobCache
 //     counts references per job and deletes them after a TTL
 //     (blob.service.cleanup.interval), so a job that comes back soon finds

@@ -8,9 +8,9 @@ import "errors"
 var (
 	// ErrChecksumMismatch means the bytes a PermanentBlobCache downloaded do
 	// not hash to the key it asked for: the BLOB was corrupted on the way or
-	// on the server's disk. The message names the expected and the actual
-	// checksum; the download is thrown away and retried.
-	ErrChecksumMismatch = errors.New("BLOB checksum mismatch")
+	// on the server's disk. Its text is Flink's (BlobInputStream#read); the
+	// download is thrown away and retried.
+	ErrChecksumMismatch = errors.New("Detected data corruption during transfer")
 
 	// ErrClosed is returned by every method of a BlobServer or a
 	// PermanentBlobCache after Close.

@@ -162,7 +162,8 @@ func TestPermanentBlobCache_ChecksumCatchesACorruptedTransfer(t *testing.T) {
 			assert.Equal(t, jar, stored, "the cache kept the clean copy")
 			assert.Equal(t, int32(2), network.transfers.Load())
 			assert.Contains(t, logs.String(), "Retrying...")
-			assert.Contains(t, logs.String(), "BLOB checksum mismatch")
+			assert.Contains(t, logs.String(), "cause=\"Detected data corruption during transfer (SHA-256): expected "+key.String(),
+				"with DEBUG on, the Retrying line carries the cause, as Flink's does")
 		})
 	}
 }

@@ -101,6 +101,12 @@ func (d *Dispatcher) Close() error {
 		})
 		for _, r := range runners {
 			_ = r.Close()
+			// A job that had not ended is SUSPENDED now; its result is
+			// handled like any other, on the main thread, before it stops.
+			_, _ = rpc.CallAsync(context.Background(), d.Endpoint, func() (struct{}, error) {
+				d.jobManagerRunnerFinished(r)
+				return struct{}{}, nil
+			})
 		}
 		d.Endpoint.Close(nil)
 		d.background.Wait()
@@ -230,23 +236,31 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph, caller string) erro
 	return nil
 }
 
-// jobManagerRunnerFinished handles a runner's result on the main thread.
+// jobManagerRunnerFinished handles a runner's result on the main thread
+// (Flink's handleJobManagerRunnerResult and jobReachedTerminalState). It
+// runs once per runner: whichever comes first, the runner's watcher or a
+// request that finds the result known already (lookup).
 func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner) {
 	jobID := runner.JobID()
 	if d.runners[jobID] != runner {
-		return // closed by Close, or replaced
+		return // handled already, or replaced
+	}
+	if _, handled := d.archived[jobID]; handled {
+		return // its cleanup is under way
 	}
 	result := runner.Result()
 	g := result.ExecutionGraph
-	if !g.State.IsGloballyTerminalState() {
-		// Suspended: the job is not done, it is only not run here any more.
-		delete(d.runners, jobID)
-		return
-	}
 	if g.FailureCause != "" {
 		d.log.Info(fmt.Sprintf("Job %s reached terminal state %s.\n%s", jobID, g.State, g.FailureCause))
 	} else {
 		d.log.Info(fmt.Sprintf("Job %s reached terminal state %s.", jobID, g.State))
+	}
+	if !g.State.IsGloballyTerminalState() {
+		// SUSPENDED: the job is not done, it is only not run here any
+		// more. Another JobManager may take it over, so its JobGraph and
+		// no result stay behind (Flink's local cleanup).
+		delete(d.runners, jobID)
+		return
 	}
 	d.archived[jobID] = g
 	if err := d.deps.JobResultStore.CreateDirtyResult(jobResultOf(g)); err != nil {
@@ -294,23 +308,36 @@ func (d *Dispatcher) lookup(ctx context.Context, jobID api.JobID) (lookup, error
 			return lookup{archived: g}, nil
 		}
 		if r, ok := d.runners[jobID]; ok {
+			if isDone(r) {
+				// The result is known, and its watcher is on its way with
+				// it: handle it now, so that whoever learns the job's end
+				// from the Dispatcher finds it logged and archived.
+				d.jobManagerRunnerFinished(r)
+				if g, ok := d.archived[jobID]; ok {
+					return lookup{archived: g}, nil
+				}
+			}
 			return lookup{runner: r}, nil
 		}
 		return lookup{}, jobNotFound(jobID)
 	})
 }
 
-// CancelJob cancels a running job.
+// CancelJob cancels a job through its runner (Flink's cancelJob). A job
+// that has ended is answered from the archive: one that is CANCELED
+// already is acknowledged, any other refused with
+// JobTerminatedWithoutCancellationException.
 func (d *Dispatcher) CancelJob(ctx context.Context, jobID api.JobID) error {
 	found, err := d.lookup(ctx, jobID)
 	if err != nil {
 		return err
 	}
 	if found.archived != nil {
-		return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-			gateway.ErrJobAlreadyTerminated, found.archived.State)
+		if found.archived.State == api.JobCanceled {
+			return nil
+		}
+		return &gateway.JobTerminatedWithoutCancellationException{JobID: jobID, JobStatus: found.archived.State}
 	}
-	d.log.Info(fmt.Sprintf("Trying to cancel job %s.", jobID))
 	return found.runner.Cancel(ctx)
 }
 
@@ -352,6 +379,11 @@ func (d *Dispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api
 	case <-ctx.Done():
 		return api.JobResult{}, ctx.Err()
 	}
+	// Look again: the Dispatcher handles the result (logs and archives
+	// it) before it answers with it. A suspended job is not archived.
+	if again, err := d.lookup(ctx, jobID); err == nil && again.archived != nil {
+		return jobResultOf(again.archived), nil
+	}
 	g := found.runner.Result().ExecutionGraph
 	if !g.State.IsGloballyTerminalState() {
 		return api.JobResult{}, fmt.Errorf("job %s was suspended (%s) before it reached a globally terminal state", jobID, g.State)
@@ -374,4 +406,14 @@ func (d *Dispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
 		slices.SortFunc(ids, func(a, b api.JobID) int { return strings.Compare(a.String(), b.String()) })
 		return ids, nil
 	})
+}
+
+// isDone reports whether the runner's result is known.
+func isDone(r jobmanager.JobManagerRunner) bool {
+	select {
+	case <-r.Done():
+		return true
+	default:
+		return false
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -61,7 +62,15 @@ func (r *fakeRunner) Result() jobmanager.JobManagerRunnerResult {
 	defer r.mu.Unlock()
 	return r.result
 }
-func (r *fakeRunner) Close() error { r.mu.Lock(); r.closed = true; r.mu.Unlock(); return nil }
+
+// Close ends a job that has no result yet SUSPENDED, as the real runner does.
+func (r *fakeRunner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.finish(api.JobSuspended)
+	return nil
+}
 
 func (r *fakeRunner) finish(state api.JobStatus) {
 	r.mu.Lock()
@@ -261,8 +270,10 @@ func TestJobReachingATerminalStateIsRememberedAndCleanedUp(t *testing.T) {
 		assert.True(t, dup.GloballyTerminated)
 
 		err = h.d.CancelJob(context.Background(), g.JobID)
-		assert.ErrorIs(t, err, gateway.ErrJobAlreadyTerminated)
-		assert.Contains(t, err.Error(), "Job cancellation failed because the job has already reached another terminal state (FINISHED).")
+		var terminated *gateway.JobTerminatedWithoutCancellationException
+		require.ErrorAs(t, err, &terminated)
+		assert.Equal(t, api.JobFinished, terminated.JobStatus)
+		assert.EqualError(t, err, "Flink job ("+g.JobID.String()+") was not canceled, but instead FINISHED.")
 	})
 }
 
@@ -276,6 +287,44 @@ func TestCancelJobIsRoutedToItsRunner(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, h.runner(g.JobID).cancelled)
 	assert.Equal(t, api.JobCanceled, result.JobStatus)
+
+	// Cancelling it again is acknowledged from the archive, as Flink's
+	// Dispatcher does for a job that is CANCELED already.
+	assert.NoError(t, h.d.CancelJob(context.Background(), g.JobID))
+}
+
+// Closing the Dispatcher suspends the jobs still running and says so, as
+// Flink's does; a suspended job keeps its JobGraph, for the JobManager
+// that takes it over, and gets no result.
+func TestCloseSuspendsTheRunningJobs(t *testing.T) {
+	h := newHarness(t)
+	g := validJob()
+	require.NoError(t, h.d.SubmitJob(context.Background(), g))
+
+	require.NoError(t, h.d.Close())
+	assert.True(t, h.runner(g.JobID).closed)
+	assert.Contains(t, h.logs.String(), "Job "+g.JobID.String()+" reached terminal state SUSPENDED.")
+	assert.Len(t, h.storedJobs(t), 1, "the JobGraph stays")
+	assert.False(t, h.results.HasJobResultEntry(g.JobID), "a suspended job has no result")
+}
+
+// Whoever learns a job's end from the Dispatcher finds it logged and
+// archived: a request that comes before the runner's watcher handles the
+// result handles it itself.
+func TestTheEndOfAJobIsLoggedBeforeTheDispatcherAnswersIt(t *testing.T) {
+	for range 20 { // the watcher and the request race; either way the answer comes after the line
+		h := newHarness(t)
+		g := validJob()
+		require.NoError(t, h.d.SubmitJob(context.Background(), g))
+
+		h.runner(g.JobID).finish(api.JobFailed)
+		status, err := h.d.RequestJobStatus(context.Background(), g.JobID)
+		require.NoError(t, err)
+		require.Equal(t, api.JobFailed, status)
+		require.Contains(t, h.logs.String(), "Job "+g.JobID.String()+" reached terminal state FAILED.")
+		require.NoError(t, h.d.Close())
+		assert.Equal(t, 1, strings.Count(h.logs.String(), "reached terminal state"), "the end is handled once")
+	}
 }
 
 func TestUnknownJobs(t *testing.T) {

@@ -52,8 +52,9 @@ func (e *ClusterEntrypoint) runApplication() error {
 	if err != nil {
 		return fmt.Errorf("the application could not be planned: %w", err)
 	}
+	d := e.clusterComponent.Dispatcher()
 	ctx := trace.WithCaller(context.Background(), "Application")
-	if err := e.dispatcher.SubmitJob(ctx, g); err != nil {
+	if err := d.SubmitJob(ctx, g); err != nil {
 		return err
 	}
 	e.log.Info(fmt.Sprintf("Job '%s' (%s) of the application is submitted.", g.Name, g.JobID))
@@ -61,7 +62,7 @@ func (e *ClusterEntrypoint) runApplication() error {
 	watchCtx, stop := context.WithCancel(context.Background())
 	e.stopWatching = stop
 	e.watcher.Go(func() {
-		result, err := e.dispatcher.RequestJobResult(watchCtx, g.JobID)
+		result, err := d.RequestJobResult(watchCtx, g.JobID)
 		if err != nil {
 			return // the cluster is being closed
 		}

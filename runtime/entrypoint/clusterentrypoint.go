@@ -15,15 +15,10 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
-	"flinklab/runtime/client"
-	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/entrypoint/component"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
-	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
-	"flinklab/runtime/jobgraph"
-	"flinklab/runtime/jobmanager"
-	"flinklab/runtime/jobmaster"
 	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
@@ -53,21 +48,13 @@ type ClusterEntrypoint struct {
 	ownWorkDir bool
 
 	// What the configuration says (Config.Configuration), read by Start:
-	// the options of the ResourceManager, and those every JobMaster is
-	// created with.
-	rpcTimeout            time.Duration
-	heartbeat             heartbeat.HeartbeatServices
-	requirementCheckDelay time.Duration
-	startUpPeriod         time.Duration
-	jobMasterConfig       jobmaster.Config
+	// the options of the ResourceManager and of every JobMaster.
+	componentConfig component.Config
 
-	rpcService      *rpc.TCPService
-	ha              *highavailability.StandaloneHaServices
-	blobServer      *blob.BlobServer
-	resourceManager *resourcemanager.ResourceManager
-	jobGraphStore   jobmanager.JobGraphStore
-	dispatcher      *dispatcher.Dispatcher
-	restServer      *rest.Server
+	rpcService       *rpc.TCPService
+	ha               *highavailability.StandaloneHaServices
+	blobServer       *blob.BlobServer
+	clusterComponent *component.DispatcherResourceManagerComponent // the ResourceManager, the Dispatcher, the REST endpoint
 
 	// The application's job: watched until it ends, then shutDown closes.
 	stopWatching context.CancelFunc
@@ -159,75 +146,9 @@ func (e *ClusterEntrypoint) start() error {
 	}
 
 	// Flink's DispatcherResourceManagerComponentFactory#create: the
-	// ResourceManager, the Dispatcher and the REST endpoint.
-	rm, err := resourcemanager.New(resourcemanager.Config{
-		RPCTimeout:            e.rpcTimeout,
-		RequirementCheckDelay: e.requirementCheckDelay,
-		Heartbeat:             e.heartbeat,
-		StartUpPeriod:         e.startUpPeriod,
-		Logger:                e.cfg.Logger,
-	},
-		resourcemanager.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
-	if err != nil {
-		return err
-	}
-	e.resourceManager = rm
-	if err := rm.Start(); err != nil {
-		return err
-	}
-
-	if e.jobGraphStore, err = jobmanager.NewFileJobGraphStore(filepath.Join(e.cfg.WorkingDir, "jobgraphs")); err != nil {
-		return err
-	}
-	d, err := dispatcher.New(dispatcher.Config{Logger: e.cfg.Logger}, dispatcher.Deps{
-		RPC:                    e.rpcService,
-		JobGraphStore:          e.jobGraphStore,
-		JobResultStore:         e.ha.JobResultStore(),
-		CreateJobManagerRunner: e.createJobManagerRunner,
-		Trace:                  e.trace,
-	})
-	if err != nil {
-		return err
-	}
-	if err := d.Start(); err != nil {
-		return err
-	}
-	e.dispatcher = d
-
-	var restDispatcher gateway.DispatcherGateway = d
-	if e.app != nil {
-		restDispatcher = applicationDispatcher{d} // the Dispatcher runs the application's job only
-	}
-	host, port, _ := net.SplitHostPort(e.rpcService.HostPort())
-	_, blobPort, _ := net.SplitHostPort(e.blobServer.Address())
-	server, err := rest.NewServer(rest.Config{
-		Address:   e.cfg.RESTAddress,
-		UploadDir: filepath.Join(e.cfg.WorkingDir, "web-upload"),
-		LogDir:    e.cfg.LogDir,
-		Logger:    e.cfg.Logger,
-	}, rest.Deps{
-		Dispatcher:      restDispatcher,
-		ResourceManager: e.resourceManager,
-		BlobServer:      e.blobServer,
-		Programs:        client.StreamingProgramRunner{},
-		Trace:           e.trace,
-		// No Faults: a fault armed here could not reach the steps that
-		// run in the TaskManager processes (m9 to m11), so
-		// /cluster/faults answers that injection is not enabled. The
-		// MiniCluster, all in one process, has it.
-		Configuration: e.restConfiguration(map[string]string{
-			"jobmanager.rpc.address": host,
-			"jobmanager.rpc.port":    port,
-			"high-availability.type": "NONE",
-			"blob.storage.directory": filepath.Join(e.cfg.WorkingDir, "blobStorage"),
-			"blob.server.port":       blobPort,
-		}),
-	})
-	if err != nil {
-		return err
-	}
-	e.restServer = server
-	if err := server.Start(); err != nil {
+	// ResourceManager, the Dispatcher and the REST endpoint, built as in
+	// the MiniCluster.
+	if e.clusterComponent, err = component.Create(e.clusterComponentConfig(), e.clusterComponentDeps()); err != nil {
 		return err
 	}
 
@@ -235,6 +156,45 @@ func (e *ClusterEntrypoint) start() error {
 		return e.runApplication()
 	}
 	return nil
+}
+
+// clusterComponentConfig is the configuration of the ResourceManager, the
+// Dispatcher and the REST endpoint: the options readConfiguration read,
+// the working directory, and where the REST endpoint listens.
+func (e *ClusterEntrypoint) clusterComponentConfig() component.Config {
+	cfg := e.componentConfig
+	cfg.WorkingDir = e.cfg.WorkingDir
+	cfg.REST = &rest.Config{
+		Address:   e.cfg.RESTAddress,
+		UploadDir: filepath.Join(e.cfg.WorkingDir, "web-upload"),
+		LogDir:    e.cfg.LogDir,
+		Logger:    e.cfg.Logger,
+	}
+	host, port, _ := net.SplitHostPort(e.rpcService.HostPort())
+	_, blobPort, _ := net.SplitHostPort(e.blobServer.Address())
+	cfg.Configuration = e.restConfiguration(map[string]string{
+		"jobmanager.rpc.address": host,
+		"jobmanager.rpc.port":    port,
+		"high-availability.type": "NONE",
+		"blob.storage.directory": filepath.Join(e.cfg.WorkingDir, "blobStorage"),
+		"blob.server.port":       blobPort,
+	})
+	return cfg
+}
+
+// clusterComponentDeps are the cluster services the components are built
+// from. No Faults: a fault armed here could not reach the steps that run
+// in the TaskManager processes (m9 to m11), so /cluster/faults answers
+// that injection is not enabled. The MiniCluster, all in one process,
+// has it.
+func (e *ClusterEntrypoint) clusterComponentDeps() component.Deps {
+	deps := component.Deps{RPC: e.rpcService, HA: e.ha, BlobServer: e.blobServer, Trace: e.trace}
+	if e.app != nil {
+		deps.RESTDispatcherGateway = func(d gateway.DispatcherGateway) gateway.DispatcherGateway {
+			return applicationDispatcher{d} // the Dispatcher runs the application's job only
+		}
+	}
+	return deps
 }
 
 // readConfiguration reads the options of Config.Configuration that the
@@ -246,44 +206,35 @@ func (e *ClusterEntrypoint) start() error {
 // restart strategy and slot request timeout of every job.
 func (e *ClusterEntrypoint) readConfiguration() error {
 	conf := e.cfg.Configuration
+	c := &e.componentConfig
+	c.Logger = e.cfg.Logger
 	var err error
-	if e.rpcTimeout, err = askTimeout(conf); err != nil {
+	if c.RPCTimeout, err = askTimeout(conf); err != nil {
 		return err
 	}
-	if e.heartbeat, err = heartbeatServices(conf); err != nil {
+	if c.Heartbeat, err = heartbeatServices(conf); err != nil {
 		return err
 	}
-	if e.requirementCheckDelay, err = durationOption(conf, KeyRequirementCheckDelay, 0); err != nil {
+	if c.RequirementCheckDelay, err = durationOption(conf, KeyRequirementCheckDelay, 0); err != nil {
 		return err
 	}
-	if _, set := conf[KeyRequirementCheckDelay]; set && e.requirementCheckDelay == 0 {
+	if _, set := conf[KeyRequirementCheckDelay]; set && c.RequirementCheckDelay == 0 {
 		// 0 means no delay; the ResourceManager's Config takes a zero
 		// delay for "the default", so the shortest one stands for it.
-		e.requirementCheckDelay = time.Nanosecond
+		c.RequirementCheckDelay = time.Nanosecond
 	}
-	registrationRetries, err := registrationConfig(conf)
-	if err != nil {
+	if c.Registration, err = registrationConfig(conf); err != nil {
 		return err
 	}
-	restarts, err := restartStrategy(conf)
-	if err != nil {
+	if c.RestartStrategy, err = restartStrategy(conf); err != nil {
 		return err
 	}
-	requestTimeout, err := slotRequestTimeout(conf)
-	if err != nil {
+	if c.SlotRequestTimeout, err = slotRequestTimeout(conf); err != nil {
 		return err
 	}
 	// Flink: ConfigurationUtils#getStandaloneClusterStartupPeriodTime, with
 	// no resourcemanager.standalone.start-up-time set.
-	e.startUpPeriod = requestTimeout
-	e.jobMasterConfig = jobmaster.Config{
-		RPCTimeout:         e.rpcTimeout,
-		Registration:       registrationRetries,
-		RestartStrategy:    restarts,
-		Heartbeat:          e.heartbeat,
-		SlotRequestTimeout: requestTimeout,
-		Logger:             e.cfg.Logger,
-	}
+	c.StartUpPeriod = c.SlotRequestTimeout
 	return nil
 }
 
@@ -295,19 +246,12 @@ func (e *ClusterEntrypoint) restConfiguration(listening map[string]string) map[s
 	if conf == nil {
 		conf = map[string]string{}
 	}
-	conf[KeyHeartbeatInterval] = strconv.FormatInt(e.heartbeat.Interval.Milliseconds(), 10)
-	conf[KeyHeartbeatTimeout] = strconv.FormatInt(e.heartbeat.Timeout.Milliseconds(), 10)
-	conf[KeyHeartbeatRPCFailureThreshold] = strconv.Itoa(e.heartbeat.RPCFailureThreshold)
+	heartbeats := e.componentConfig.Heartbeat
+	conf[KeyHeartbeatInterval] = strconv.FormatInt(heartbeats.Interval.Milliseconds(), 10)
+	conf[KeyHeartbeatTimeout] = strconv.FormatInt(heartbeats.Timeout.Milliseconds(), 10)
+	conf[KeyHeartbeatRPCFailureThreshold] = strconv.Itoa(heartbeats.RPCFailureThreshold)
 	maps.Copy(conf, listening)
 	return conf
-}
-
-// createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
-// runner whose JobMasters serve in this process's RPC service, with the
-// options the configuration gave (readConfiguration), and win the job's
-// standalone election at once, with DefaultLeaderID.
-func (e *ClusterEntrypoint) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return jobmaster.CreateJobManagerRunner(g, e.jobMasterConfig, jobmaster.Deps{RPC: e.rpcService, HA: e.ha, Trace: e.trace})
 }
 
 // Done is closed when the cluster asks to be shut down by itself: an
@@ -381,10 +325,10 @@ func (e *ClusterEntrypoint) BlobServerAddress() string {
 // RESTAddress returns the host:port of the REST endpoint (flink run -m
 // HOST:PORT), once started.
 func (e *ClusterEntrypoint) RESTAddress() string {
-	if e.restServer == nil {
+	if e.clusterComponent == nil {
 		return ""
 	}
-	return e.restServer.Address()
+	return e.clusterComponent.RESTAddress()
 }
 
 // Close stops the cluster, as Flink's ClusterEntrypoint#shutDownAsync
@@ -407,14 +351,8 @@ func (e *ClusterEntrypoint) Close() error {
 			e.stopWatching()
 			e.watcher.Wait()
 		}
-		if e.restServer != nil {
-			errs = append(errs, e.restServer.Close(context.Background()))
-		}
-		if e.dispatcher != nil {
-			errs = append(errs, e.dispatcher.Close())
-		}
-		if e.resourceManager != nil {
-			e.resourceManager.Close()
+		if e.clusterComponent != nil {
+			errs = append(errs, e.clusterComponent.Close())
 		}
 		if e.blobServer != nil {
 			errs = append(errs, e.blobServer.Close())

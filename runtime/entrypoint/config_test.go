@@ -178,7 +178,7 @@ func TestRequirementCheckDelayOption(t *testing.T) {
 		}
 		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: conf})
 		require.NoError(t, e.readConfiguration(), value)
-		assert.Equal(t, want, e.requirementCheckDelay, "%q", value)
+		assert.Equal(t, want, e.componentConfig.RequirementCheckDelay, "%q", value)
 	}
 }
 
@@ -220,8 +220,8 @@ func TestRPCTimeoutAndRegistrationOptions(t *testing.T) {
 
 // Every JobMaster is created with the JobManager's RPC timeout and its
 // registration options, as the MiniCluster's are with its own (both
-// through CreateJobManagerRunner), and the ResourceManager with the same
-// RPC timeout.
+// through component.Create), and the ResourceManager with the same
+// RPC timeout (one component.Config gives both theirs).
 func TestJobMastersGetTheRPCTimeoutAndRegistrationOptions(t *testing.T) {
 	e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{
 		KeyAskTimeout:                 "3 s",
@@ -232,13 +232,13 @@ func TestJobMastersGetTheRPCTimeoutAndRegistrationOptions(t *testing.T) {
 	}})
 	require.NoError(t, e.readConfiguration())
 
-	assert.Equal(t, 3*time.Second, e.rpcTimeout, "the ResourceManager's")
-	assert.Equal(t, 3*time.Second, e.jobMasterConfig.RPCTimeout)
-	assert.Equal(t, 20*time.Millisecond, e.jobMasterConfig.Registration.InitialTimeout)
-	assert.Equal(t, registration.DefaultConfig().MaxTimeout, e.jobMasterConfig.Registration.MaxTimeout)
-	assert.Equal(t, 200*time.Millisecond, e.jobMasterConfig.Heartbeat.Interval)
-	assert.Equal(t, failover.TypeFixedDelay, e.jobMasterConfig.RestartStrategy.Type)
-	assert.Same(t, e.cfg.Logger, e.jobMasterConfig.Logger)
+	got := e.componentConfig
+	assert.Equal(t, 3*time.Second, got.RPCTimeout)
+	assert.Equal(t, 20*time.Millisecond, got.Registration.InitialTimeout)
+	assert.Equal(t, registration.DefaultConfig().MaxTimeout, got.Registration.MaxTimeout)
+	assert.Equal(t, 200*time.Millisecond, got.Heartbeat.Interval)
+	assert.Equal(t, failover.TypeFixedDelay, got.RestartStrategy.Type)
+	assert.Same(t, e.cfg.Logger, got.Logger)
 }
 
 // slot.request.timeout reaches every JobMaster, and is the
@@ -257,8 +257,8 @@ func TestSlotRequestTimeoutOption(t *testing.T) {
 		}
 		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: conf})
 		require.NoError(t, e.readConfiguration(), value)
-		assert.Equal(t, want, e.jobMasterConfig.SlotRequestTimeout, "%q", value)
-		assert.Equal(t, want, e.startUpPeriod, "the start-up period falls back to slot.request.timeout: %q", value)
+		assert.Equal(t, want, e.componentConfig.SlotRequestTimeout, "%q", value)
+		assert.Equal(t, want, e.componentConfig.StartUpPeriod, "the start-up period falls back to slot.request.timeout: %q", value)
 	}
 	for _, value := range []string{"soon", "0", "-1"} {
 		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{KeySlotRequestTimeout: value}})

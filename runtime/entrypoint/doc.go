@@ -26,19 +26,27 @@
 //	│   RPC service: a free port  │ │   RPC service: a free port  │
 //	└─────────────────────────────┘ └─────────────────────────────┘
 //
-// The MiniCluster (runtime/minicluster) creates and wires the same
-// components in one process, with an in-process RPC service and embedded
-// leader election. Here each process has an rpc.TCPService of its own,
-// and every gateway call between processes goes through the stubs of
-// package gateway/remote.
+// The MiniCluster (runtime/minicluster) runs the same components in one
+// process, with an in-process RPC service and embedded leader election.
+// Here each process has an rpc.TCPService of its own, and every gateway
+// call between processes goes through the stubs of package gateway/remote.
+// Both kinds of cluster build their components with the same two
+// functions, as Flink's do: component.Create (Flink's
+// DispatcherResourceManagerComponentFactory#create) builds the
+// ResourceManager, the Dispatcher and the REST endpoint, and
+// taskmanagerrunner.StartTaskManager (Flink's static
+// TaskManagerRunner#startTaskManager) builds a TaskExecutor. What is left
+// here is what a process has and the MiniCluster has not: its TCP
+// services, its configuration, its logs and its signals.
 //
 // # Who leads: StandaloneHaServices
 //
 // A standalone cluster elects nothing (highavailability.StandaloneHaServices).
 // Every leader's election grants highavailability.DefaultLeaderID at once,
 // so that ID is the fencing token of the ResourceManager, the Dispatcher
-// and every JobMaster; a log line "granted leadership with fencing token
-// 00000000000000000000000000000001" means just that. The ResourceManager
+// and every JobMaster; a log line "Resource manager service is granted
+// leadership with session id 00000000000000000000000000000001." means
+// just that. The ResourceManager
 // is found at a fixed address, which a TaskManager builds from the
 // JobManager's host and port (jobmanager.rpc.address and
 // jobmanager.rpc.port):
@@ -63,12 +71,13 @@
 //     service ("Actor system started at pekko.tcp://flink@localhost:6123"),
 //     the HA services, the BlobServer ("Started BLOB server at
 //     localhost:6124");
-//  4. the ResourceManager, granted leadership at once ("ResourceManager …
-//     was granted leadership with fencing token …", "Starting the
+//  4. the ResourceManager, granted leadership at once ("Starting the
 //     resource manager.", "Starting the slot manager.");
 //  5. the Dispatcher, with its JobGraphStore;
 //  6. the REST endpoint ("Starting rest endpoint.", "Rest endpoint
 //     listening at localhost:8081").
+//
+// Steps 4 to 6 are component.Create, which the MiniCluster calls too.
 //
 // Differs from Flink: Flink starts the REST endpoint first and answers
 // "service temporarily unavailable" until the Dispatcher is elected; here
@@ -98,12 +107,12 @@
 // # TaskManagerRunner
 //
 // Start: the banner ("Starting TaskManager"), the RPC service on a free
-// port, the standalone HA services pointing at the JobManager, the
-// BlobCache (downloading from the JobManager's BlobServer), the data
-// plane with its PartitionRequestServer on a free port, and the
-// TaskExecutor ("Starting TaskManager with ResourceID:
-// localhost:40531-3f2a9c"), which then connects to the
-// ResourceManager ("Connecting to ResourceManager …", "Successful
+// port, the standalone HA services pointing at the JobManager, the data
+// plane with its PartitionRequestServer on a free port; then, made by
+// taskmanagerrunner.StartTaskManager as in the MiniCluster, the BlobCache
+// (downloading from the JobManager's BlobServer) and the TaskExecutor
+// ("Starting TaskManager with ResourceID: localhost:40531-3f2a9c"), which
+// then connects to the ResourceManager ("Connecting to ResourceManager …", "Successful
 // registration at resource manager …") and reports its slots. A
 // TaskManager started before its JobManager retries the registration
 // (after an error every 10 s, Flink's cluster.registration.error-delay).
@@ -135,8 +144,9 @@
 //	                                           unfulfillable before they fail (5 min); also the
 //	                                           ResourceManager's start-up period
 //
-// The JobManager creates every JobMaster with its options through
-// jobmaster.CreateJobManagerRunner, which the MiniCluster uses too, with its own.
+// The JobManager hands these options to component.Create, which creates
+// every JobMaster with them through jobmaster.CreateJobManagerRunner; the
+// MiniCluster does the same with its own.
 //
 // heartbeat.interval and heartbeat.timeout are milliseconds, as Flink
 // reads them ("200"), or durations with a unit ("200 ms", "1s"). Every

@@ -84,7 +84,7 @@ func awaitResult(t *testing.T, jm *ClusterEntrypoint, jobID api.JobID) api.JobRe
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	result, err := jm.dispatcher.RequestJobResult(ctx, jobID)
+	result, err := jm.clusterComponent.Dispatcher().RequestJobResult(ctx, jobID)
 	require.NoError(t, err)
 	return result
 }
@@ -114,7 +114,7 @@ func TestSessionClusterRunsAJobOverTCP(t *testing.T) {
 	assert.NotEmpty(t, jmLogs.Messages("Starting StandaloneSessionClusterEntrypoint."))
 	assert.NotEmpty(t, jmLogs.Messages("Rest endpoint listening at "))
 	assert.NotEmpty(t, jmLogs.Messages("Started BLOB server at "+jm.BlobServerAddress()))
-	assert.NotEmpty(t, jmLogs.Messages("ResourceManager pekko.tcp://flink@"+jm.RPCAddress()+"/user/rpc/resourcemanager_0 was granted leadership with fencing token "+highavailability.DefaultLeaderID.String()))
+	assert.NotEmpty(t, jmLogs.Messages("Resource manager service is granted leadership with session id "+highavailability.DefaultLeaderID.String()+"."))
 }
 
 // With one slot on each of two TaskManagers, WordCount's keyed records
@@ -298,8 +298,8 @@ func TestAClusterThatCannotStartSaysWhy(t *testing.T) {
 func TestTheFixedAddressesAreWhereTheLeadersServe(t *testing.T) {
 	var logs logbuf.Buffer
 	jm := startSession(t, &logs)
-	assert.Equal(t, jm.resourceManager.Address(), resourceManagerURL(jm.RPCAddress()))
-	assert.Equal(t, jm.dispatcher.Address(), dispatcherURL(jm.RPCAddress()))
+	assert.Equal(t, jm.clusterComponent.ResourceManager().Address(), resourceManagerURL(jm.RPCAddress()))
+	assert.Equal(t, jm.clusterComponent.Dispatcher().Address(), dispatcherURL(jm.RPCAddress()))
 }
 
 // mustPlan plans WordCount from its jar.

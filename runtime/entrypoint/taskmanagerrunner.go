@@ -11,12 +11,11 @@ import (
 	"sync"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/blob"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/rpc"
-	"flinklab/runtime/taskexecutor"
+	"flinklab/runtime/taskexecutor/taskmanagerrunner"
 )
 
 // TaskManagerConfig configures a TaskManager process. Zero values take
@@ -69,12 +68,11 @@ type TaskManagerRunner struct {
 	log        *slog.Logger
 	ownWorkDir bool
 
-	rpcService   *rpc.TCPService
-	ha           *highavailability.StandaloneHaServices
-	blobCache    *blob.PermanentBlobCache
-	dataPlane    *dataPlane
-	taskExecutor *taskexecutor.TaskExecutor
-	closeOnce    sync.Once
+	rpcService  *rpc.TCPService
+	ha          *highavailability.StandaloneHaServices
+	dataPlane   *dataPlane
+	taskManager *taskmanagerrunner.TaskManager // the TaskExecutor and its BlobCache
+	closeOnce   sync.Once
 }
 
 // NewTaskManagerRunner returns a TaskManager that is not started.
@@ -153,38 +151,31 @@ func (r *TaskManagerRunner) start() error {
 	r.ha = highavailability.NewStandaloneHaServices(
 		resourceManagerURL(r.cfg.JobManagerAddress), dispatcherURL(r.cfg.JobManagerAddress))
 
-	if r.blobCache, err = blob.NewPermanentBlobCache(blob.CacheConfig{
-		StorageDir:    filepath.Join(r.cfg.WorkingDir, "blobStorage"),
-		Source:        newBlobSource(r.cfg.BlobServerAddress),
-		ServerAddress: r.cfg.BlobServerAddress,
-		Logger:        r.cfg.Logger,
-	}); err != nil {
-		return err
-	}
 	host, _, _ := net.SplitHostPort(rpcService.HostPort())
 	if r.dataPlane, err = newDataPlane(host); err != nil {
 		return err
 	}
 
-	te, err := taskexecutor.New(taskexecutor.Config{
-		ResourceID:    r.cfg.ResourceID,
-		NumberOfSlots: r.cfg.NumberOfSlots,
-		DataAddress:   r.dataPlane.address(),
-		RPCTimeout:    rpcTimeout,
-		Registration:  registrationRetries,
-		Heartbeat:     heartbeats,
-		Logger:        r.cfg.Logger,
-	}, taskexecutor.Deps{
-		RPC:       taskManagerRPCService{TCPService: rpcService, ha: r.ha, resourceID: r.cfg.ResourceID},
-		HA:        r.ha,
-		BlobCache: r.blobCache,
-		Shuffle:   r.dataPlane.shuffle,
+	// Flink's TaskManagerRunner#startTaskManager, which the MiniCluster
+	// calls for each of its TaskManagers too: the BlobCache, downloading
+	// from the JobManager's BlobServer, and the TaskExecutor.
+	r.taskManager, err = taskmanagerrunner.StartTaskManager(taskmanagerrunner.Config{
+		ResourceID:     r.cfg.ResourceID,
+		NumberOfSlots:  r.cfg.NumberOfSlots,
+		DataAddress:    r.dataPlane.address(),
+		RPCTimeout:     rpcTimeout,
+		Registration:   registrationRetries,
+		Heartbeat:      heartbeats,
+		BlobStorageDir: filepath.Join(r.cfg.WorkingDir, "blobStorage"),
+		Logger:         r.cfg.Logger,
+	}, taskmanagerrunner.Deps{
+		RPC:               taskManagerRPCService{TCPService: rpcService, ha: r.ha, resourceID: r.cfg.ResourceID},
+		HA:                r.ha,
+		BlobSource:        newBlobSource(r.cfg.BlobServerAddress),
+		BlobServerAddress: r.cfg.BlobServerAddress,
+		Shuffle:           r.dataPlane.shuffle,
 	})
-	if err != nil {
-		return err
-	}
-	r.taskExecutor = te
-	return te.Start()
+	return err
 }
 
 // ResourceID returns the TaskExecutor's ResourceID, once started.
@@ -203,19 +194,16 @@ func (r *TaskManagerRunner) RPCAddress() string {
 // its tasks and tells the ResourceManager and every JobMaster it is
 // connected to that it is going (DisconnectTaskManager), so they release
 // its slots at once instead of waiting for its heartbeat to time out.
-// Then the data plane, the BlobCache and the RPC service stop, and the
+// Then the BlobCache, the data plane and the RPC service stop, and the
 // working directory it created is removed. Closing twice does nothing.
 func (r *TaskManagerRunner) Close() error {
 	var errs []error
 	r.closeOnce.Do(func() {
-		if r.taskExecutor != nil {
-			errs = append(errs, r.taskExecutor.Close())
+		if r.taskManager != nil {
+			errs = append(errs, r.taskManager.Close())
 		}
 		if r.dataPlane != nil {
 			errs = append(errs, r.dataPlane.close())
-		}
-		if r.blobCache != nil {
-			errs = append(errs, r.blobCache.Close())
 		}
 		if r.rpcService != nil {
 			errs = append(errs, r.rpcService.Close())

@@ -110,5 +110,7 @@
 //   - No checkpointing, accumulators, metrics, input splits, archived
 //     graphs, dynamic graphs or adaptive batch scheduling yet.
 //   - Transitions are not logged here; the JobMaster logs them with
-//     Flink's wording ("<task> (<attempt id>) switched from X to Y.").
+//     Flink's wording ("Map (2/4) (<attempt id>) switched from X to Y.",
+//     and with a cause "... switched from X to FAILED on
+//     <Execution.LocationInformation>.").
 package executiongraph

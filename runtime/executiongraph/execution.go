@@ -91,9 +91,12 @@ func (e *Execution) StateTimestamp(s api.ExecutionState) time.Time {
 
 // TransitionState moves the attempt to state to and stamps the time. An
 // illegal move (checked by api.CheckExecutionTransition) fails with an
-// error wrapping api.ErrIllegalTransition and changes nothing. Flink logs
-// every move as "<VertexWithAttempt> (<attempt id>) switched from <from> to
-// <to>."; logging is left to the caller.
+// error wrapping api.ErrIllegalTransition and changes nothing. Flink's
+// Execution#transitionState logs every move as "<task name with subtask
+// index> (<attempt id>) switched from <from> to <to>.", with no attempt
+// number after the name, and a move with a cause as "... switched from
+// <from> to <to> on <LocationInformation>."; logging is left to the
+// caller.
 func (e *Execution) TransitionState(to api.ExecutionState) error {
 	if err := api.CheckExecutionTransition(e.state, to); err != nil {
 		return fmt.Errorf("%s: %w", e, err)
@@ -146,14 +149,34 @@ func (e *Execution) TryAssignResource(slot AssignedSlot) error {
 // given one.
 func (e *Execution) AssignedSlot() (AssignedSlot, bool) { return e.assignedSlot, e.hasSlot }
 
-// VertexWithAttempt returns the subtask's name with the attempt number, as
-// Flink prints it: "Map (2/4)#0".
+// UnassignedResource is what Flink's Execution#getLocationInformation
+// prints for an attempt that has no slot.
+const UnassignedResource = "[unassigned resource]"
+
+// LocationInformation returns where the attempt runs, as Flink's
+// Execution#getLocationInformation prints it after "on" in a "switched
+// from ... on ..." line: the TaskManager's location, or
+// "[unassigned resource]" when the attempt has no slot.
+//
+// Differs from Flink: a TaskManagerLocation prints "resourceID @ address";
+// Flink's prints "resourceID @ hostname (dataPort=port)".
+func (e *Execution) LocationInformation() string {
+	if !e.hasSlot {
+		return UnassignedResource
+	}
+	return e.assignedSlot.TaskManagerLocation.String()
+}
+
+// VertexWithAttempt returns the subtask's name with the attempt number:
+// "Map (2/4)#0", the name Flink's TaskExecutor gives the attempt's Task.
+// The JobMaster's state-change lines print the name without the attempt
+// number (ExecutionVertex.TaskNameWithSubtaskIndex).
 func (e *Execution) VertexWithAttempt() string {
 	return fmt.Sprintf("%s#%d", e.vertex.TaskNameWithSubtaskIndex(), e.AttemptNumber())
 }
 
-// String returns the form Flink uses in its log lines:
-// "Map (2/4)#0 (<attempt id>)".
+// String returns "Map (2/4)#0 (<attempt id>)", the form of the attempt in
+// this package's error messages.
 func (e *Execution) String() string {
 	return fmt.Sprintf("%s (%s)", e.VertexWithAttempt(), e.attemptID)
 }

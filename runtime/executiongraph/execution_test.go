@@ -100,9 +100,8 @@ func TestExecutionTransitionStateRejectsIllegalMoves(t *testing.T) {
 		{"skip scheduling", nil, api.ExecutionRunning},
 		{"deploy without a slot request", nil, api.ExecutionDeploying},
 		{"back to created", []api.ExecutionState{api.ExecutionScheduled}, api.ExecutionCreated},
-		{"cancel a running task without CANCELING", []api.ExecutionState{
-			api.ExecutionScheduled, api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning,
-		}, api.ExecutionCanceled},
+		{"cancel a created attempt without CANCELING", nil, api.ExecutionCanceled},
+		{"finish a scheduled attempt", []api.ExecutionState{api.ExecutionScheduled}, api.ExecutionFinished},
 		{"leave FAILED", []api.ExecutionState{api.ExecutionFailed}, api.ExecutionRunning},
 		{"fail twice", []api.ExecutionState{api.ExecutionFailed}, api.ExecutionFailed},
 		{"leave FINISHED", []api.ExecutionState{
@@ -157,7 +156,7 @@ func TestTryAssignResource(t *testing.T) {
 		{"scheduled without slot", []api.ExecutionState{api.ExecutionScheduled}, false, nil},
 		{"still created", nil, false, ErrUnexpectedState},
 		{"already deploying", []api.ExecutionState{api.ExecutionScheduled, api.ExecutionDeploying}, false, ErrUnexpectedState},
-		{"canceled", []api.ExecutionState{api.ExecutionCanceled}, false, ErrUnexpectedState},
+		{"canceled", []api.ExecutionState{api.ExecutionCanceling, api.ExecutionCanceled}, false, ErrUnexpectedState},
 		{"slot already assigned", []api.ExecutionState{api.ExecutionScheduled}, true, ErrSlotAlreadyAssigned},
 	}
 	for _, tt := range tests {
@@ -193,6 +192,16 @@ func TestTryAssignResource(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLocationInformationIsFlinks(t *testing.T) {
+	_, ev := mapSubtask(t, 2)
+	e := ev.CurrentExecution()
+	assert.Equal(t, "[unassigned resource]", e.LocationInformation(), "Flink's Execution#getLocationInformation without a slot")
+
+	require.NoError(t, e.TransitionState(api.ExecutionScheduled))
+	require.NoError(t, e.TryAssignResource(someSlot()))
+	assert.Equal(t, "taskexecutor-1 @ localhost:6122", e.LocationInformation())
 }
 
 func TestResetForNewExecution(t *testing.T) {
@@ -232,6 +241,7 @@ func TestResetForNewExecution(t *testing.T) {
 	assert.False(t, ok)
 
 	// Every terminal state allows a reset; attempt numbers keep counting.
+	require.NoError(t, second.TransitionState(api.ExecutionCanceling))
 	require.NoError(t, second.TransitionState(api.ExecutionCanceled))
 	third, err := ev.ResetForNewExecution()
 	require.NoError(t, err)

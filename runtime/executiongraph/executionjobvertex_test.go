@@ -61,7 +61,7 @@ func driveTo(t *testing.T, e *Execution, state api.ExecutionState) {
 		api.ExecutionRunning:      {api.ExecutionScheduled, api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning},
 		api.ExecutionFinished:     {api.ExecutionScheduled, api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFinished},
 		api.ExecutionCanceling:    {api.ExecutionScheduled, api.ExecutionDeploying, api.ExecutionCanceling},
-		api.ExecutionCanceled:     {api.ExecutionCanceled},
+		api.ExecutionCanceled:     {api.ExecutionCanceling, api.ExecutionCanceled},
 		api.ExecutionFailed:       {api.ExecutionFailed},
 	}
 	path, ok := paths[state]

@@ -37,7 +37,8 @@ type Diagnosis struct {
 //	diagnosis: step m10 — BlobServer/BlobCache: the jar reached the TaskManager damaged: …
 //	  where to look: the TaskManager log: …
 //	  the log lines that prove it:
-//	    TaskManager  10:16:02,475 ERROR PermanentBlobCache [] - Failed to fetch BLOB … Retrying... error=BLOB checksum mismatch …
+//	    TaskManager  10:16:02,475 ERROR BlobClient [] - Failed to fetch BLOB … No retries left.
+//	                 Detected data corruption during transfer …
 func (d Diagnosis) String() string {
 	what := d.What
 	if d.Cause != "" {
@@ -100,7 +101,7 @@ var guide = map[trace.Step]struct{ component, whereToLook string }{
 	trace.M9: {"TaskExecutor",
 		"the TaskManager was lost between offering its slots and receiving the task; look for \"Cannot deploy task\" and \"Heartbeat of TaskManager with id … timed out.\" in the JobManager log, then at that TaskManager"},
 	trace.M10: {"BlobServer/BlobCache",
-		"the task could not get the job's jar; look for \"Failed to fetch BLOB\" in the TaskManager log and read the error after \"Retrying...\": it says whether the jar was missing or damaged"},
+		"the task could not get the job's jar; look for \"Failed to fetch BLOB … No retries left.\" in the TaskManager log and read the cause under it: it says whether the jar was missing or damaged"},
 	trace.M11: {"Task",
 		"user code failed while the task started (an operator's open()); look for \"switched from INITIALIZING to FAILED with failure cause\" in the TaskManager log: the cause is the operator's"},
 }

@@ -28,8 +28,14 @@
 // A fault fires once by default, Times times if set, or on every pass with
 // Always. The components ask the Injector at their step (Fire) and, when it
 // says so, fail exactly as they would if the thing had really gone wrong:
-// the same error, the same log line, the same recovery. Nothing else about
-// them changes, so a run with a fault is a real run of the real code.
+// the same error, the same log line, the same recovery. They ask only where
+// the real failure would come from, after the checks the component makes
+// first: a submission that is a true duplicate (m3), a slot offer with a
+// stale fencing token or from an unregistered TaskManager (m8), a task for
+// a JobMaster that is no longer leader or a slot the job does not hold
+// (m9) is refused as it would be without the fault, which stays armed.
+// Nothing else about them changes, so a run with a fault is a real run of
+// the real code.
 //
 // Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
 // --inject and POST /cluster/faults, STEP[:KIND][,times=N|always][,job=JOBID]:
@@ -48,9 +54,10 @@
 // TaskManager's:
 //
 //	diagnosis: step m10 — BlobServer/BlobCache: the jar reached the TaskManager damaged: …
-//	  where to look: the TaskManager log: the error after "Retrying..." of each "Failed to fetch BLOB" …
+//	  where to look: the TaskManager log: the cause under "Failed to fetch BLOB … No retries left." …
 //	  the log lines that prove it:
-//	    TaskManager  10:33:34,556 ERROR PermanentBlobCache [] - Failed to fetch BLOB f02f…/p-f91a… … Retrying... error=BLOB checksum mismatch …
+//	    TaskManager  10:33:34,556 ERROR BlobClient [] - Failed to fetch BLOB f02f…/p-f91a… … No retries left.
+//	                 Detected data corruption during transfer …
 //	    TaskManager  10:33:34,557 WARN  Task [] - Source: … switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB … No retries left.
 //	    …
 //

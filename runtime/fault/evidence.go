@@ -312,14 +312,14 @@ var evidence = map[Kind]Evidence{
 		Cause: `the JobMaster failed while it started, after its ExecutionGraph was built: ` +
 			`JobInitializationException: Could not start the JobMaster.; the job went to FAILED during ` +
 			`initialization, with no restart, although its submission had been acknowledged`,
-		WhereToLook: `the JobManager log: the cause under "Could not start the JobMaster", which is what the ` +
+		WhereToLook: `the JobManager log: the cause under the Dispatcher's "reached terminal state FAILED" and "Could not start the JobMaster", which is what the ` +
 			`JobMaster could not build or start (in Flink often a class missing from the jar, a vertex without ` +
 			`an invokable class, a bad restart-strategy option); read the cause, not the wrapper`,
 		Clues: []Clue{
 			clue("JobMasterServiceLeadershipRunner", `was granted leadership with leader id .*Creating new JobMasterServiceProcess\.`),
 			clue("JobMaster", `^Created execution graph `),
-			clue("JobMasterServiceLeadershipRunner", `(?s)^(Could not start the JobMaster for job .*)`),
-			optional("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(JobInitializationException: Could not start the JobMaster\..*)`),
+			// Flink logs the JobMaster's failure itself at DEBUG only.
+			clue("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(JobInitializationException: Could not start the JobMaster\..*)`),
 		},
 	},
 	ResourceManagerUnreachable: {
@@ -369,7 +369,7 @@ var evidence = map[Kind]Evidence{
 			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.).*\n\s*(TaskManager \S+)\n\s*(Available: [1-9]\d* free slot\(s\))`),
 			clue("FineGrainedSlotManager", `^Could not fulfill resource requirements of job `),
 			clue("DeclarativeSlotPoolBridge", `^Could not acquire the minimum required resources, failing slot requests\.`),
-			clue("ExecutionGraph", `(?s)(switched from SCHEDULED to FAILED on \(unassigned\)\.)\n(NoResourceAvailableException: Could not acquire the minimum required resources\.)`),
+			clue("ExecutionGraph", `(?s)(switched from SCHEDULED to FAILED on \[unassigned resource\]\.)\n(NoResourceAvailableException: Could not acquire the minimum required resources\.)`),
 		},
 	},
 	SlotOfferRejected: {
@@ -424,14 +424,16 @@ var evidence = map[Kind]Evidence{
 	BlobUnavailable: {
 		Step: trace.M10,
 		Cause: `the TaskManager's BLOB cache could not get the job's jar from the BlobServer: every download ` +
-			`attempt failed ("Failed to fetch BLOB … Retrying...") with "GET operation failed: Local file for ` +
-			`BLOB … does not exist and failed to copy from blob store", and after blob.fetch.retries ("No retries ` +
-			`left.") the task failed while DEPLOYING and the job restarted`,
-		WhereToLook: `the TaskManager log for "Failed to fetch BLOB" and the error after "Retrying..."; then the ` +
-			`BlobServer on the JobManager: its storage directory, and with HA the HA blob store it copies from; ` +
-			`its port (blob.server.port) must be reachable from the TaskManagers`,
+			`attempt failed ("Failed to fetch BLOB … Retrying...", then "Downloading … (retry N)"), and the last ` +
+			`one ("No retries left.") logged why: "GET operation failed: Local file for BLOB … does not exist and ` +
+			`failed to copy from blob store"; the task failed while DEPLOYING and the job restarted`,
+		WhereToLook: `the TaskManager log: the cause under "Failed to fetch BLOB … No retries left." (at INFO the ` +
+			`"Retrying..." lines carry none); then the BlobServer on the JobManager: its storage directory, and ` +
+			`with HA the HA blob store it copies from; its port (blob.server.port) must be reachable from the ` +
+			`TaskManagers`,
 		Clues: []Clue{
-			clue("PermanentBlobCache", `(?s)^(Failed to fetch BLOB) .* (Retrying\.\.\. error=GET operation failed): .*?(does not exist)`),
+			optional("BlobClient", `^(Downloading \S+ from \S+ \(retry \d+\))`),
+			clue("BlobClient", `(?s)^(Failed to fetch BLOB) .* (No retries left\.)\n(GET operation failed): .*?(does not exist)`),
 			clue("Task", `(?s)(switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB) .*(No retries left\.)`),
 			clue("ExecutionGraph", `(?s)(switched from DEPLOYING to FAILED on \S+) .*\n(Failed to fetch BLOB) .*(No retries left\.)`),
 			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
@@ -440,14 +442,16 @@ var evidence = map[Kind]Evidence{
 	JarCorrupted: {
 		Step: trace.M10,
 		Cause: `the jar reached the TaskManager damaged: on every download attempt ("Failed to fetch BLOB … ` +
-			`Retrying...") its bytes did not match the checksum in its BLOB key ("BLOB checksum mismatch"; Flink ` +
-			`says "Detected data corruption during transfer"), and after blob.fetch.retries ("No retries left.") ` +
+			`Retrying...", then "Downloading … (retry N)") its bytes did not hash to its BLOB key, and the last ` +
+			`attempt ("No retries left.") logged why: "Detected data corruption during transfer", as in Flink; ` +
 			`the task failed while DEPLOYING and the job restarted`,
-		WhereToLook: `the TaskManager log: the error after "Retrying..." of each "Failed to fetch BLOB" line. A ` +
-			`checksum mismatch on every attempt points at the bytes the BlobServer sends (its stored file, ` +
-			`damaged on disk) or at something between it and the TaskManager, not at the job`,
+		WhereToLook: `the TaskManager log: the cause under "Failed to fetch BLOB … No retries left." (at INFO the ` +
+			`"Retrying..." lines carry none). Data corruption detected on every attempt points at the bytes the ` +
+			`BlobServer sends (its stored file, damaged on disk) or at something between it and the TaskManager, ` +
+			`not at the job`,
 		Clues: []Clue{
-			clue("PermanentBlobCache", `(?s)^(Failed to fetch BLOB) .* (Retrying\.\.\. error=BLOB checksum mismatch)`),
+			optional("BlobClient", `^(Downloading \S+ from \S+ \(retry \d+\))`),
+			clue("BlobClient", `(?s)^(Failed to fetch BLOB) .* (No retries left\.)\n(Detected data corruption during transfer)`),
 			clue("Task", `(?s)(switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB) .*(No retries left\.)`),
 			clue("ExecutionGraph", `(?s)(switched from DEPLOYING to FAILED on \S+) .*\n(Failed to fetch BLOB) .*(No retries left\.)`),
 			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),

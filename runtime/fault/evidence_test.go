@@ -67,7 +67,7 @@ func TestALogCaptureKeepsTheRecordsAsTheLogPrintsThem(t *testing.T) {
 	logger := slog.New(slog.NewMultiHandler(logging.NewHandler(&printed, slog.LevelInfo), captured))
 
 	logger.With("logger", "PermanentBlobCache").Error("Failed to fetch BLOB j/p-1 from in-process. Retrying...",
-		"error", "BLOB checksum mismatch")
+		"error", "Detected data corruption during transfer")
 	logger.With("logger", "ExecutionGraph").Info("Source (1/2)#0 (a_b_0_0) switched from DEPLOYING to FAILED on tm-0.",
 		"cause", errors.New("Failed to fetch BLOB j/p-1. No retries left.").Error())
 	logger.With("logger", "StreamTask", "task", "Source (1/2)#0").Info("an operator's line")
@@ -81,7 +81,7 @@ func TestALogCaptureKeepsTheRecordsAsTheLogPrintsThem(t *testing.T) {
 		again.WriteString(r.String() + "\n")
 	}
 	assert.Equal(t, lines, again.String())
-	assert.Equal(t, "BLOB checksum mismatch", records[0].Attrs[0].Value.String())
+	assert.Equal(t, "Detected data corruption during transfer", records[0].Attrs[0].Value.String())
 	assert.Equal(t, []fault.Process{fault.TaskManagerLog, fault.JobManagerLog, fault.TaskManagerLog},
 		[]fault.Process{records[0].Process(), records[1].Process(), records[2].Process()},
 		"the BLOB cache and a task's operators write to the TaskManager's log")
@@ -142,8 +142,10 @@ func jarCorruptedLog() []fault.LogRecord {
 		"/tmp/flinklab-demo-1/cluster/taskexecutor-0/blobcache/job_" + job + "/blob_" + key
 	return []fault.LogRecord{
 		record(1, slog.LevelWarn, "FaultInjector", "Injecting fault jar-corrupted at step m10 for job "+job+"."),
-		record(1, slog.LevelError, "PermanentBlobCache", fetch+" Retrying...", slog.String("error",
-			"BLOB checksum mismatch (SHA-256): expected "+key+", actual p-d317117342f34ae7498797d76616239f94f70e2c590462dacc9ab93377cd2b7d")),
+		record(1, slog.LevelError, "BlobClient", fetch+" Retrying..."),
+		record(1, slog.LevelInfo, "BlobClient", "Downloading "+job+"/"+key+" from in-process (retry 1)"),
+		record(1, slog.LevelError, "BlobClient", fetch+" No retries left.", slog.String("cause",
+			"Detected data corruption during transfer (SHA-256): expected "+key+", actual p-d317117342f34ae7498797d76616239f94f70e2c590462dacc9ab93377cd2b7d")),
 		record(1, slog.LevelWarn, "Task", "Source: file-input -> tokenizer (1/2)#0 ("+attempt+") switched from DEPLOYING to FAILED with failure cause: "+fetch+" No retries left."),
 		record(1, slog.LevelInfo, "ExecutionGraph", "Source: file-input -> tokenizer (1/2)#0 ("+attempt+") switched from DEPLOYING to FAILED on taskexecutor-0 @ pekko://flink/user/rpc/taskmanager_taskexecutor-0.",
 			slog.String("cause", fetch+" No retries left.")),
@@ -159,14 +161,17 @@ func TestExplainNamesTheKindOfFailureTheLogShows(t *testing.T) {
 	log := jarCorruptedLog()
 	explained := fault.Explain(d, log)
 	assert.Equal(t, fault.JarCorrupted, explained.Kind)
-	assert.Contains(t, explained.Cause, "checksum")
-	require.Len(t, explained.Proof, 4)
-	assert.Equal(t, 1, explained.Proof[0].Index, "the injector's line proves nothing")
+	assert.Contains(t, explained.Cause, `"Detected data corruption during transfer", as in Flink`)
+	require.Len(t, explained.Proof, 5)
+	assert.Contains(t, explained.Proof[0].String(), "(retry 1)")
+	assert.Equal(t, 2, explained.Proof[0].Index, "the injector's line proves nothing, nor a Retrying... without its cause")
+	assert.Contains(t, explained.Proof[1].String(), "No retries left.\n")
+	assert.Contains(t, explained.Proof[1].String(), "Detected data corruption during transfer")
 
 	// The same run, but the file was missing.
-	missing := strings.NewReplacer("BLOB checksum mismatch (SHA-256): expected", "GET operation failed: Local file for BLOB",
+	missing := strings.NewReplacer("Detected data corruption during transfer (SHA-256): expected", "GET operation failed: Local file for BLOB",
 		", actual", " does not exist and failed to copy from blob store:")
-	log[1].Attrs = []slog.Attr{slog.String("error", missing.Replace(log[1].Attrs[0].Value.String()))}
+	log[3].Attrs = []slog.Attr{slog.String("cause", missing.Replace(log[3].Attrs[0].Value.String()))}
 	explained = fault.Explain(d, log)
 	assert.Equal(t, fault.BlobUnavailable, explained.Kind)
 	assert.Contains(t, explained.Cause, "does not exist")
@@ -218,11 +223,12 @@ func TestAProvingLineIsShortenedButKeepsItsIDsAndWhatItProves(t *testing.T) {
 			assert.Regexp(t, `(^|[^0-9a-f])`+id+`([^0-9a-f]|$)`, line.Record.Text(), "an ID is quoted whole")
 		}
 	}
-	assert.Contains(t, lines[0].String(), "Failed to fetch BLOB 48d541a3a8411844cdea0d0bd7a4c97b/p-f91a551baf4ba99226fba2606c4527d3215529fc0696b990cc6799c4a28f1808 ")
-	assert.Contains(t, lines[0].String(), "Retrying... error=BLOB checksum mismatch")
-	assert.Contains(t, lines[1].String(), "switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB")
-	assert.Contains(t, lines[1].String(), "No retries left.")
-	assert.Contains(t, lines[2].String(), "\n             Failed to fetch BLOB ", "the matched cause follows on its own line")
+	assert.Contains(t, lines[0].String(), "(retry 1)")
+	assert.Contains(t, lines[1].String(), "Failed to fetch BLOB 48d541a3a8411844cdea0d0bd7a4c97b/p-f91a551baf4ba99226fba2606c4527d3215529fc0696b990cc6799c4a28f1808 ")
+	assert.Contains(t, lines[1].String(), "No retries left.\n             Detected data corruption during transfer", "the matched cause follows on its own line")
+	assert.Contains(t, lines[2].String(), "switched from DEPLOYING to FAILED with failure cause: Failed to fetch BLOB")
+	assert.Contains(t, lines[2].String(), "No retries left.")
+	assert.Contains(t, lines[3].String(), "\n             Failed to fetch BLOB ", "the matched cause follows on its own line")
 	assert.Equal(t, "JobManager   10:00:01,000 INFO  DefaultScheduler [] - 4 tasks will be restarted to recover the failed task "+
-		"a49e9ec831b3d47be79859e45193bbba_2612910530efae67cdc7466bff7c91bd_0_0.", lines[3].String(), "a short line is quoted whole")
+		"a49e9ec831b3d47be79859e45193bbba_2612910530efae67cdc7466bff7c91bd_0_0.", lines[4].String(), "a short line is quoted whole")
 }

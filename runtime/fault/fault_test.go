@@ -175,9 +175,9 @@ func TestDiagnoseNamesTheFirstStepThatBroke(t *testing.T) {
 	assert.Equal(t, "BlobServer/BlobCache", d.Component)
 	assert.Equal(t, "Failed to fetch BLOB p-1", d.What)
 	assert.Equal(t, "diagnosis: step m10 — BlobServer/BlobCache: Failed to fetch BLOB p-1\n"+
-		"  where to look: the task could not get the job's jar; look for \"Failed to fetch BLOB\" in the\n"+
-		"    TaskManager log and read the error after \"Retrying...\": it says whether the jar was missing or\n"+
-		"    damaged", d.String())
+		"  where to look: the task could not get the job's jar; look for \"Failed to fetch BLOB … No retries\n"+
+		"    left.\" in the TaskManager log and read the cause under it: it says whether the jar was missing\n"+
+		"    or damaged", d.String())
 
 	_, ok = fault.Diagnose(events[:1])
 	assert.False(t, ok, "nothing broke")

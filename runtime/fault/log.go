@@ -33,6 +33,7 @@ var taskManagerLoggers = map[string]bool{
 	"TaskSlotTableImpl":       true,
 	"Task":                    true,
 	"PermanentBlobCache":      true,
+	"BlobClient":              true,
 	"TaskManagerRunner":       true,
 }
 

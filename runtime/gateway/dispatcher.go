@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/jobgraph"
@@ -17,10 +18,22 @@ var (
 	// ErrJobNotFound: no job with that ID is known (Flink's
 	// FlinkJobNotFoundException).
 	ErrJobNotFound = errors.New("FlinkJobNotFoundException")
-	// ErrJobAlreadyTerminated: the job cannot be cancelled because it has
-	// already ended.
-	ErrJobAlreadyTerminated = errors.New("job already terminated")
 )
+
+// JobTerminatedWithoutCancellationException answers CancelJob of a job
+// that has ended otherwise than CANCELED (Flink's
+// FlinkJobTerminatedWithoutCancellationException): FINISHED, FAILED.
+// Cancelling a job that is CANCELED already is acknowledged, as Flink's
+// Dispatcher does. Find it with errors.As; the REST endpoint answers it
+// 409 Conflict with the job's status.
+type JobTerminatedWithoutCancellationException struct {
+	JobID     api.JobID
+	JobStatus api.JobStatus
+}
+
+func (e *JobTerminatedWithoutCancellationException) Error() string {
+	return fmt.Sprintf("Flink job (%s) was not canceled, but instead %s.", e.JobID, e.JobStatus)
+}
 
 // DispatcherGateway is the cluster's front door (Flink's DispatcherGateway):
 // the REST endpoint and the MiniCluster submit and manage jobs through it.

@@ -70,8 +70,6 @@ var crossProcessErrors = []struct {
 	//
 	// No job with that ID (Flink's FlinkJobNotFoundException).
 	{"gateway.ErrJobNotFound", ErrJobNotFound},
-	// CancelJob of a job that has ended.
-	{"gateway.ErrJobAlreadyTerminated", ErrJobAlreadyTerminated},
 	// SubmitJob of a JobGraph that fails validation (step m3).
 	{"jobgraph.ErrInvalidJobGraph", jobgraph.ErrInvalidJobGraph},
 
@@ -116,8 +114,11 @@ func init() {
 	for _, e := range crossProcessErrors {
 		rpc.RegisterError(e.code, e.err)
 	}
-	// The one typed error. Callers find it with errors.As, and its
-	// Message travels as JSON: the cause a component gives when a peer's
-	// heartbeat timed out.
+	// The typed errors. Callers find them with errors.As, and their
+	// fields travel as JSON.
+	//
+	// The cause a component gives when a peer's heartbeat timed out.
 	rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException")
+	// CancelJob of a job that ended otherwise than CANCELED.
+	rpc.RegisterErrorType[*JobTerminatedWithoutCancellationException]("gateway.JobTerminatedWithoutCancellationException")
 }

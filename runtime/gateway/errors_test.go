@@ -63,6 +63,16 @@ func TestEveryCrossProcessErrorReachesTheCaller(t *testing.T) {
 		assert.EqualError(t, err, "closing: "+sent.Message)
 	})
 
+	t.Run("gateway.JobTerminatedWithoutCancellationException", func(t *testing.T) {
+		sent := &gateway.JobTerminatedWithoutCancellationException{JobID: jobID, JobStatus: api.JobFinished}
+		answer = sent
+		err := cancel()
+		var terminated *gateway.JobTerminatedWithoutCancellationException
+		require.ErrorAs(t, err, &terminated)
+		assert.Equal(t, sent, terminated, "the job's status crosses with it: the REST endpoint answers with it")
+		assert.EqualError(t, err, "Flink job ("+jobID.String()+") was not canceled, but instead FINISHED.")
+	})
+
 	t.Run("an unregistered error keeps its text only", func(t *testing.T) {
 		// The Dispatcher's JobSubmissionException does not cross: the REST
 		// endpoint that maps it runs in the Dispatcher's process.

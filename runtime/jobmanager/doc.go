@@ -49,8 +49,17 @@
 // grants; Close makes it STOPPED for good, and a job without a result
 // ends SUSPENDED.
 //
-// Differs from Flink: a job cancelled while it initializes ends CANCELED
-// at once, and a JobMaster built meanwhile is closed unstarted. Flink's
-// runner answers CANCELLING until the JobMaster exists, then passes the
-// cancellation on to it.
+// # Cancelling a job that is still INITIALIZING
+//
+// A cancel reaches the job through its JobMaster, so one that comes while
+// the JobMaster is still being built waits for it (Flink's
+// jobMasterGatewayFuture). The runner remembers it meanwhile (Flink's
+// hasCurrentLeaderBeenCancelled) and answers CANCELLING instead of
+// INITIALIZING. Once the JobMaster runs, the cancel goes on to it, and the
+// job moves as any cancelled job does: CREATED or RUNNING → CANCELLING →
+// CANCELED. There is no move from INITIALIZING straight to CANCELED. If
+// there will be no JobMaster (it could not start, the leadership was
+// revoked, the runner was closed) the cancel fails with "Cancellation
+// failed."; a revoked leadership also forgets the cancel, as Flink's
+// runner does, and the next leader starts the job anew.
 package jobmanager

@@ -23,12 +23,15 @@ type JobManagerRunner interface {
 	// Start begins the runner's work: leader election, then the JobMaster.
 	Start() error
 	JobID() api.JobID
-	// RequestJobStatus returns INITIALIZING until a JobMaster runs the job,
-	// then the JobMaster's answer, then the final status.
+	// RequestJobStatus returns INITIALIZING (CANCELLING once cancelled)
+	// until a JobMaster runs the job, then the JobMaster's answer, then
+	// the final status.
 	RequestJobStatus(ctx context.Context) (api.JobStatus, error)
 	// RequestJob returns a snapshot of the job's ExecutionGraph.
 	RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
-	// Cancel cancels the job, also while it is still initializing.
+	// Cancel cancels the job through its JobMaster; a cancel that comes
+	// while the job is still initializing waits for the JobMaster, and the
+	// job reads CANCELLING meanwhile.
 	Cancel(ctx context.Context) error
 	// Done is closed once the result is known.
 	Done() <-chan struct{}
@@ -93,9 +96,8 @@ type RunnerConfig struct {
 //	   └──────────────────────────Close──────────────────────────┘
 //
 // The result is known when the JobMaster reports the job's end, when the
-// JobMaster cannot be started, when the job was already done, or when the
-// job is cancelled while it initializes. Close records SUSPENDED if no
-// result came first.
+// JobMaster cannot be started, or when the job was already done. Close
+// records SUSPENDED if no result came first.
 type JobMasterServiceLeadershipRunner struct {
 	cfg     RunnerConfig
 	log     *slog.Logger
@@ -103,12 +105,13 @@ type JobMasterServiceLeadershipRunner struct {
 
 	wg sync.WaitGroup // the goroutines that create JobMasters
 
-	mu        sync.Mutex
-	state     runnerState             // RUNNING → JOB_COMPLETED → STOPPED; see runnerState
-	session   api.LeaderSessionID     // current leadership; zero when none
-	jobMaster JobMasterService        // nil until created and started
-	result    *JobManagerRunnerResult // nil until known; set once
-	done      chan struct{}           // closed when result is set
+	mu               sync.Mutex
+	state            runnerState             // RUNNING → JOB_COMPLETED → STOPPED; see runnerState
+	session          api.LeaderSessionID     // current leadership; zero when none
+	jobMasterGateway *jobMasterGatewayFuture // the current leadership's JobMaster, once it runs
+	cancelled        bool                    // the job was cancelled under the current leadership (Flink's hasCurrentLeaderBeenCancelled)
+	result           *JobManagerRunnerResult // nil until known; set once
+	done             chan struct{}           // closed when result is set
 }
 
 var _ JobManagerRunner = (*JobMasterServiceLeadershipRunner)(nil)
@@ -128,6 +131,8 @@ func NewJobMasterServiceLeadershipRunner(cfg RunnerConfig) (*JobMasterServiceLea
 		log:     logger.With("logger", "JobMasterServiceLeadershipRunner"),
 		created: time.Now(),
 		done:    make(chan struct{}),
+
+		jobMasterGateway: newJobMasterGatewayFuture(),
 	}, nil
 }
 
@@ -154,16 +159,24 @@ func (r *JobMasterServiceLeadershipRunner) GrantLeadership(session api.LeaderSes
 	rpc.Go(&r.wg, func() { defer r.handleAsyncOperationError(); r.startJobMasterServiceProcess(session) })
 }
 
-// RevokeLeadership stops the JobMaster of the lost session.
+// RevokeLeadership stops the JobMaster of the lost session. A cancel
+// waiting for that JobMaster fails, and the next leader starts without one
+// (Flink's stopJobMasterServiceProcess).
 func (r *JobMasterServiceLeadershipRunner) RevokeLeadership() {
 	r.mu.Lock()
-	jm := r.jobMaster
-	r.session, r.jobMaster = api.LeaderSessionID{}, nil
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if r.state != runnerRunning || r.session.IsZero() {
+		return
+	}
+	r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s was revoked leadership with leader id %s. Stopping current JobMasterServiceProcess.",
+		r.JobID(), r.session))
+	jm := r.jobMasterGateway.runningJobMaster()
+	r.jobMasterGateway.fail(errJobMasterLostLeadership)
+	r.jobMasterGateway = newJobMasterGatewayFuture()
+	r.session, r.cancelled = api.LeaderSessionID{}, false
 	if jm != nil {
 		// Closing waits for the JobMaster's main thread; a contender must not
 		// block the election, so it happens on a goroutine of its own.
-		r.log.Info(fmt.Sprintf("JobMasterServiceLeadershipRunner for job %s lost leadership. Stopping the JobMaster.", r.JobID()))
 		r.wg.Go(func() { _ = jm.Close() })
 	}
 }
@@ -190,7 +203,7 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		r.failInitialization(err)
 		return
 	}
-	if r.isStale(session) { // closed, cancelled or deposed while the JobMaster was being built
+	if r.isStale(session) { // closed, completed or deposed while the JobMaster was being built
 		_ = jobMaster.Close()
 		return
 	}
@@ -200,11 +213,12 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		return
 	}
 	// Only a started JobMaster is published: every request the runner
-	// forwards to it then finds it running.
+	// forwards to it then finds it running, and a cancel that waited for
+	// it goes on to it now.
 	r.mu.Lock()
 	stale := r.isStaleLocked(session)
 	if !stale {
-		r.jobMaster = jobMaster
+		r.jobMasterGateway.complete(jobMaster)
 	}
 	r.mu.Unlock()
 	if stale {
@@ -248,9 +262,8 @@ func (r *JobMasterServiceLeadershipRunner) handleAsyncOperationError() {
 }
 
 // isStale reports whether the given session is over: the runner is no
-// longer RUNNING (it was closed, or the job's result is known, e.g. it was
-// cancelled) or it lost the session. It is the opposite of Flink's
-// isValidLeader.
+// longer RUNNING (it was closed, or the job's result is known) or it lost
+// the session. It is the opposite of Flink's isValidLeader.
 func (r *JobMasterServiceLeadershipRunner) isStale(session api.LeaderSessionID) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -262,11 +275,20 @@ func (r *JobMasterServiceLeadershipRunner) isStaleLocked(session api.LeaderSessi
 	return r.state != runnerRunning || r.session != session
 }
 
+// failInitialization ends the job FAILED with a JobInitializationException
+// "Could not start the JobMaster." (Flink's DefaultJobMasterServiceProcess).
+// Flink logs it at DEBUG only: what a JobManager log shows at INFO is the
+// Dispatcher's "Job … reached terminal state FAILED." with the exception
+// under it. A cancel waiting for the JobMaster fails.
 func (r *JobMasterServiceLeadershipRunner) failInitialization(cause error) {
 	err := fmt.Errorf("%w: Could not start the JobMaster.: %w", ErrJobInitialization, cause)
-	r.log.Error(fmt.Sprintf("Could not start the JobMaster for job '%s' (%s).", r.cfg.JobGraph.Name, r.JobID()), "cause", cause.Error())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log.Debug(fmt.Sprintf("Initialization of the JobMasterService for job %s under leader id %s failed.", r.JobID(), r.session),
+		"cause", err.Error())
 	r.cfg.Trace.EmitFailure(trace.M4, "JobManagerRunner", "JobMaster", r.JobID(), "Could not start the JobMaster.: %v", cause)
-	r.complete(JobManagerRunnerResult{
+	r.jobMasterGateway.fail(fmt.Errorf("%w: %w", errJobMasterInitialization, err))
+	r.completeLocked(JobManagerRunnerResult{
 		ExecutionGraph:        r.sparseGraph(api.JobFailed, err.Error()),
 		InitializationFailure: err,
 	})
@@ -306,30 +328,41 @@ func (r *JobMasterServiceLeadershipRunner) Result() JobManagerRunnerResult {
 	return *r.result
 }
 
-// snapshot returns, under the lock, the result if known, else the JobMaster if any.
-func (r *JobMasterServiceLeadershipRunner) snapshot() (*JobManagerRunnerResult, JobMasterService) {
+// snapshot returns, under the lock, the result if known, else the JobMaster
+// if it runs, else the status of a job without one: INITIALIZING, or
+// CANCELLING once it was cancelled (Flink's requestJob).
+func (r *JobMasterServiceLeadershipRunner) snapshot() (*JobManagerRunnerResult, JobMasterService, api.JobStatus) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.result, r.jobMaster
+	status := api.JobInitializing
+	if r.cancelled {
+		status = api.JobCancelling
+	}
+	var jm JobMasterService
+	if r.state == runnerRunning {
+		jm = r.jobMasterGateway.runningJobMaster()
+	}
+	return r.result, jm, status
 }
 
-// RequestJobStatus answers INITIALIZING until the JobMaster runs.
+// RequestJobStatus answers INITIALIZING until the JobMaster runs, or
+// CANCELLING if the job was cancelled meanwhile.
 func (r *JobMasterServiceLeadershipRunner) RequestJobStatus(ctx context.Context) (api.JobStatus, error) {
-	result, jm := r.snapshot()
+	result, jm, initial := r.snapshot()
 	switch {
 	case result != nil:
 		return result.ExecutionGraph.State, nil
 	case jm != nil:
 		return jm.Gateway().RequestJobStatus(ctx)
 	default:
-		return api.JobInitializing, nil
+		return initial, nil
 	}
 }
 
-// RequestJob returns a snapshot of the job's ExecutionGraph; a sparse one
-// while the job is initializing.
+// RequestJob returns a snapshot of the job's ExecutionGraph; a sparse one,
+// INITIALIZING or CANCELLING, while the JobMaster does not run yet.
 func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gateway.ArchivedExecutionGraph, error) {
-	result, jm := r.snapshot()
+	result, jm, initial := r.snapshot()
 	switch {
 	case result != nil:
 		return result.ExecutionGraph, nil
@@ -340,24 +373,33 @@ func (r *JobMasterServiceLeadershipRunner) RequestJob(ctx context.Context) (*gat
 		}
 		return r.withInitializationTimestamp(g), nil
 	default:
-		return r.sparseGraph(api.JobInitializing, ""), nil
+		return r.sparseGraph(initial, ""), nil
 	}
 }
 
-// Cancel cancels the job. A job still initializing ends CANCELED at once:
-// the runner completes (RUNNING → JOB_COMPLETED) under the same lock under
-// which it found no JobMaster, so a JobMaster being built meanwhile finds
-// its session over and is never published.
+// Cancel cancels the job through its JobMaster (Flink's cancel). The runner
+// remembers the cancel: while the JobMaster is still being built the job
+// reads CANCELLING, and the cancel waits for the JobMaster and goes on to
+// it as soon as it runs, which takes the job from CREATED or RUNNING to
+// CANCELLING and CANCELED. The cancel fails ("Cancellation failed.") if
+// there will be no JobMaster: it could not start, the leadership was
+// revoked, or the runner was closed.
 func (r *JobMasterServiceLeadershipRunner) Cancel(ctx context.Context) error {
 	r.mu.Lock()
-	jm, done := r.jobMaster, r.result != nil
-	if !done && jm == nil {
-		r.log.Info(fmt.Sprintf("Cancel job %s while it is still initializing.", r.JobID()))
-		r.completeLocked(JobManagerRunnerResult{ExecutionGraph: r.sparseGraph(api.JobCanceled, "")})
+	if r.result != nil {
+		r.mu.Unlock()
+		return nil // the job is over; its JobMaster answers no more
 	}
+	r.cancelled = true
+	future := r.jobMasterGateway
 	r.mu.Unlock()
-	if jm != nil && !done {
-		return jm.Gateway().Cancel(ctx)
+
+	jm, err := future.get(ctx)
+	if err == nil {
+		err = jm.Gateway().Cancel(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("Cancellation failed.: %w", err)
 	}
 	return nil
 }
@@ -367,11 +409,12 @@ func (r *JobMasterServiceLeadershipRunner) Cancel(ctx context.Context) error {
 // only no longer run here.
 func (r *JobMasterServiceLeadershipRunner) Close() error {
 	r.mu.Lock()
+	var jm JobMasterService
 	if r.state != runnerStopped { // the first Close; a later one finds the runner STOPPED
 		r.transitionToLocked(runnerStopped)
+		jm = r.jobMasterGateway.runningJobMaster()
+		r.jobMasterGateway.fail(errRunnerClosed)
 	}
-	jm := r.jobMaster
-	r.jobMaster = nil
 	r.mu.Unlock()
 
 	r.wg.Wait()

@@ -72,6 +72,7 @@ func (g *fakeJobMasterGateway) Cancel(context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.cancels++
+	g.status = api.JobCancelling
 	return nil
 }
 
@@ -375,31 +376,97 @@ func TestRunnerDoesNotRunAJobThatIsAlreadyDone(t *testing.T) {
 	})
 }
 
+// A job cancelled while its JobMaster is being built reads CANCELLING, not
+// CANCELED: the cancel waits for the JobMaster and goes on to it once it
+// runs, and the JobMaster ends the job (Flink's
+// hasCurrentLeaderBeenCancelled and jobMasterGatewayFuture).
 func TestCancelWhileInitializing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newRunnerFixture(t)
 		f.factory.release = make(chan struct{})
 		require.NoError(t, f.runner.Start())
 		synctest.Wait() // the JobMaster is being built
+		require.Equal(t, api.JobInitializing, f.status(t))
 
-		require.NoError(t, f.runner.Cancel(context.Background()))
-		require.True(t, isDone(f.runner), "a job without a JobMaster is cancelled at once")
-		assert.Equal(t, api.JobCanceled, f.runner.Result().ExecutionGraph.State)
-		assert.Equal(t, api.JobCanceled, f.status(t))
-
-		// The JobMaster built after all is closed without ever starting.
-		close(f.factory.release)
+		cancelled := make(chan error, 1)
+		go func() { cancelled <- f.runner.Cancel(context.Background()) }()
 		synctest.Wait()
-		starts, closes := f.jm.counts()
-		assert.Zero(t, starts)
-		assert.Equal(t, 1, closes)
-		assert.Empty(t, f.listener.notifications())
-		assert.Empty(t, f.trace.JobEvents(f.graph.JobID))
-		assert.Zero(t, f.gateway.cancelled())
+		assert.Equal(t, api.JobCancelling, f.status(t), "a cancelled job without a JobMaster reads CANCELLING")
+		g, err := f.runner.RequestJob(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, api.JobCancelling, g.State)
+		assert.False(t, isDone(f.runner), "the job is not over before its JobMaster ends it")
+		select {
+		case err := <-cancelled:
+			t.Fatalf("the cancel returned (%v) before the JobMaster ran", err)
+		default:
+		}
 
-		require.NoError(t, f.runner.Close())
+		close(f.factory.release) // the JobMaster is built and starts
+		synctest.Wait()
+		require.NoError(t, <-cancelled)
+		assert.Equal(t, 1, f.gateway.cancelled(), "the cancel went on to the JobMaster")
+		starts, _ := f.jm.counts()
+		assert.Equal(t, 1, starts, "a cancelled job's JobMaster still starts: it is what cancels the job")
+		assert.Equal(t, api.JobCancelling, f.status(t), "now the JobMaster answers")
+		assert.False(t, isDone(f.runner))
+
+		f.factory.complete(&gateway.ArchivedExecutionGraph{JobID: f.graph.JobID, State: api.JobCanceled})
+		require.True(t, isDone(f.runner))
 		assert.Equal(t, api.JobCanceled, f.runner.Result().ExecutionGraph.State)
+		require.NoError(t, f.runner.Close())
 	})
+}
+
+// A cancel that waits for a JobMaster that will never run fails with
+// Flink's "Cancellation failed." and the reason there is none.
+func TestCancelFailsWhenThereWillBeNoJobMaster(t *testing.T) {
+	tests := []struct {
+		name       string
+		end        func(t *testing.T, f *runnerFixture)
+		wantCause  string
+		wantStatus api.JobStatus // after the cancel failed
+	}{
+		{"the JobMaster cannot be created", func(_ *testing.T, f *runnerFixture) {
+			f.factory.err = errors.New("The vertex 0a44 (Source) has no invokable class.")
+			close(f.factory.release)
+		}, "Could not retrieve JobMasterGateway because the JobMaster initialization failed.", api.JobFailed},
+		{"the leadership is revoked", func(_ *testing.T, f *runnerFixture) {
+			f.runner.RevokeLeadership()
+		}, "Cannot obtain JobMasterGateway because the JobMaster lost leadership.", api.JobInitializing},
+		{"the runner is closed", func(t *testing.T, f *runnerFixture) {
+			go func() { close(f.factory.release) }()
+			require.NoError(t, f.runner.Close())
+		}, "JobMasterServiceLeadershipRunner is closed. Therefore, the corresponding JobMaster will never acquire the leadership.", api.JobSuspended},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newRunnerFixture(t)
+				f.factory.release = make(chan struct{})
+				require.NoError(t, f.runner.Start())
+				synctest.Wait()
+
+				cancelled := make(chan error, 1)
+				go func() { cancelled <- f.runner.Cancel(context.Background()) }()
+				synctest.Wait()
+				tt.end(t, f)
+				synctest.Wait()
+
+				err := <-cancelled
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "Cancellation failed.")
+				assert.Contains(t, err.Error(), tt.wantCause)
+				assert.Zero(t, f.gateway.cancelled())
+				assert.Equal(t, tt.wantStatus, f.status(t), "a revoked leadership forgets the cancel, as Flink's runner does")
+
+				if tt.name == "the leadership is revoked" {
+					close(f.factory.release) // the JobMaster of the lost session is built, and closed unstarted
+				}
+				require.NoError(t, f.runner.Close())
+			})
+		})
+	}
 }
 
 func TestCancelOfARunningJobGoesToTheJobMaster(t *testing.T) {

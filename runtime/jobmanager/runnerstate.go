@@ -14,8 +14,8 @@ import "fmt"
 // JobMaster, which is started and published only while the runner is
 // RUNNING and the grant's session is the current one (isStale).
 // JOB_COMPLETED: the result is known (the JobMaster reported the job's end,
-// the JobMaster could not be started, the job was already done, or it was
-// cancelled while initializing); grants are ignored from now on. STOPPED,
+// the JobMaster could not be started, or the job was already done); grants
+// are ignored from now on. STOPPED,
 // the only terminal state: Close was called, and the runner will never
 // lead the job again. Leadership comes and goes within RUNNING; it is
 // kept in the runner's session, not in its state.

@@ -18,15 +18,25 @@
 //	           is connected, and fail if they are not fulfilled within
 //	           slot.request.timeout (Config.SlotRequestTimeout, 5 min).
 //	(the job runs: see the scheduler package)
-//	terminal   the JobMaster disconnects from the ResourceManager (which
-//	           clears the job's requirements), then frees its slots at their
-//	           TaskExecutors, and only then does the runner learn the result.
-//	           In the other order a freed slot could be handed straight back
-//	           to the finished job.
-//	Close      a job that is not globally terminal is suspended: the
-//	           JobMaster tells the ResourceManager (which keeps the job's
-//	           requirements for a new leader) and frees its slots at their
-//	           TaskExecutors, as Flink's onStop does; then the endpoint stops.
+//	terminal   as soon as the job is globally terminal, the slot pool frees
+//	           the job's slots (they stay in the pool) and declares that the
+//	           job needs none, and the runner learns the result (Flink's
+//	           jobStatusChanged → jobReachedGloballyTerminalState). The
+//	           runner tells the Dispatcher, which removes the job: that
+//	           closes the runner, and the runner stops the JobMaster.
+//	Close      onStop → stopJobExecution: "Stopping the JobMaster for job
+//	           'name' (id).", then, for each registered TaskExecutor,
+//	           "Disconnect TaskExecutor <id> because: Stopping JobMaster for
+//	           job 'name' (id).": its slots are released ("Releasing slot
+//	           [<id>].") and freed there (FreeSlot), and it is told
+//	           (DisconnectJobManager). Last, "Close ResourceManager connection
+//	           <id>: ..." and DisconnectJobManager with the job's status: a
+//	           globally terminal job's requirements are cleared, a suspended
+//	           job's (Close before the job ended: leadership lost, cluster
+//	           shut down) are kept for its next JobMaster. The disconnects
+//	           wait on the lane of the declarations, so the ResourceManager
+//	           knows the job needs no more slots before any of them is freed:
+//	           a freed slot is never handed back to the finished job.
 //
 // # Messages
 //
@@ -41,8 +51,8 @@
 // All state lives on the JobMaster's main thread, including the scheduler's,
 // the ExecutionGraph's and the slot pool's. Outgoing calls from the main
 // thread go out with rpc.Ask, or rpc.AskInOrder where their order matters
-// (declarations, then the final disconnect); only Close, which runs on its
-// caller's goroutine, calls gateways directly.
+// (declarations, then the disconnects when the JobMaster stops); Close,
+// which runs on its caller's goroutine, waits for those disconnects.
 //
 // # Heartbeats
 //
@@ -74,4 +84,12 @@
 //     the JobMaster does not reconcile its deployments with the
 //     TaskExecutors' reports.
 //   - No JobMaster-side partition tracker or shuffle master.
+//   - The scheduler keeps its slots until the job ends; the slot pool frees
+//     them all when the job is globally terminal, where Flink frees each as
+//     its execution ends. A stopped JobMaster's scheduler is not closed
+//     first, so it reports SUSPENDED itself for a job that had not ended.
+//   - The disconnects at the stop wait until the ResourceManager has
+//     answered the last declaration; Flink relies on it arriving first.
+//   - Step m8's fault (package fault) fires only for an offer that passed
+//     the fencing check and comes from a registered TaskManager.
 package jobmaster

@@ -227,9 +227,9 @@ type fakeTaskExecutor struct {
 	journal  *journal
 	location gateway.TaskManagerLocation
 
-	submitTask func(ctx context.Context, s taskSubmission) error
-	cancelTask func(ctx context.Context, c taskCancellation) error
-	freeSlot   func(ctx context.Context, r slotRelease) error
+	submitTask           func(ctx context.Context, s taskSubmission) error
+	cancelTask           func(ctx context.Context, c taskCancellation) error
+	disconnectJobManager func(ctx context.Context, cause error) error
 	// heartbeatFromJobManager handles the JobMaster's heartbeat requests;
 	// nil leaves them unanswered. They are not journaled.
 	heartbeatFromJobManager func(ctx context.Context, from api.ResourceID) error
@@ -262,17 +262,17 @@ func (f *fakeTaskExecutor) CancelTask(ctx context.Context, attemptID api.Executi
 func (f *fakeTaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, _ error) error {
 	r := slotRelease{TaskManager: f.location.ResourceID, AllocationID: allocationID}
 	f.journal.add("FreeSlot", r)
-	if f.freeSlot != nil {
-		return f.freeSlot(ctx, r)
-	}
 	return nil
 }
 
 // DisconnectJobManager is journaled with its cause, as
 // "TaskExecutor.DisconnectJobManager" (the ResourceManager has a method of
 // the same name).
-func (f *fakeTaskExecutor) DisconnectJobManager(_ context.Context, _ api.JobID, cause error) error {
+func (f *fakeTaskExecutor) DisconnectJobManager(ctx context.Context, _ api.JobID, cause error) error {
 	f.journal.add("TaskExecutor.DisconnectJobManager", cause)
+	if f.disconnectJobManager != nil {
+		return f.disconnectJobManager(ctx, cause)
+	}
 	return nil
 }
 

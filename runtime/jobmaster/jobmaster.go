@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -83,8 +84,14 @@ type JobMaster struct {
 	declareBackoff time.Duration
 
 	taskManagers map[api.ResourceID]registeredTaskManager
-	completed    bool
-	started      atomic.Bool // Start was called; read by Close from any goroutine
+	// completed is set when the JobMaster is done with its job: the job
+	// reached a globally terminal state, or the JobMaster is stopping.
+	completed bool
+	// stopped is nil until the JobMaster stops (stopJobExecution), then
+	// closed once its TaskExecutors and the ResourceManager have answered
+	// their disconnects.
+	stopped chan struct{}
+	started atomic.Bool // Start was called; read by Close from any goroutine
 
 	// The heartbeat managers: the JobMaster asks each registered
 	// TaskExecutor for heartbeats, and answers the ResourceManager's.
@@ -118,8 +125,9 @@ var (
 )
 
 // New creates the JobMaster of one leadership session and builds the job's
-// ExecutionGraph and scheduler. onComplete is called once, when the job is
-// globally terminal and the JobMaster has returned its slots.
+// ExecutionGraph and scheduler. onComplete is called once, as soon as the
+// job is globally terminal; the JobMaster returns its slots only when its
+// runner stops it (Close).
 func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.JobMasterID,
 	onComplete func(*gateway.ArchivedExecutionGraph)) (*JobMaster, error) {
 	if cfg.RPCTimeout <= 0 {
@@ -215,13 +223,19 @@ func (jm *JobMaster) startJobExecution() {
 	jm.scheduler.StartScheduling()
 }
 
-// Close stops the JobMaster. A job that is not globally terminal is
-// suspended (its runner reports it SUSPENDED): the ResourceManager keeps
-// its requirements, since another JobMaster may take the job over, and its
-// slots go back to their TaskExecutors, as Flink's onStop does. The calls
-// are made from the caller's goroutine, each bounded by the RPC timeout;
-// the main thread only hands over what to release. Close returns the first
-// error, after it has tried everything.
+// Close stops the JobMaster (Flink's onStop). Its runner calls it when the
+// Dispatcher removes a job that has ended, and when the job is suspended:
+// the runner lost its leadership, or the cluster shuts down. Either way the
+// JobMaster disconnects from each TaskExecutor, which frees the job's slots
+// there, and then from the ResourceManager, with the job's status: for a
+// globally terminal job the ResourceManager clears the job's requirements,
+// for a suspended one it keeps them for the job's next JobMaster. See
+// stopJobExecution.
+//
+// The disconnects go out from the main thread; Close waits on its caller's
+// goroutine until they have been answered (each within the RPC timeout),
+// then ends the main thread. A failed disconnect is logged, not returned:
+// as in Flink, nothing waits for those answers to decide anything.
 func (jm *JobMaster) Close() error {
 	jm.deps.RPC.Unregister(jm.address)
 	if !jm.started.Load() { // created but never started: nothing to release
@@ -229,67 +243,116 @@ func (jm *JobMaster) Close() error {
 		return nil
 	}
 
-	type suspension struct {
-		rm    *registeredResourceManager
-		slots []slotpool.PhysicalSlot
-		tms   map[api.ResourceID]registeredTaskManager
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), jm.cfg.RPCTimeout)
-	s, err := rpc.CallAsync(ctx, jm.Endpoint, func() (suspension, error) {
-		jm.stopResourceManagerConnection()
-		if jm.completed {
-			return suspension{}, nil
-		}
-		jm.completed = true
-		s := suspension{rm: jm.rm, slots: jm.slotPool.ReleaseAllSlots(), tms: maps.Clone(jm.taskManagers)}
-		jm.forgetResourceManager()
-		return s, nil
+	stopped, err := rpc.CallAsync(ctx, jm.Endpoint, func() (<-chan struct{}, error) {
+		return jm.stopJobExecution(), nil
 	})
 	cancel()
-	if errors.Is(err, rpc.ErrRecipientUnreachable) { // closed before: nothing left to release
-		jm.Endpoint.Close(nil)
-		return nil
+	switch {
+	case errors.Is(err, rpc.ErrRecipientUnreachable): // closed before: nothing left to release
+		err = nil
+	case err != nil:
+		jm.log.Warn(fmt.Sprintf("Could not stop the JobMaster for job '%s' (%s) properly.", jm.jobGraph.Name, jm.jobGraph.JobID), "cause", err.Error())
+	default:
+		<-stopped // a second Close waits here for the first one's disconnects
 	}
-	var errs []error
-	if err != nil {
-		jm.log.Warn(fmt.Sprintf("Could not suspend job '%s' (%s) before stopping.", jm.jobGraph.Name, jm.jobGraph.JobID), "cause", err.Error())
-		errs = append(errs, err)
+	jm.Endpoint.Close(jm.stopHeartbeatServices)
+	return err
+}
+
+// stopJobExecution is Flink's onStop → stopJobExecution, on the main
+// thread. It logs "Stopping the JobMaster for job 'name' (id).", stops
+// looking for the ResourceManager and disconnects from every registered
+// TaskExecutor and then from the ResourceManager
+// (disconnectTaskManagerResourceManagerConnections), each with the cause
+// "Stopping JobMaster for job 'name' (id).". It returns a channel that is
+// closed once they have all answered; called again, it returns the same
+// channel.
+//
+// A job that is not globally terminal yet is suspended: its runner reports
+// it SUSPENDED, and the JobMaster gives up on it (no result will come).
+func (jm *JobMaster) stopJobExecution() <-chan struct{} {
+	if jm.stopped != nil {
+		return jm.stopped
 	}
+	jm.stopped = make(chan struct{})
+	jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
+	jm.completed = true // a job that ends from now on has no one to report to (Flink stops the job status listener)
+	jm.stopResourceManagerConnection()
 	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
-	call := func(what string, fn func(ctx context.Context) error) error {
-		ctx, cancel := context.WithTimeout(context.Background(), jm.cfg.RPCTimeout)
-		defer cancel()
-		err := fn(ctx)
-		if err != nil {
-			jm.log.Warn(fmt.Sprintf("Could not %s while stopping the JobMaster of job %s.", what, jm.jobGraph.JobID), "cause", err.Error())
-			errs = append(errs, err)
-		}
-		return err
-	}
-	if s.rm != nil {
-		call("disconnect from the ResourceManager", func(ctx context.Context) error {
-			return s.rm.gateway.DisconnectJobManager(ctx, s.rm.id, jm.jobGraph.JobID, api.JobSuspended, cause)
-		})
-	}
-	for _, slot := range s.slots {
-		tm, ok := s.tms[slot.TaskManager.ResourceID]
-		if !ok {
-			continue
-		}
-		err := call("free slot "+slot.AllocationID.String(), func(ctx context.Context) error {
-			return tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
-		})
-		if err != nil { // as at the job's end: disconnecting frees every slot of the job there
-			call("disconnect from TaskManager "+string(tm.location.ResourceID), func(ctx context.Context) error {
-				return tm.gateway.DisconnectJobManager(ctx, jm.jobGraph.JobID, cause)
+	jm.disconnectTaskManagerResourceManagerConnections(cause)
+
+	// The last call on the lane: its answer comes after all the others.
+	stopped := jm.stopped
+	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(context.Context) (struct{}, error) {
+		return struct{}{}, nil
+	}, func(struct{}, error) { close(stopped) })
+	return stopped
+}
+
+// disconnectTaskManagerResourceManagerConnections disconnects the
+// JobMaster from every registered TaskExecutor, then from the
+// ResourceManager (Flink's method of the same name). Main thread only.
+//
+// Each TaskExecutor is disconnected as a lost one is (Flink's
+// disconnectTaskManager): "Disconnect TaskExecutor <id> because: <cause>",
+// its heartbeat is no longer watched, and the slot pool releases its
+// slots ("Releasing slot [<id>]."), each freed at the TaskExecutor
+// (FreeSlot; Flink: DefaultDeclarativeSlotPool#releaseSlots), which tells
+// the ResourceManager it is free. Then the TaskExecutor is told
+// (DisconnectJobManager). The scheduler is not told: the job is over, or
+// suspended. Last, the ResourceManager is told
+// (closeResourceManagerConnection), with the job's status.
+//
+// A slot freed here must never be allocated to the finished job again. It
+// cannot be: the job's requirements dropped to zero when the job became
+// globally terminal (jobReachedGloballyTerminalState), and the slot pool
+// declared that before the job's result was even reported.
+//
+// Differs from Flink: Flink declares the lowered requirements long before
+// the JobMaster stops, and the TaskExecutors' notices that the slots are
+// free come from other actors, so nothing orders them after the
+// declaration. Here the disconnects wait on resourceManagerLane, behind
+// the declarations, until the ResourceManager has answered them: the
+// order no longer depends on timing.
+func (jm *JobMaster) disconnectTaskManagerResourceManagerConnections(cause error) {
+	jobID := jm.jobGraph.JobID
+	for _, id := range slices.Sorted(maps.Keys(jm.taskManagers)) {
+		tm := jm.taskManagers[id]
+		jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", id, cause))
+		jm.taskManagerHeartbeatManager.UnmonitorTarget(id)
+		for _, slot := range jm.slotPool.ReleaseTaskManager(id) {
+			rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
+			}, func(_ struct{}, err error) {
+				if err != nil { // the TaskExecutor frees it all the same when it is disconnected
+					jm.log.Debug(fmt.Sprintf("Releasing slot [%s] of registered TaskExecutor %s failed. Discarding slot.", slot.AllocationID, id), "cause", err.Error())
+				}
 			})
 		}
+		delete(jm.taskManagers, id) // its answer (DisconnectTaskManager) then finds nothing to do
+		rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
+		}, func(_ struct{}, err error) {
+			if err != nil {
+				jm.log.Warn(fmt.Sprintf("Could not disconnect job %s from TaskManager %s.", jobID, id), "cause", err.Error())
+			}
+		})
 	}
-	jm.Endpoint.Close(func() {
-		jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
-		jm.stopHeartbeatServices()
+
+	// Flink's scheduler is closed first, which suspends a job that has not
+	// ended (SchedulerBase#closeAsync → ExecutionGraph#suspend), so the
+	// ResourceManager learns SUSPENDED. Ours leaves the graph as it is, so
+	// the JobMaster says SUSPENDED itself.
+	status := jm.scheduler.RequestJobStatus()
+	if !status.IsGloballyTerminalState() {
+		status = api.JobSuspended
+	}
+	jm.closeResourceManagerConnection(status, cause, func(err error) {
+		if err != nil {
+			jm.log.Warn(fmt.Sprintf("Could not disconnect job %s from the ResourceManager.", jobID), "cause", err.Error())
+		}
 	})
-	return errors.Join(errs...)
 }
 
 // stopResourceManagerConnection stops looking for and registering at the
@@ -310,73 +373,33 @@ func (jm *JobMaster) taskExecutor(id api.ResourceID) (gateway.TaskExecutorGatewa
 	return tm.gateway, ok
 }
 
-// jobReachedGloballyTerminalState returns the job's slots and then reports
-// the result to the runner. The order matters: first the JobMaster
-// disconnects from the ResourceManager, which clears the job's resource
-// requirements; only then are the slots freed at their TaskExecutors. Freed
-// the other way round, a slot could come back to the SlotManager while the
-// job still asked for it, and be allocated to the finished job again.
+// jobReachedGloballyTerminalState reports the job's result to the runner
+// as soon as the job is globally terminal (Flink's JobMaster#jobStatusChanged
+// → OnCompletionActions#jobReachedGloballyTerminalState). The runner hands
+// it to the Dispatcher, which removes the job: that closes the runner, and
+// the runner stops the JobMaster (Close), which only then disconnects from
+// its TaskExecutors and the ResourceManager.
+//
+// First, the slot pool frees the slots the job's executions held and drops
+// its waiting requests: the job's requirements fall to zero, and the pool
+// declares that to the ResourceManager. So when the TaskExecutors free the
+// slots later, the SlotManager has nothing of this job to match them to.
+//
+// Differs from Flink: there each execution releases its slot when it ends
+// (DeclarativeSlotPoolBridge#releaseSlot: freeReservedSlot, then
+// decreaseResourceRequirementsBy), so the requirements fall step by step;
+// our scheduler keeps its slots until the job ends, so they are freed here
+// all at once. And Flink goes on retrying a registration at the
+// ResourceManager until the JobMaster stops; here a job that needs no more
+// slots stops retrying at once.
 func (jm *JobMaster) jobReachedGloballyTerminalState(final *gateway.ArchivedExecutionGraph) {
 	if jm.completed {
 		return
 	}
 	jm.completed = true
 	jm.stopResourceManagerConnection() // a registration still retrying must not succeed now
-	slots := jm.slotPool.ReleaseAllSlots()
-	jm.slotPool.DisconnectResourceManager()
-
-	rm := jm.rm
-	if rm == nil {
-		jm.freeSlots(slots, final)
-		return
-	}
-	jm.forgetResourceManager() // no more declarations, no more heartbeats
-	jobID, state := jm.jobGraph.JobID, final.State
-	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, state, nil)
-	}, func(_ struct{}, err error) {
-		if err != nil {
-			jm.log.Warn(fmt.Sprintf("Could not disconnect job %s from the ResourceManager.", jobID), "cause", err.Error())
-		}
-		jm.freeSlots(slots, final)
-	})
-}
-
-// freeSlots frees the job's slots at their TaskExecutors and, once every
-// TaskExecutor has answered, hands the final graph to the runner.
-func (jm *JobMaster) freeSlots(slots []slotpool.PhysicalSlot, final *gateway.ArchivedExecutionGraph) {
-	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
-	pending := 0
-	for _, slot := range slots {
-		tm, ok := jm.taskManagers[slot.TaskManager.ResourceID]
-		if !ok {
-			continue
-		}
-		pending++
-		allocationID := slot.AllocationID
-		rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, tm.gateway.FreeSlot(ctx, allocationID, cause)
-		}, func(_ struct{}, err error) {
-			if err != nil {
-				// The heartbeats carry no AllocatedSlotReport here, so
-				// nothing else would return the slot: disconnecting the
-				// job frees every slot it has there.
-				jm.log.Warn(fmt.Sprintf("Could not free slot %s on TaskManager %s; disconnecting the job from it.",
-					allocationID, tm.location.ResourceID), "cause", err.Error())
-				jobID := jm.jobGraph.JobID
-				rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-					return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
-				}, func(struct{}, error) {})
-			}
-			pending--
-			if pending == 0 {
-				jm.onComplete(final)
-			}
-		})
-	}
-	if pending == 0 {
-		jm.onComplete(final)
-	}
+	jm.slotPool.FreeReservedSlots()
+	jm.onComplete(final)
 }
 
 // RegisterTaskManager connects a TaskExecutor to this JobMaster.
@@ -409,11 +432,10 @@ func (jm *JobMaster) RegisterTaskManager(ctx context.Context, jobMasterID api.Jo
 // OfferSlots takes the slots a TaskExecutor allocated for this job.
 func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID, taskManager api.ResourceID,
 	offers []gateway.SlotOffer) ([]gateway.SlotOffer, error) {
-	if kind, ok := jm.deps.Faults.Fire(trace.M8, jm.jobGraph.JobID); ok {
-		// Step m8 (fault): the offer is rejected, or never answered.
-		return nil, jm.breakSlotOffer(ctx, kind, taskManager, len(offers))
-	}
-	return rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() ([]gateway.SlotOffer, error) {
+	answer, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (slotOfferAnswer, error) {
+		if kind, ok := jm.injectedSlotOfferFault(taskManager); ok {
+			return slotOfferAnswer{broken: kind}, nil
+		}
 		// Step m8: the TaskExecutor offers its slots; the slot pool accepts
 		// those a waiting request needs and hands them to the scheduler,
 		// which may deploy into them at once (m9), as Flink's slot futures
@@ -423,12 +445,40 @@ func (jm *JobMaster) OfferSlots(ctx context.Context, jobMasterID api.JobMasterID
 		offeredAt := jm.deps.Trace.Now()
 		accepted, err := jm.offerSlots(taskManager, offers)
 		if err != nil {
-			return nil, err
+			return slotOfferAnswer{}, err
 		}
 		jm.deps.Trace.EmitAt(offeredAt, trace.M8, "TaskExecutor", "JobMaster", jm.jobGraph.JobID,
 			"offerSlots from %s: %d offered, %d accepted", taskManager, len(offers), len(accepted))
-		return accepted, nil
+		return slotOfferAnswer{accepted: accepted}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if answer.broken != "" {
+		return nil, jm.breakSlotOffer(ctx, answer.broken, taskManager, len(offers))
+	}
+	return answer.accepted, nil
+}
+
+// slotOfferAnswer is what the main thread decided about a slot offer: the
+// accepted slots, or the fault that breaks the offer.
+type slotOfferAnswer struct {
+	accepted []gateway.SlotOffer
+	broken   fault.Kind // empty unless step m8's fault fired
+}
+
+// injectedSlotOfferFault asks whether step m8's fault fires for an offer,
+// on the main thread. It is asked only where the offer would really fail:
+// after the checks Flink makes first, the fencing token (CallFenced) and
+// the TaskManager's registration (offerSlots checks it too, and answers
+// "Unknown TaskManager"). An offer those checks refuse is refused as
+// without the fault, which stays armed.
+func (jm *JobMaster) injectedSlotOfferFault(taskManager api.ResourceID) (fault.Kind, bool) {
+	if _, registered := jm.taskManagers[taskManager]; !registered {
+		return "", false
+	}
+	// Step m8 (fault): the offer is rejected, or never answered.
+	return jm.deps.Faults.Fire(trace.M8, jm.jobGraph.JobID)
 }
 
 // offerSlots answers a slot offer on the main thread (Flink's
@@ -545,10 +595,10 @@ func (jm *JobMaster) RequestJob(ctx context.Context) (*gateway.ArchivedExecution
 	})
 }
 
-// Cancel cancels the job.
+// Cancel cancels the job (Flink's cancel: the scheduler's cancel, and no
+// line of its own; the ExecutionGraph logs the job's way to CANCELED).
 func (jm *JobMaster) Cancel(ctx context.Context) error {
 	_, err := rpc.CallAsync(ctx, jm.Endpoint, func() (struct{}, error) {
-		jm.log.Info(fmt.Sprintf("Trying to cancel job with job id %s.", jm.jobGraph.JobID))
 		jm.scheduler.Cancel()
 		return struct{}{}, nil
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -15,12 +16,15 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
 )
 
 // Every test drives a real JobMaster through its gateway, inside a synctest
@@ -51,6 +55,8 @@ type harness struct {
 	jm          *jobmaster.JobMaster
 	gw          gateway.JobMasterGateway // the JobMaster, as a TaskExecutor reaches it
 	finals      chan *gateway.ArchivedExecutionGraph
+	faults      *fault.Injector // nothing armed unless a test arms it
+	logs        *logbuf.Buffer  // the JobMaster's log, unless the test gave it a Logger
 }
 
 // newHarness creates the JobMaster and the fakes but starts nothing, so a
@@ -75,14 +81,16 @@ func newHarness(t *testing.T, cfg jobmaster.Config) *harness {
 		jobGraph:    g,
 		jobMasterID: api.NewJobMasterID(),
 		finals:      make(chan *gateway.ArchivedExecutionGraph, 4),
+		faults:      fault.NewInjector(nil),
+		logs:        &logbuf.Buffer{},
 	}
 	h.rm = &fakeResourceManager{journal: h.journal}
 	require.NoError(t, h.rpc.Register(rmAddress, gateway.ResourceManagerGateway(h.rm)))
 
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
+		cfg.Logger = slog.New(slog.NewTextHandler(h.logs, nil))
 	}
-	jm, err := jobmaster.New(cfg, jobmaster.Deps{RPC: h.rpc, HA: h.ha}, g, h.jobMasterID,
+	jm, err := jobmaster.New(cfg, jobmaster.Deps{RPC: h.rpc, HA: h.ha, Faults: h.faults}, g, h.jobMasterID,
 		func(final *gateway.ArchivedExecutionGraph) { h.finals <- final })
 	require.NoError(t, err)
 	h.jm = jm
@@ -469,65 +477,109 @@ func TestOfferedSlotsAreAcceptedAndTasksDeployed(t *testing.T) {
 	})
 }
 
-// Scenario 5, the regression this file exists for: when the job finishes,
-// the JobMaster first disconnects from the ResourceManager (which clears
-// the job's requirements) and only then frees its slots at the
-// TaskExecutor; the runner learns the result once every FreeSlot was
-// answered. Freed the other way round, the SlotManager could hand a freed
-// slot back to the finished job.
-func TestFinishedJobDisconnectsFromResourceManagerBeforeFreeingSlots(t *testing.T) {
+// finishAll reports every task INITIALIZING, RUNNING, then FINISHED (step
+// m11 and the end).
+func (h *harness) finishAll(tasks map[string]taskSubmission) {
+	h.t.Helper()
+	for _, state := range []api.ExecutionState{api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFinished} {
+		for _, key := range []string{"Source_0", "Source_1", "Sink_0", "Sink_1"} {
+			h.report(tasks[key], state)
+		}
+	}
+}
+
+// closeInBackground calls Close on a goroutine of its own; the channel
+// gets its result.
+func (h *harness) closeInBackground() <-chan error {
+	closed := make(chan error, 1)
+	go func() { closed <- h.jm.Close() }()
+	return closed
+}
+
+// Scenario 5, the end of a job in Flink's order: as soon as the job is
+// FINISHED, its slots are freed in the pool and the job declares that it
+// needs none, and the runner learns the result. Nothing is disconnected
+// until the runner stops the JobMaster (Close, when the Dispatcher removes
+// the job): then the JobMaster disconnects from its TaskExecutor, and only
+// after that from the ResourceManager, with the job's status.
+//
+// The TaskExecutor frees the job's slots when it is disconnected, so the
+// ResourceManager must have the lowered requirements first, or the
+// SlotManager could hand a freed slot back to the finished job: the
+// disconnect waits until the ResourceManager has answered the declaration.
+func TestAFinishedJobIsReportedAtOnceAndDisconnectsOnlyWhenStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := startHarness(t)
-		disconnectAnswer, freeAnswer := make(gate), make(gate)
-		h.rm.disconnectJobManager = func(ctx context.Context, _ jobManagerDisconnect) error { return disconnectAnswer.wait(ctx) }
+		declareAnswer := make(gate)
+		h.rm.declareRequiredResources = func(ctx context.Context, _ requirementsDeclaration) error { return declareAnswer.wait(ctx) }
 		te := h.newTaskExecutor("taskexecutor-0")
-		te.freeSlot = func(ctx context.Context, _ slotRelease) error { return freeAnswer.wait(ctx) }
 		accepted, tasks := h.deploy(te)
 
-		// Step m11 and the end: every task reports INITIALIZING, RUNNING, FINISHED.
-		for _, state := range []api.ExecutionState{api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionFinished} {
-			for _, key := range []string{"Source_0", "Source_1", "Sink_0", "Sink_1"} {
-				h.report(tasks[key], state)
-			}
-		}
+		h.finishAll(tasks)
 		synctest.Wait()
 		assert.Equal(t, api.JobFinished, h.status())
 
-		// The ResourceManager has been told, and has not answered yet: no
-		// slot may be freed until it has.
-		disconnects := h.journal.of("DisconnectJobManager")
-		require.Len(t, disconnects, 1)
-		assert.Equal(t, jobManagerDisconnect{RMID: h.rmID, JobID: h.jobGraph.JobID, Status: api.JobFinished}, disconnects[0].Arg)
-		require.Empty(t, h.journal.of("FreeSlot"), "a slot was freed before the ResourceManager answered DisconnectJobManager")
-		assert.Nil(t, h.final(), "onComplete before the slots were freed")
-
-		// The ResourceManager answers: every accepted slot is freed, once.
-		disconnectAnswer.release()
-		synctest.Wait()
-		var freed []api.AllocationID
-		for _, c := range h.journal.of("FreeSlot") {
-			freed = append(freed, c.Arg.(slotRelease).AllocationID)
-		}
-		assert.ElementsMatch(t, allocationIDs(accepted), freed)
-		assert.Nil(t, h.final(), "onComplete before the TaskExecutor answered FreeSlot")
-
-		// onComplete waits for the last FreeSlot answer.
-		freeAnswer.release()
-		synctest.Wait()
-		assert.Nil(t, h.final(), "onComplete after 1 of 2 FreeSlot answers")
-		freeAnswer.release()
-		synctest.Wait()
+		// The result is reported at once.
 		final := h.final()
-		require.NotNil(t, final, "onComplete after all FreeSlot answers")
+		require.NotNil(t, final, "onComplete as soon as the job is FINISHED")
 		assert.Equal(t, h.jobGraph.JobID, final.JobID)
 		assert.Equal(t, api.JobFinished, final.State)
 		assert.Equal(t, allTasks(api.ExecutionFinished), subtaskStates(final))
 
+		// The job now needs no slot, and says so; nothing is disconnected.
+		declarations := h.journal.of("DeclareRequiredResources")
+		require.Len(t, declarations, 2)
+		assert.Equal(t, 0, declarations[1].Arg.(requirementsDeclaration).Requirements.TotalSlots(), "the job's requirements fall to zero")
+		assert.Empty(t, h.journal.of("TaskExecutor.DisconnectJobManager"))
+		assert.Empty(t, h.journal.of("DisconnectJobManager"))
+		assert.Empty(t, h.journal.of("FreeSlot"))
+
+		// The runner stops the JobMaster. The ResourceManager has not
+		// answered the declaration yet: the TaskExecutor must wait.
+		closed := h.closeInBackground()
+		synctest.Wait()
+		assert.Empty(t, h.journal.of("TaskExecutor.DisconnectJobManager"),
+			"the TaskExecutor was disconnected (and would free the slots) before the ResourceManager had the lowered requirements")
+
+		// The declaration is answered: first the TaskExecutor frees the
+		// slots and is disconnected, then the ResourceManager is
+		// disconnected, with the job's status.
+		declareAnswer.release()
+		require.NoError(t, <-closed)
 		methods := h.journal.methods()
-		assert.Equal(t, []string{"DisconnectJobManager", "FreeSlot", "FreeSlot"}, methods[len(methods)-3:])
-		assert.Len(t, h.journal.of("FreeSlot"), 2, "every slot is freed exactly once")
+		assert.Equal(t, []string{"DeclareRequiredResources", "FreeSlot", "FreeSlot", "TaskExecutor.DisconnectJobManager", "DisconnectJobManager"},
+			methods[len(methods)-5:])
+		var freed []api.AllocationID
+		for _, c := range h.journal.of("FreeSlot") {
+			freed = append(freed, c.Arg.(slotRelease).AllocationID)
+		}
+		assert.ElementsMatch(t, allocationIDs(accepted), freed, "every slot is freed exactly once")
+		cause := fmt.Sprintf("Stopping JobMaster for job 'two-stage job' (%s).", h.jobGraph.JobID)
+		assert.EqualError(t, h.journal.of("TaskExecutor.DisconnectJobManager")[0].Arg.(error), cause)
+		assert.Equal(t, jobManagerDisconnect{RMID: h.rmID, JobID: h.jobGraph.JobID, Status: api.JobFinished},
+			h.journal.of("DisconnectJobManager")[0].Arg)
 		assert.Nil(t, h.final(), "onComplete is called once")
+
+		// Flink's log lines, in Flink's order.
+		assertInOrder(t, h.logs.String(),
+			fmt.Sprintf("Stopping the JobMaster for job 'two-stage job' (%s).", h.jobGraph.JobID),
+			"Disconnect TaskExecutor taskexecutor-0 because: "+cause,
+			"Releasing slot [",
+			"Close ResourceManager connection ")
 	})
+}
+
+// assertInOrder checks that each line appears in log after the one before.
+func assertInOrder(t *testing.T, log string, lines ...string) {
+	t.Helper()
+	rest := log
+	for _, line := range lines {
+		_, after, found := strings.Cut(rest, line)
+		if !assert.True(t, found, "%q missing, or not after the lines before it, in:\n%s", line, log) {
+			return
+		}
+		rest = after
+	}
 }
 
 // Scenario 6: Cancel moves the job to CANCELLING, cancels the tasks that
@@ -577,9 +629,15 @@ func TestCancel(t *testing.T) {
 		assert.Equal(t, api.JobCanceled, final.State)
 		want["Source_1"], want["Sink_0"], want["Sink_1"] = api.ExecutionCanceled, api.ExecutionCanceled, api.ExecutionCanceled
 		assert.Equal(t, want, subtaskStates(final))
+		assert.Empty(t, h.journal.of("DisconnectJobManager"), "disconnected before the JobMaster stops")
+
+		// Stopped, the JobMaster tells the ResourceManager that the job was
+		// CANCELED, after the TaskExecutor that held its slots.
+		require.NoError(t, h.jm.Close())
+		assert.Len(t, h.journal.of("FreeSlot"), len(accepted))
+		assert.Len(t, h.journal.of("TaskExecutor.DisconnectJobManager"), 1)
 		assert.Equal(t, jobManagerDisconnect{RMID: h.rmID, JobID: h.jobGraph.JobID, Status: api.JobCanceled},
 			h.journal.of("DisconnectJobManager")[0].Arg)
-		assert.Len(t, h.journal.of("FreeSlot"), len(accepted))
 	})
 }
 
@@ -596,7 +654,12 @@ func TestCancelBeforeSlotsArrived(t *testing.T) {
 		require.NotNil(t, final)
 		assert.Equal(t, api.JobCanceled, final.State)
 		assert.Equal(t, allTasks(api.ExecutionCanceled), subtaskStates(final))
-		assert.Equal(t, []string{"RegisterJobMaster", "DeclareRequiredResources", "DisconnectJobManager"}, h.journal.methods())
+		assert.Equal(t, []string{"RegisterJobMaster", "DeclareRequiredResources", "DeclareRequiredResources"}, h.journal.methods(),
+			"the job declares that it needs nothing any more")
+		assert.Zero(t, h.journal.of("DeclareRequiredResources")[1].Arg.(requirementsDeclaration).Requirements.TotalSlots())
+
+		require.NoError(t, h.jm.Close())
+		assert.Equal(t, []string{"RegisterJobMaster", "DeclareRequiredResources", "DeclareRequiredResources", "DisconnectJobManager"}, h.journal.methods())
 	})
 }
 
@@ -698,10 +761,11 @@ func TestJobEndingDuringRegistrationStopsTheRetries(t *testing.T) {
 	})
 }
 
-// Closing the JobMaster of a running job suspends it: the ResourceManager
-// hears of it (and keeps the requirements, since the job is not done) and
-// the slots go back to their TaskExecutor.
-func TestCloseOfARunningJobDisconnectsAndFreesItsSlots(t *testing.T) {
+// Closing the JobMaster of a running job suspends it, in Flink's order:
+// the TaskExecutor first (its slots are freed, then it is disconnected),
+// then the ResourceManager, which hears SUSPENDED and keeps the requirements,
+// since the job is not done. No result is reported.
+func TestCloseOfARunningJobDisconnectsTaskExecutorsThenTheResourceManager(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := startHarness(t)
 		te := h.newTaskExecutor("taskexecutor-0")
@@ -709,15 +773,86 @@ func TestCloseOfARunningJobDisconnectsAndFreesItsSlots(t *testing.T) {
 
 		require.NoError(t, h.jm.Close())
 
-		disconnects := h.journal.of("DisconnectJobManager")
-		require.Len(t, disconnects, 1)
-		assert.Equal(t, api.JobSuspended, disconnects[0].Arg.(jobManagerDisconnect).Status)
+		methods := h.journal.methods()
+		assert.Equal(t, []string{"FreeSlot", "FreeSlot", "TaskExecutor.DisconnectJobManager", "DisconnectJobManager"}, methods[len(methods)-4:])
 		var freed []api.AllocationID
 		for _, c := range h.journal.of("FreeSlot") {
 			freed = append(freed, c.Arg.(slotRelease).AllocationID)
 		}
 		assert.ElementsMatch(t, allocationIDs(accepted), freed)
+		cause := fmt.Sprintf("Stopping JobMaster for job 'two-stage job' (%s).", h.jobGraph.JobID)
+		assert.EqualError(t, h.journal.of("TaskExecutor.DisconnectJobManager")[0].Arg.(error), cause)
+		disconnect := h.journal.of("DisconnectJobManager")[0].Arg.(jobManagerDisconnect)
+		assert.Equal(t, api.JobSuspended, disconnect.Status)
+		assert.Nil(t, h.final(), "a suspended job has no result")
+		assertInOrder(t, h.logs.String(),
+			fmt.Sprintf("Stopping the JobMaster for job 'two-stage job' (%s).", h.jobGraph.JobID),
+			"Disconnect TaskExecutor taskexecutor-0 because: "+cause,
+			"Close ResourceManager connection ")
+
+		require.NoError(t, h.jm.Close(), "closing twice is harmless")
+		assert.Len(t, h.journal.of("DisconnectJobManager"), 1)
 	})
+}
+
+// A TaskExecutor that does not answer its disconnect holds up the stop
+// for the RPC timeout, no longer; the ResourceManager is told all the same.
+func TestCloseGivesUpOnATaskExecutorThatDoesNotAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startHarness(t)
+		te := h.newTaskExecutor("taskexecutor-0")
+		te.disconnectJobManager = func(ctx context.Context, _ error) error { <-ctx.Done(); return ctx.Err() }
+		h.deploy(te)
+
+		start := time.Now()
+		require.NoError(t, h.jm.Close())
+		assert.Equal(t, 10*time.Second, time.Since(start), "the RPC timeout")
+		assert.Len(t, h.journal.of("DisconnectJobManager"), 1)
+		assert.Contains(t, h.logs.String(), "Could not disconnect job "+h.jobGraph.JobID.String()+" from TaskManager taskexecutor-0.")
+	})
+}
+
+// Step m8's fault fires only where an offer would really fail: after the
+// checks Flink makes first. An offer with a stale JobMasterID is refused
+// with the fencing error, one from an unknown TaskManager with "Unknown
+// TaskManager", and the fault stays armed; a valid offer is broken.
+func TestTheSlotOfferFaultFiresOnlyAfterFlinksChecks(t *testing.T) {
+	for _, kind := range fault.Kinds(trace.M8) {
+		t.Run(string(kind), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startHarness(t)
+				te := h.newTaskExecutor("taskexecutor-0")
+				h.register(te)
+				require.NoError(t, h.faults.Inject(fault.Fault{Step: trace.M8, Kind: kind}))
+				offers := []gateway.SlotOffer{{AllocationID: api.NewAllocationID(), ResourceProfile: slotProfile}}
+
+				_, err := h.gw.OfferSlots(h.ctx, api.NewJobMasterID(), te.location.ResourceID, offers)
+				assert.ErrorIs(t, err, rpc.ErrFencingTokenMismatch)
+				_, err = h.gw.OfferSlots(h.ctx, h.jobMasterID, "taskexecutor-unknown", offers)
+				assert.EqualError(t, err, "Unknown TaskManager taskexecutor-unknown")
+				assert.Empty(t, h.faults.Fired(), "the fault fired before the checks")
+
+				ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+				defer cancel()
+				got, err := h.gw.OfferSlots(ctx, h.jobMasterID, te.location.ResourceID, offers)
+				switch kind {
+				case fault.SlotOfferRejected:
+					assert.NoError(t, err)
+				case fault.SlotOfferTimeout:
+					assert.ErrorIs(t, err, rpc.ErrTimeout)
+				}
+				assert.Empty(t, got, "nothing accepted")
+				require.Len(t, h.faults.Fired(), 1)
+				synctest.Wait()
+				assert.Empty(t, h.journal.of("SubmitTask"))
+
+				// Fired once: the offer made again is accepted.
+				got, err = h.gw.OfferSlots(h.ctx, h.jobMasterID, te.location.ResourceID, offers)
+				require.NoError(t, err)
+				assert.Equal(t, offers, got)
+			})
+		})
+	}
 }
 
 // A JobMaster that was created but never started (its runner was closed

@@ -120,27 +120,49 @@ func (jm *JobMaster) forgetResourceManager() {
 // reconnectToResourceManager closes the connection to the ResourceManager
 // and registers at the leader again (Flink: JobMaster#reconnectToResourceManager),
 // when the ResourceManager's heartbeat timed out. The ResourceManager is
-// told first (DisconnectJobManager, with the job's current status, so it
-// keeps the job's requirements), on the lane of our other messages to it.
-// The new registration starts once it has answered, or did not within the
-// RPC timeout: a disconnect that overtook it would make the ResourceManager
-// forget the new registration instead of the old one.
+// told first, with the job's current status, so it keeps the job's
+// requirements. The new registration starts once it has answered, or did
+// not within the RPC timeout: a disconnect that overtook it would make the
+// ResourceManager forget the new registration instead of the old one.
 func (jm *JobMaster) reconnectToResourceManager(cause error) {
-	rm := jm.rm
-	jm.log.Info(fmt.Sprintf("Close ResourceManager connection %s: %v", rm.resourceID, cause))
-	jm.forgetResourceManager()
-	jobID, status := jm.jobGraph.JobID, jm.scheduler.RequestJobStatus()
-	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, status, cause)
-	}, func(struct{}, error) {
+	jm.closeResourceManagerConnection(jm.scheduler.RequestJobStatus(), cause, func(error) {
 		if jm.rm == nil && jm.rmRegistration == nil { // nobody has connected meanwhile
 			jm.tryConnectToResourceManager()
 		}
 	})
 }
 
+// closeResourceManagerConnection closes the connection to the
+// ResourceManager (Flink's closeResourceManagerConnection and
+// dissolveResourceManagerConnection): "Close ResourceManager connection
+// <id>: <cause>", no more heartbeats, no more declarations, and the
+// ResourceManager is told (DisconnectJobManager) with the job's status. A
+// globally terminal status makes it clear the job's requirements; any
+// other keeps them for the job's next JobMaster. The call goes out on the
+// lane of the JobMaster's other messages to the ResourceManager, after
+// them; then runs on the main thread with its answer, or at once if no
+// connection was established. Main thread only.
+func (jm *JobMaster) closeResourceManagerConnection(status api.JobStatus, cause error, then func(error)) {
+	rm := jm.rm
+	if rm == nil {
+		then(nil)
+		return
+	}
+	jm.log.Info(fmt.Sprintf("Close ResourceManager connection %s: %v", rm.resourceID, cause))
+	jm.forgetResourceManager()
+	jobID := jm.jobGraph.JobID
+	rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, rm.gateway.DisconnectJobManager(ctx, rm.id, jobID, status, cause)
+	}, func(_ struct{}, err error) { then(err) })
+}
+
 // resourceManagerLane orders the JobMaster's messages to the
-// ResourceManager: declarations, then the final disconnect.
+// ResourceManager: the declarations of the job's requirements, in the
+// order they were made, then the disconnect. When the JobMaster stops, its
+// disconnects from the TaskExecutors go on the lane too, behind the last
+// declaration: a TaskExecutor frees the job's slots when it is
+// disconnected, and the ResourceManager must know by then that the job no
+// longer needs them (see disconnectTaskManagerResourceManagerConnections).
 const resourceManagerLane = "resourcemanager"
 
 // declareResourceRequirements sends the slot pool's requirements. A failed

@@ -19,10 +19,29 @@
 //	result, err := cluster.RequestJobResult(ctx, jobID)
 //
 // Start brings the services up in Flink's order: the BlobServer, the
-// ResourceManager (with its SlotManager), the Dispatcher, then the
-// TaskExecutors, which register at the ResourceManager on their own. Close
-// stops them in reverse order; it returns once every goroutine the cluster
-// started has ended.
+// ResourceManager (with its SlotManager), the Dispatcher and the REST
+// endpoint, then the TaskExecutors, which register at the ResourceManager
+// on their own. Close stops them in reverse order, except that the
+// TaskExecutors leave after the Dispatcher and before the ResourceManager;
+// it returns once every goroutine the cluster started has ended.
+//
+// The MiniCluster wires nothing by hand that a cluster of processes also
+// has: as Flink's MiniCluster, it builds the ResourceManager, the
+// Dispatcher and the REST endpoint with component.Create (Flink's
+// DispatcherResourceManagerComponentFactory#create) and each TaskExecutor
+// with taskmanagerrunner.StartTaskManager (Flink's
+// TaskManagerRunner#startTaskManager), the two functions a JobManager
+// process and a TaskManager process (package entrypoint) call. Its own
+// part is the services it passes them: an in-process RPC service,
+// embedded HA services, the BlobServer as every BlobCache's source, and
+// one ResultPartitionManager, so that records between TaskManagers stay
+// in memory.
+//
+// Differs from Flink: Flink's MiniCluster starts its TaskManagers before
+// the components and closes them all at the same time; here they start
+// after the components and close between the Dispatcher and the
+// ResourceManager, so that they say goodbye to a ResourceManager that
+// still runs.
 //
 // The trace of every job (steps m3…m11) is kept in Trace().
 //

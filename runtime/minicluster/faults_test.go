@@ -45,7 +45,7 @@ func TestAFaultAtEachStepFailsAsFlinkWouldAndTheJobRecovers(t *testing.T) {
 		wantDiag    string
 	}{
 		{fault.Fault{Step: trace.M3}, 0, 0, "Received JobGraph submission", "Dispatcher"},
-		{fault.Fault{Step: trace.M4}, api.JobFailed, 0, "Could not start the JobMaster for job", "JobMaster"},
+		{fault.Fault{Step: trace.M4}, api.JobFailed, 0, "JobInitializationException: Could not start the JobMaster.", "JobMaster"},
 		{fault.Fault{Step: trace.M5}, api.JobFinished, 0, "JobManager successfully registered at ResourceManager", "ResourceManager"},
 		{fault.Fault{Step: trace.M6}, api.JobFinished, 0, "Failed to declare resource requirements of job", "SlotPool"},
 		{fault.Fault{Step: trace.M7}, api.JobFinished, 1, "Could not acquire the minimum required resources, failing slot requests.", "SlotManager"},
@@ -53,7 +53,7 @@ func TestAFaultAtEachStepFailsAsFlinkWouldAndTheJobRecovers(t *testing.T) {
 		{fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout}, api.JobFinished, 0, "Offer reserved slots to the leader of job", "TaskExecutor"},
 		{fault.Fault{Step: trace.M9}, api.JobFinished, 1, "not responding after a rpcTimeout of 2s", "TaskExecutor"},
 		{fault.Fault{Step: trace.M10, Kind: fault.BlobUnavailable}, api.JobFinished, 1, "Failed to fetch BLOB", "BlobServer/BlobCache"},
-		{fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted}, api.JobFinished, 1, "BLOB checksum mismatch", "BlobServer/BlobCache"},
+		{fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted}, api.JobFinished, 1, "Detected data corruption during transfer", "BlobServer/BlobCache"},
 		{fault.Fault{Step: trace.M11}, api.JobFinished, 1, "switched from INITIALIZING to FAILED with failure cause", "Task"},
 	}
 	for _, tt := range tests {

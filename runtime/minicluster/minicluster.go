@@ -11,8 +11,8 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
-	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/entrypoint/component"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
@@ -20,13 +20,13 @@ import (
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
-	"flinklab/runtime/jobmaster"
 	"flinklab/runtime/network"
 	"flinklab/runtime/registration"
 	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/taskexecutor"
+	"flinklab/runtime/taskexecutor/taskmanagerrunner"
 	"flinklab/runtime/trace"
 )
 
@@ -85,12 +85,8 @@ type MiniCluster struct {
 	ha               *highavailability.EmbeddedHaServices
 	blobServer       *blob.BlobServer
 	partitionManager *network.ResultPartitionManager
-	resourceManager  *resourcemanager.ResourceManager
-	dispatcher       *dispatcher.Dispatcher
-	restServer       *rest.Server
-	taskExecutors    []*taskexecutor.TaskExecutor
-	jobGraphStore    jobmanager.JobGraphStore
-	blobCaches       []*blob.PermanentBlobCache
+	components       *component.DispatcherResourceManagerComponent
+	taskManagers     []*taskmanagerrunner.TaskManager
 }
 
 // New returns a cluster that is not started.
@@ -140,10 +136,12 @@ func (c *MiniCluster) start() error {
 		}
 		c.cfg.WorkingDir, c.ownWorkDir = dir, true
 	}
+
+	// The cluster services every component uses (Flink's MiniCluster#start
+	// makes the same before it builds the components).
 	c.rpc = rpc.NewLocalService()
 	c.ha = highavailability.NewEmbeddedHaServices()
 	c.partitionManager = network.NewResultPartitionManager()
-
 	blobServer, err := blob.NewBlobServer(blob.ServerConfig{
 		StorageDir: filepath.Join(c.cfg.WorkingDir, "blobserver"),
 		Logger:     c.cfg.Logger,
@@ -153,73 +151,19 @@ func (c *MiniCluster) start() error {
 	}
 	c.blobServer = blobServer
 
-	rm, err := resourcemanager.New(resourcemanager.Config{
-		ResourceID:            api.NewResourceID("resourcemanager"),
-		RPCTimeout:            c.cfg.RPCTimeout,
-		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
-		Heartbeat:             c.cfg.Heartbeat,
-		StartUpPeriod:         c.cfg.StartUpPeriod,
-		Logger:                c.cfg.Logger,
-	}, resourcemanager.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults})
-	if err != nil {
-		return err
-	}
-	if err := rm.Start(); err != nil {
-		return err
-	}
-	c.resourceManager = rm
-
-	jobGraphStore, err := jobmanager.NewFileJobGraphStore(filepath.Join(c.cfg.WorkingDir, "jobgraphs"))
-	if err != nil {
-		return err
-	}
-	c.jobGraphStore = jobGraphStore
-	d, err := dispatcher.New(dispatcher.Config{Logger: c.cfg.Logger}, dispatcher.Deps{
-		RPC:                    c.rpc,
-		JobGraphStore:          jobGraphStore,
-		JobResultStore:         c.ha.JobResultStore(),
-		CreateJobManagerRunner: c.createJobManagerRunner,
-		Trace:                  c.trace,
-		Faults:                 c.faults,
+	// The ResourceManager, the Dispatcher and the REST endpoint, built as
+	// in a JobManager process.
+	components, err := component.Create(c.componentConfig(), component.Deps{
+		RPC:        c.rpc,
+		HA:         c.ha,
+		BlobServer: c.blobServer,
+		Trace:      c.trace,
+		Faults:     c.faults,
 	})
 	if err != nil {
 		return err
 	}
-	if err := d.Start(); err != nil {
-		return err
-	}
-	c.dispatcher = d
-
-	if c.cfg.REST != nil {
-		restCfg := *c.cfg.REST
-		if restCfg.Logger == nil {
-			restCfg.Logger = c.cfg.Logger
-		}
-		server, err := rest.NewServer(restCfg, rest.Deps{
-			Dispatcher:      d,
-			ResourceManager: c.resourceManager,
-			BlobServer:      c.blobServer,
-			Programs:        client.StreamingProgramRunner{},
-			Trace:           c.trace,
-			Faults:          c.faults,
-			// What the cluster was started with, under Flink's keys, for
-			// GET /jobmanager/config (heartbeat.* in ms, as Flink reads them).
-			Configuration: map[string]string{
-				"minicluster.number-of-taskmanagers": fmt.Sprint(c.cfg.NumTaskManagers),
-				"taskmanager.numberOfTaskSlots":      fmt.Sprint(c.cfg.NumSlotsPerTaskManager),
-				"heartbeat.interval":                 fmt.Sprint(c.cfg.Heartbeat.Interval.Milliseconds()),
-				"heartbeat.timeout":                  fmt.Sprint(c.cfg.Heartbeat.Timeout.Milliseconds()),
-				"heartbeat.rpc-failure-threshold":    fmt.Sprint(c.cfg.Heartbeat.RPCFailureThreshold),
-			},
-		})
-		if err != nil {
-			return err
-		}
-		if err := server.Start(); err != nil {
-			return err
-		}
-		c.restServer = server
-	}
+	c.components = components
 
 	for i := range c.cfg.NumTaskManagers {
 		if err := c.startTaskExecutor(i); err != nil {
@@ -229,38 +173,62 @@ func (c *MiniCluster) start() error {
 	return nil
 }
 
+// componentConfig is what the JobManager's components are made with: the
+// cluster's Config, and what GET /jobmanager/config lists of it.
+func (c *MiniCluster) componentConfig() component.Config {
+	return component.Config{
+		WorkingDir:            c.cfg.WorkingDir,
+		RPCTimeout:            c.cfg.RPCTimeout,
+		Heartbeat:             c.cfg.Heartbeat,
+		Registration:          c.cfg.Registration,
+		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
+		StartUpPeriod:         c.cfg.StartUpPeriod,
+		RestartStrategy:       c.cfg.RestartStrategy,
+		SlotRequestTimeout:    c.cfg.SlotRequestTimeout,
+		REST:                  c.cfg.REST,
+		// Under Flink's keys, heartbeat.* in ms, as Flink reads them.
+		Configuration: map[string]string{
+			"minicluster.number-of-taskmanagers": fmt.Sprint(c.cfg.NumTaskManagers),
+			"taskmanager.numberOfTaskSlots":      fmt.Sprint(c.cfg.NumSlotsPerTaskManager),
+			"heartbeat.interval":                 fmt.Sprint(c.cfg.Heartbeat.Interval.Milliseconds()),
+			"heartbeat.timeout":                  fmt.Sprint(c.cfg.Heartbeat.Timeout.Milliseconds()),
+			"heartbeat.rpc-failure-threshold":    fmt.Sprint(c.cfg.Heartbeat.RPCFailureThreshold),
+		},
+		Logger: c.cfg.Logger,
+	}
+}
+
+// startTaskExecutor starts the i-th TaskManager as a TaskManager process
+// starts its one (taskmanagerrunner.StartTaskManager), in this process:
+// its BlobCache fetches from the BlobServer directly, and its partitions
+// are read in-process.
 func (c *MiniCluster) startTaskExecutor(i int) error {
 	resourceID := api.ResourceID(fmt.Sprintf("taskexecutor-%d", i))
-	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
-		StorageDir:    filepath.Join(c.cfg.WorkingDir, string(resourceID), "blobcache"),
-		Source:        c.blobServer,
-		ServerAddress: c.blobServer.Address(),
-		Logger:        c.cfg.Logger,
-		Faults:        c.faults,
-	})
-	if err != nil {
-		return err
-	}
-	c.blobCaches = append(c.blobCaches, cache)
 	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: c.partitionManager})
 	if err != nil {
 		return err
 	}
-	te, err := taskexecutor.New(taskexecutor.Config{
-		ResourceID:    resourceID,
-		NumberOfSlots: c.cfg.NumSlotsPerTaskManager,
-		RPCTimeout:    c.cfg.RPCTimeout,
-		Registration:  c.cfg.Registration,
-		Heartbeat:     c.cfg.Heartbeat,
-		Logger:        c.cfg.Logger,
-	}, taskexecutor.Deps{RPC: c.rpc, HA: c.ha, BlobCache: cache, Shuffle: shuffle, Trace: c.trace, Faults: c.faults})
+	tm, err := taskmanagerrunner.StartTaskManager(taskmanagerrunner.Config{
+		ResourceID:     resourceID,
+		NumberOfSlots:  c.cfg.NumSlotsPerTaskManager,
+		RPCTimeout:     c.cfg.RPCTimeout,
+		Registration:   c.cfg.Registration,
+		Heartbeat:      c.cfg.Heartbeat,
+		BlobStorageDir: filepath.Join(c.cfg.WorkingDir, string(resourceID), "blobcache"),
+		Logger:         c.cfg.Logger,
+	}, taskmanagerrunner.Deps{
+		RPC:               c.rpc,
+		HA:                c.ha,
+		BlobSource:        c.blobServer,
+		BlobServerAddress: c.blobServer.Address(),
+		Shuffle:           shuffle,
+		Trace:             c.trace,
+		Faults:            c.faults,
+	})
 	if err != nil {
 		return err
 	}
-	if err := te.Start(); err != nil {
-		return err
-	}
-	c.taskExecutors = append(c.taskExecutors, te)
+	c.taskManagers = append(c.taskManagers, tm)
 	return nil
 }
 
@@ -269,21 +237,7 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 // the first ones did, and its slots go to the jobs that wait for slots.
 // Call it from one goroutine at a time, not concurrently with Close.
 func (c *MiniCluster) StartTaskManager() error {
-	return c.startTaskExecutor(len(c.taskExecutors))
-}
-
-// createJobManagerRunner is the Dispatcher's JobManagerRunnerFactory: a
-// runner whose JobMasters are real JobMasters of this cluster, created as
-// in a JobManager process (jobmaster.CreateJobManagerRunner).
-func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
-	return jobmaster.CreateJobManagerRunner(g, jobmaster.Config{
-		RPCTimeout:         c.cfg.RPCTimeout,
-		Registration:       c.cfg.Registration,
-		RestartStrategy:    c.cfg.RestartStrategy,
-		Heartbeat:          c.cfg.Heartbeat,
-		SlotRequestTimeout: c.cfg.SlotRequestTimeout,
-		Logger:             c.cfg.Logger,
-	}, jobmaster.Deps{RPC: c.rpc, HA: c.ha, Trace: c.trace, Faults: c.faults})
+	return c.startTaskExecutor(len(c.taskManagers))
 }
 
 // Close stops the cluster in the order Flink's MiniCluster does: first the
@@ -293,25 +247,15 @@ func (c *MiniCluster) createJobManagerRunner(g *jobgraph.JobGraph) (jobmanager.J
 // returns once every goroutine the cluster started has ended.
 func (c *MiniCluster) Close() error {
 	var errs []error
-	if c.restServer != nil {
-		errs = append(errs, c.restServer.Close(context.Background()))
-		c.restServer = nil
+	if c.components != nil {
+		errs = append(errs, c.components.CloseDispatcher())
 	}
-	if c.dispatcher != nil {
-		errs = append(errs, c.dispatcher.Close())
-		c.dispatcher = nil
+	for _, tm := range c.taskManagers {
+		errs = append(errs, tm.Close())
 	}
-	for _, te := range c.taskExecutors {
-		errs = append(errs, te.Close())
-	}
-	c.taskExecutors = nil
-	for _, cache := range c.blobCaches {
-		errs = append(errs, cache.Close())
-	}
-	c.blobCaches = nil
-	if c.resourceManager != nil {
-		c.resourceManager.Close()
-		c.resourceManager = nil
+	c.taskManagers = nil
+	if c.components != nil {
+		errs = append(errs, c.components.Close())
 	}
 	if c.blobServer != nil {
 		errs = append(errs, c.blobServer.Close())
@@ -327,20 +271,39 @@ func (c *MiniCluster) Close() error {
 // RESTAddress returns the host:port the REST endpoint listens on, or "" when
 // the cluster has none.
 func (c *MiniCluster) RESTAddress() string {
-	if c.restServer == nil {
+	if c.components == nil {
 		return ""
 	}
-	return c.restServer.Address()
+	return c.components.RESTAddress()
 }
 
 // Dispatcher returns the cluster's front door.
-func (c *MiniCluster) Dispatcher() gateway.DispatcherGateway { return c.dispatcher }
+func (c *MiniCluster) Dispatcher() gateway.DispatcherGateway { return c.dispatcher() }
+
+// dispatcher is the cluster's Dispatcher; nil before Start and after Close.
+func (c *MiniCluster) dispatcher() *dispatcher.Dispatcher {
+	if c.components == nil {
+		return nil
+	}
+	return c.components.Dispatcher()
+}
 
 // ResourceManager returns the cluster's ResourceManager.
-func (c *MiniCluster) ResourceManager() *resourcemanager.ResourceManager { return c.resourceManager }
+func (c *MiniCluster) ResourceManager() *resourcemanager.ResourceManager {
+	if c.components == nil {
+		return nil
+	}
+	return c.components.ResourceManager()
+}
 
 // TaskExecutors returns the cluster's TaskExecutors.
-func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor { return c.taskExecutors }
+func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor {
+	tes := make([]*taskexecutor.TaskExecutor, len(c.taskManagers))
+	for i, tm := range c.taskManagers {
+		tes[i] = tm.TaskExecutor
+	}
+	return tes
+}
 
 // KillTaskManager simulates kill -9 of the i-th TaskManager (0 ≤ i <
 // len(TaskExecutors())): its TaskExecutor stops answering at once, its tasks
@@ -350,13 +313,18 @@ func (c *MiniCluster) TaskExecutors() []*taskexecutor.TaskExecutor { return c.ta
 // strategy allows it. The killed TaskExecutor stays in TaskExecutors;
 // Close releases what is left of it.
 func (c *MiniCluster) KillTaskManager(i int) {
-	te := c.taskExecutors[i]
+	te := c.taskManagers[i].TaskExecutor
 	c.log.Info(fmt.Sprintf("Killing TaskManager %s.", te.ResourceID()))
 	te.Kill()
 }
 
 // JobGraphStore returns where the Dispatcher persists submitted jobs.
-func (c *MiniCluster) JobGraphStore() jobmanager.JobGraphStore { return c.jobGraphStore }
+func (c *MiniCluster) JobGraphStore() jobmanager.JobGraphStore {
+	if c.components == nil {
+		return nil
+	}
+	return c.components.JobGraphStore()
+}
 
 // BlobServer returns the cluster's BlobServer: the REST endpoint stores a
 // job's jar there before it submits the job, and the TaskExecutors fetch it
@@ -384,7 +352,7 @@ func (c *MiniCluster) UploadJar(g *jobgraph.JobGraph, jar []byte) error {
 
 // SubmitJob submits a job through the Dispatcher.
 func (c *MiniCluster) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) (api.JobID, error) {
-	if err := c.dispatcher.SubmitJob(ctx, g); err != nil {
+	if err := c.dispatcher().SubmitJob(ctx, g); err != nil {
 		return api.JobID{}, err
 	}
 	return g.JobID, nil
@@ -392,15 +360,15 @@ func (c *MiniCluster) SubmitJob(ctx context.Context, g *jobgraph.JobGraph) (api.
 
 // RequestJobResult waits until the job is globally terminal.
 func (c *MiniCluster) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
-	return c.dispatcher.RequestJobResult(ctx, jobID)
+	return c.dispatcher().RequestJobResult(ctx, jobID)
 }
 
 // RequestJobStatus returns a job's status.
 func (c *MiniCluster) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
-	return c.dispatcher.RequestJobStatus(ctx, jobID)
+	return c.dispatcher().RequestJobStatus(ctx, jobID)
 }
 
 // CancelJob cancels a job.
 func (c *MiniCluster) CancelJob(ctx context.Context, jobID api.JobID) error {
-	return c.dispatcher.CancelJob(ctx, jobID)
+	return c.dispatcher().CancelJob(ctx, jobID)
 }

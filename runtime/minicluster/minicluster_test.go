@@ -297,7 +297,8 @@ func TestClosingTheClusterSuspendsRunningJobs(t *testing.T) {
 		resultStore := cluster.ha.JobResultStore()
 		require.NoError(t, cluster.Close())
 		assert.False(t, resultStore.HasJobResultEntry(jobID), "a suspended job has no result")
-		assert.NotContains(t, logs.String(), "reached terminal state")
+		assert.Contains(t, logs.String(), "Job "+jobID.String()+" reached terminal state SUSPENDED.")
+		assert.Equal(t, 1, strings.Count(logs.String(), "reached terminal state"), "SUSPENDED is the job's only end")
 	})
 }
 

@@ -56,7 +56,7 @@ func TestAJobThatCannotReachTheResourceManagerFailsAfterTheSlotRequestTimeout(t 
 		assertInOrder(t, logs.String(),
 			"Connecting to ResourceManager",
 			"Injecting fault resourcemanager-unreachable at step m5",
-			"switched from SCHEDULED to FAILED on (unassigned).",
+			"switched from SCHEDULED to FAILED on [unassigned resource].",
 			bulkNotFulfillable,
 			"switched from state RUNNING to FAILING.",
 			"switched from state FAILING to FAILED.")

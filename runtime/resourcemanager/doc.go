@@ -20,22 +20,32 @@
 //
 //	New ──► Start ──► (granted leadership) ──► leading ──► (revoked) ──► standby ──► ... ──► Close
 //
-// Start registers the ResourceManager in the rpc.Service under
-// "resourcemanager_0", starts its main thread and enters the leader
-// election (it is a highavailability.LeaderContender). When leadership is
-// granted, on the main thread, the ResourceManager:
+// Start logs "Starting resource manager service.", registers the
+// ResourceManager in the rpc.Service under "resourcemanager_0", starts its
+// main thread and enters the leader election (it is a
+// highavailability.LeaderContender). When leadership is granted, on the
+// main thread, the ResourceManager:
 //
-//  1. turns the leader session ID into its fencing token, the
-//     api.ResourceManagerID;
+//  1. logs "Resource manager service is granted leadership with session
+//     id <session>." and turns the leader session ID into its fencing
+//     token, the api.ResourceManagerID;
 //  2. logs "Starting the resource manager." and starts its SlotManager
 //     ("Starting the slot manager.");
 //  3. confirms the leadership with its address. Only now does leader
 //     retrieval tell JobMasters and TaskExecutors where the ResourceManager
 //     is and which ResourceManagerID to put into their calls.
 //
-// When leadership is revoked it suspends the SlotManager and forgets every
-// registration: JobMasters and TaskExecutors register again with the next
-// leader. Close leaves the election and stops the main thread.
+// When leadership is revoked ("Resource manager service is revoked
+// leadership with session id <session>.") it suspends the SlotManager and
+// forgets every registration: JobMasters and TaskExecutors register again
+// with the next leader. Close logs "Stopping resource manager service.",
+// leaves the election (the revocation that follows is ignored: "Resource
+// manager service is not running. Ignore revoking leadership.") and stops
+// the main thread.
+//
+// The leadership lines are those of Flink's ResourceManagerServiceImpl and
+// carry its logger name; "Starting the resource manager." is
+// ResourceManager#onStart's and carries StandaloneResourceManager.
 //
 // # The messages it handles
 //

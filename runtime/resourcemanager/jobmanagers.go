@@ -114,6 +114,12 @@ func (rm *ResourceManager) DeclareRequiredResources(ctx context.Context, rmID ap
 		if err := rm.declareRequiredResources(jobMasterID, requirements); err != nil {
 			return struct{}{}, err
 		}
+		if len(requirements.Requirements) == 0 {
+			// The job needs no slots any more (it has ended, or gave up its
+			// requests): not a step of the submission. The SlotManager
+			// logs "Clearing resource requirements of job …".
+			return struct{}{}, nil
+		}
 		// Step m6: the job's requirements reached the ResourceManager; the
 		// SlotManager matches them to free slots after its check delay.
 		rm.deps.Trace.Emit(trace.M6, "JobMaster", "ResourceManager", requirements.JobID,
@@ -148,9 +154,14 @@ func (rm *ResourceManager) declareRequiredResources(jobMasterID api.JobMasterID,
 }
 
 // DisconnectJobManager tells the ResourceManager that a job's JobMaster is
-// gone. If the job reached a globally terminal state its requirements are
-// cleared; otherwise (the JobMaster lost leadership, the job is suspended)
-// they stay for the job's next JobMaster, as in Flink.
+// gone: the last thing a JobMaster does when it stops, after it has
+// disconnected from its TaskExecutors. If the job reached a globally
+// terminal state its requirements are cleared (Flink: removeJob, then
+// closeJobManagerConnection with ResourceRequirementHandling.CLEAR);
+// otherwise (the JobMaster lost leadership, the job is suspended) they
+// stay for the job's next JobMaster (RETAIN). Either way the line is
+// Flink's: "Disconnect job manager <JobMasterID>@<address> for job <id>
+// from the resource manager."
 func (rm *ResourceManager) DisconnectJobManager(ctx context.Context, rmID api.ResourceManagerID, jobID api.JobID,
 	jobStatus api.JobStatus, cause error) error {
 	_, err := rpc.CallFenced(ctx, rm.FencedEndpoint, rmID, func() (struct{}, error) {

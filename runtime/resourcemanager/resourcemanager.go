@@ -86,14 +86,22 @@ type Deps struct {
 type ResourceManager struct {
 	*rpc.FencedEndpoint[api.ResourceManagerID]
 
-	cfg      Config
-	deps     Deps
-	log      *slog.Logger
-	address  string
-	election highavailability.LeaderElection
+	cfg  Config
+	deps Deps
+	log  *slog.Logger
+	// serviceLog logs the lines of Flink's ResourceManagerServiceImpl, the
+	// leader contender that starts and stops the ResourceManager as
+	// leadership comes and goes (its logger name is that class's).
+	serviceLog *slog.Logger
+	address    string
+	election   highavailability.LeaderElection
 	// registered is set once the ResourceManager serves at address.
 	registered atomic.Bool
-	stopOnce   sync.Once
+	// running is Flink's ResourceManagerServiceImpl.running: set by Start,
+	// cleared by Close. A revocation that arrives when it is clear (Close
+	// leaving the election revokes the leader) is ignored, as in Flink.
+	running  atomic.Bool
+	stopOnce sync.Once
 
 	// ---- main thread only ----
 	slotManager *slotmanager.FineGrainedSlotManager
@@ -147,6 +155,7 @@ func New(cfg Config, deps Deps) (*ResourceManager, error) {
 		cfg:                     cfg,
 		deps:                    deps,
 		log:                     base.With("logger", "StandaloneResourceManager"),
+		serviceLog:              base.With("logger", "ResourceManagerServiceImpl"),
 		address:                 deps.RPC.Address(EndpointName),
 		election:                deps.HA.ResourceManagerLeaderElection(),
 		jobManagerRegistrations: make(map[api.JobID]*jobManagerRegistration),
@@ -180,6 +189,8 @@ func (rm *ResourceManager) ResourceID() api.ResourceID { return rm.cfg.ResourceI
 // accept calls) once leadership is granted; JobMasters and TaskExecutors
 // learn its address and ResourceManagerID from leader retrieval.
 func (rm *ResourceManager) Start() error {
+	rm.running.Store(true)
+	rm.serviceLog.Info("Starting resource manager service.")
 	if err := rm.deps.RPC.Register(rm.address, rm); err != nil {
 		return fmt.Errorf("start resource manager: %w", err)
 	}
@@ -197,6 +208,9 @@ func (rm *ResourceManager) Start() error {
 // dropped.
 func (rm *ResourceManager) Close() {
 	rm.stopOnce.Do(func() {
+		if rm.running.Swap(false) {
+			rm.serviceLog.Info("Stopping resource manager service.")
+		}
 		if err := rm.election.Close(); err != nil {
 			rm.log.Warn("Could not properly close the leader election.", "error", err)
 		}
@@ -204,7 +218,6 @@ func (rm *ResourceManager) Close() {
 			rm.deps.RPC.Unregister(rm.address)
 		}
 		rm.Endpoint.Close(func() {
-			rm.log.Info("Stopping the resource manager.")
 			rm.stopHeartbeatServices()
 			rm.slotManager.Close()
 		})
@@ -221,16 +234,20 @@ func (rm *ResourceManager) GrantLeadership(sessionID api.LeaderSessionID) {
 // RevokeLeadership is called by the leader election when this
 // ResourceManager is no longer the leader.
 func (rm *ResourceManager) RevokeLeadership() {
-	rm.RunAsync(rm.stopLeadership)
+	rm.RunAsync(rm.revokeLeadership)
 }
 
-// startNewLeadership runs on the main thread when leadership is granted.
+// startNewLeadership runs on the main thread when leadership is granted
+// (Flink: ResourceManagerServiceImpl#grantLeadership, which starts a new
+// ResourceManager whose onStart logs "Starting the resource manager.").
 func (rm *ResourceManager) startNewLeadership(sessionID api.LeaderSessionID) {
-	if !rm.FencingToken().IsZero() {
-		rm.stopLeadership() // granted again: start from a clean slate
+	if !rm.running.Load() {
+		rm.serviceLog.Info(fmt.Sprintf("Resource manager service is not running. Ignore granting leadership with session ID %s.", sessionID))
+		return
 	}
+	rm.serviceLog.Info(fmt.Sprintf("Resource manager service is granted leadership with session id %s.", sessionID))
+	rm.stopLeadership() // granted again while leading: start from a clean slate
 	rmID := api.ResourceManagerID(sessionID)
-	rm.log.Info(fmt.Sprintf("ResourceManager %s was granted leadership with fencing token %s", rm.address, rmID))
 	rm.SetFencingToken(rmID)
 
 	rm.log.Info("Starting the resource manager.")
@@ -284,14 +301,38 @@ func (rm *ResourceManager) notEnoughResourceAvailable(jobID api.JobID, acquired 
 	})
 }
 
-// stopLeadership runs on the main thread when leadership is revoked: it
-// forgets every registration, since JobMasters and TaskExecutors register
-// anew with the next leader.
+// revokeLeadership runs on the main thread when leadership is revoked
+// (Flink: ResourceManagerServiceImpl#revokeLeadership). A standalone
+// ResourceManager supports several leader sessions, so it stays up and
+// waits to be granted leadership again.
+func (rm *ResourceManager) revokeLeadership() {
+	if !rm.running.Load() {
+		rm.serviceLog.Info("Resource manager service is not running. Ignore revoking leadership.")
+		return
+	}
+	rm.serviceLog.Info(fmt.Sprintf("Resource manager service is revoked leadership with session id %s.",
+		leaderSessionIDOrNull(rm.FencingToken())))
+	rm.stopLeadership()
+}
+
+// leaderSessionIDOrNull prints the session of a leadership as Flink prints
+// ResourceManagerServiceImpl's leaderSessionID: "null" when there is none.
+func leaderSessionIDOrNull(rmID api.ResourceManagerID) string {
+	if rmID.IsZero() {
+		return "null"
+	}
+	return rmID.String()
+}
+
+// stopLeadership ends the current leadership, if any (Flink:
+// ResourceManagerServiceImpl#stopLeaderResourceManager, which closes the
+// leader's ResourceManager): it forgets every registration, since
+// JobMasters and TaskExecutors register anew with the next leader, and
+// clears the fencing token.
 func (rm *ResourceManager) stopLeadership() {
 	if rm.FencingToken().IsZero() {
 		return
 	}
-	rm.log.Info(fmt.Sprintf("ResourceManager %s was revoked leadership. Clearing fencing token.", rm.address))
 	rm.stopHeartbeatServices()
 	rm.slotManager.Suspend()
 	clear(rm.jobManagerRegistrations)

@@ -607,3 +607,57 @@ func TestStartFailsWhenTheAddressIsTaken(t *testing.T) {
 	_, err = svc.Connect(context.Background(), svc.Address(EndpointName))
 	assert.NoError(t, err, "Close leaves the other endpoint's registration alone")
 }
+
+// The leadership lines are Flink's, word for word, at INFO and under
+// Flink's logger names: ResourceManagerServiceImpl's for the service that
+// follows the leadership (start, grantLeadership, revokeLeadership,
+// closeAsync), the ResourceManager's own for ResourceManager#onStart.
+func TestLeadershipIsLoggedWithFlinksLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startCluster(t)
+		first := c.rmID
+		c.rm.RevokeLeadership()
+		synctest.Wait()
+		c.rm.RevokeLeadership() // no leadership left to revoke
+		synctest.Wait()
+		second := api.NewLeaderSessionID()
+		c.rm.GrantLeadership(second)
+		synctest.Wait()
+		c.rm.Close()
+
+		const service, rm = "ResourceManagerServiceImpl", "StandaloneResourceManager"
+		want := []struct{ logger, msg string }{
+			{service, "Starting resource manager service."},
+			{service, "Resource manager service is granted leadership with session id " + first.String() + "."},
+			{rm, "Starting the resource manager."},
+			{service, "Resource manager service is revoked leadership with session id " + first.String() + "."},
+			{service, "Resource manager service is revoked leadership with session id null."},
+			{service, "Resource manager service is granted leadership with session id " + second.String() + "."},
+			{rm, "Starting the resource manager."},
+			{service, "Stopping resource manager service."},
+			{service, "Resource manager service is not running. Ignore revoking leadership."},
+		}
+		var got []struct{ logger, msg string }
+		for _, r := range c.logs.Records() {
+			if r.Level == "INFO" && (r.Logger == service || strings.HasSuffix(r.Msg, "the resource manager.")) {
+				got = append(got, struct{ logger, msg string }{r.Logger, r.Msg})
+			}
+		}
+		assert.Equal(t, want, got)
+	})
+}
+
+// A grant that arrives after Close has begun is ignored with Flink's line.
+func TestAGrantAfterCloseIsIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startCluster(t)
+		defer c.rm.Close()
+		c.rm.running.Store(false) // as Close does first
+		session := api.NewLeaderSessionID()
+		c.rm.GrantLeadership(session)
+		synctest.Wait()
+		assert.Equal(t, []string{"Resource manager service is not running. Ignore granting leadership with session ID " + session.String() + "."},
+			c.logs.Messages("Resource manager service is not running."))
+		assert.Equal(t, c.rmID, c.rm.FencingToken(), "the leadership it had is untouched")
+	})
+}

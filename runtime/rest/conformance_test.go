@@ -334,9 +334,10 @@ func fakeEndedJobs(h *harness, ended map[api.JobID]*gateway.ArchivedExecutionGra
 		return nil, fmt.Errorf("%w: Could not find Flink job (%s)", gateway.ErrJobNotFound, id)
 	}
 	d.CancelJobFunc = func(_ context.Context, id api.JobID) error {
-		if g, ok := ended[id]; ok {
-			return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-				gateway.ErrJobAlreadyTerminated, g.State)
+		if g, ok := ended[id]; ok && g.State != api.JobCanceled {
+			return &gateway.JobTerminatedWithoutCancellationException{JobID: id, JobStatus: g.State}
+		} else if ok {
+			return nil // as Flink's Dispatcher acknowledges a job CANCELED already
 		}
 		_, err := d.RequestJobFunc(context.Background(), id)
 		return err

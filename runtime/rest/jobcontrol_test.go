@@ -75,14 +75,13 @@ func TestCancelJob(t *testing.T) {
 }
 
 // TestCancelJobAnswersLikeFlink: every way a cancellation can fail gets
-// the status and message of Flink's JobCancellationHandler; a job that is
-// CANCELED already is acknowledged, as Flink's Dispatcher does.
+// the status and message of Flink's JobCancellationHandler. (A job that is
+// CANCELED already is acknowledged by the Dispatcher itself.)
 func TestCancelJobAnswersLikeFlink(t *testing.T) {
 	jobID := api.NewJobID()
 	terminated := func(state api.JobStatus) func(context.Context, api.JobID) error {
-		return func(context.Context, api.JobID) error {
-			return fmt.Errorf("%w: Job cancellation failed because the job has already reached another terminal state (%s).",
-				gateway.ErrJobAlreadyTerminated, state)
+		return func(_ context.Context, id api.JobID) error {
+			return &gateway.JobTerminatedWithoutCancellationException{JobID: id, JobStatus: state}
 		}
 	}
 	tests := []struct {
@@ -90,22 +89,17 @@ func TestCancelJobAnswersLikeFlink(t *testing.T) {
 		query      string
 		jobID      string // "" means jobID
 		cancel     func(context.Context, api.JobID) error
-		status     api.JobStatus // what RequestJobStatus answers
 		wantStatus int
 		wantErrors []string // nil: not checked
 		wantCalled bool     // whether the Dispatcher was asked to cancel
 	}{
 		{
-			name: "a job that is CANCELED already", cancel: terminated(api.JobCanceled), status: api.JobCanceled,
-			wantStatus: http.StatusAccepted, wantCalled: true,
-		},
-		{
-			name: "a job that FINISHED", cancel: terminated(api.JobFinished), status: api.JobFinished,
+			name: "a job that FINISHED", cancel: terminated(api.JobFinished),
 			wantStatus: http.StatusConflict, wantCalled: true,
 			wantErrors: []string{"Job cancellation failed because the job has already reached another terminal state (FINISHED)."},
 		},
 		{
-			name: "a job that FAILED", cancel: terminated(api.JobFailed), status: api.JobFailed,
+			name: "a job that FAILED", cancel: terminated(api.JobFailed),
 			wantStatus: http.StatusConflict, wantCalled: true,
 			wantErrors: []string{"Job cancellation failed because the job has already reached another terminal state (FAILED)."},
 		},
@@ -150,7 +144,6 @@ func TestCancelJobAnswersLikeFlink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.dispatcher.CancelJobFunc = tt.cancel
-			h.dispatcher.RequestJobStatusFunc = func(context.Context, api.JobID) (api.JobStatus, error) { return tt.status, nil }
 			r := h.patch("/jobs/" + cmpOr(tt.jobID, jobID.String()) + tt.query)
 			assert.Equal(t, tt.wantStatus, r.status, string(r.body))
 			if tt.wantErrors != nil {

@@ -394,26 +394,15 @@ func (s *Server) handleJobCancel(_ http.ResponseWriter, r *http.Request) (any, e
 	}
 
 	err = s.deps.Dispatcher.CancelJob(r.Context(), jobID)
+	var terminated *gateway.JobTerminatedWithoutCancellationException
 	switch {
 	case err == nil:
-		s.log.Info(fmt.Sprintf("Cancelling job %s.", jobID))
 		return accepted{EmptyResponseBody{}}, nil
 	case errors.Is(err, gateway.ErrJobNotFound):
 		return nil, withMessages(err, "Job could not be found.")
-	case errors.Is(err, gateway.ErrJobAlreadyTerminated):
-		// Flink's Dispatcher acknowledges cancelling a job that is
-		// CANCELED already; ours refuses every job that has ended, so the
-		// handler asks how this one ended.
-		status, statusErr := s.deps.Dispatcher.RequestJobStatus(r.Context(), jobID)
-		switch {
-		case statusErr != nil:
-			return nil, fmt.Errorf("Job cancellation failed: %w", errors.Join(err, statusErr))
-		case status == api.JobCanceled:
-			return accepted{EmptyResponseBody{}}, nil
-		default:
-			return nil, conflict(fmt.Sprintf(
-				"Job cancellation failed because the job has already reached another terminal state (%s).", status))
-		}
+	case errors.As(err, &terminated):
+		return nil, conflict(fmt.Sprintf(
+			"Job cancellation failed because the job has already reached another terminal state (%s).", terminated.JobStatus))
 	case errors.Is(err, rpc.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return nil, timedOut("Job cancellation timed out.", err.Error())
 	default:

@@ -352,8 +352,15 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 	return nil
 }
 
-// transitionExecution moves an execution and logs it as Flink does. An
-// illegal move is a bug in the scheduler and panics.
+// transitionExecution moves an execution and logs it as Flink's
+// Execution#transitionState does: the subtask's name without the attempt
+// number, the attempt ID, and with a cause the attempt's location
+// ("[unassigned resource]" without a slot):
+//
+//	Map (2/4) (<attempt id>) switched from RUNNING to FINISHED.
+//	Map (2/4) (<attempt id>) switched from SCHEDULED to FAILED on [unassigned resource].
+//
+// An illegal move is a bug in the scheduler and panics.
 func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to api.ExecutionState, cause error) {
 	from := e.State()
 	var err error
@@ -365,14 +372,12 @@ func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to a
 	if err != nil {
 		panic(fmt.Sprintf("scheduler: %v", err))
 	}
+	name := e.Vertex().TaskNameWithSubtaskIndex()
 	if cause != nil {
-		location := "(unassigned)"
-		if slot, ok := e.AssignedSlot(); ok {
-			location = fmt.Sprintf("%s @ %s", slot.TaskManagerLocation.ResourceID, slot.TaskManagerLocation.Address)
-		}
-		s.graphLog.Info(fmt.Sprintf("%s switched from %s to %s on %s.", e, from, to, location), "cause", cause.Error())
+		s.graphLog.Info(fmt.Sprintf("%s (%s) switched from %s to %s on %s.", name, e.AttemptID(), from, to, e.LocationInformation()),
+			"cause", cause.Error())
 	} else {
-		s.graphLog.Info(fmt.Sprintf("%s switched from %s to %s.", e, from, to))
+		s.graphLog.Info(fmt.Sprintf("%s (%s) switched from %s to %s.", name, e.AttemptID(), from, to))
 	}
 }
 
@@ -455,22 +460,40 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 }
 
 // Cancel moves the job to CANCELLING, cancels every task and finishes
-// CANCELED once all have stopped.
+// CANCELED once all have stopped (Flink: DefaultExecutionGraph#cancel).
+//
+// A FAILING job is cancelled too: failJob is cancelling its tasks already,
+// so the job only moves to CANCELLING, and it ends CANCELED, not FAILED,
+// when the last task stops (Flink: failJob's completion finds the job
+// CANCELLING and moves it to CANCELED). In any other state (terminal, or
+// CANCELLING already) a cancel changes nothing.
+//
+// Flink's cancel also knows CANCELLING → FAILED, "Could not cancel job
+// <name> because not all execution job vertices could be cancelled.",
+// when the future of the vertices' cancellation fails; that future is the
+// vertices' slot release, which cannot fail here. A cancelTask call that
+// gives up after its tries does not fail the cancellation: Flink marks
+// that attempt CANCELED (see cancelOnTaskExecutor), and so do we.
 func (s *DefaultScheduler) Cancel() {
-	state := s.deps.Graph.State()
-	if state != api.JobCreated && state != api.JobRunning && state != api.JobRestarting {
+	switch state := s.deps.Graph.State(); state {
+	case api.JobCreated, api.JobRunning, api.JobRestarting:
+		if !s.transitionJob(state, api.JobCancelling, nil) {
+			return
+		}
+		s.cancelAllExecutions()
+	case api.JobFailing:
+		if !s.transitionJob(state, api.JobCancelling, nil) {
+			return
+		}
+	default:
 		return
 	}
-	if !s.transitionJob(state, api.JobCancelling, nil) {
-		return
-	}
-	s.cancelAllExecutions()
 	s.checkJobTerminated()
 }
 
 // cancelAllExecutions stops every execution that is not terminal: those
-// not yet deployed are CANCELED at once, deployed ones are asked to cancel
-// on their TaskExecutor and report CANCELED later.
+// not yet deployed go through CANCELING to CANCELED at once, deployed ones
+// are asked to cancel on their TaskExecutor and report CANCELED later.
 func (s *DefaultScheduler) cancelAllExecutions() {
 	for key, id := range s.waiting {
 		s.deps.SlotPool.CancelSlotRequest(id)
@@ -486,6 +509,9 @@ func (s *DefaultScheduler) cancelExecutions(vertices iter.Seq[*executiongraph.Ex
 		e := ev.CurrentExecution()
 		switch e.State() {
 		case api.ExecutionCreated, api.ExecutionScheduled:
+			// Nothing was deployed: Flink's Execution#cancelAtomically
+			// starts the cancellation and completes it at once, two moves.
+			s.transitionExecution(e, api.ExecutionCanceling, nil)
 			s.transitionExecution(e, api.ExecutionCanceled, nil)
 		case api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning:
 			s.transitionExecution(e, api.ExecutionCanceling, nil)
@@ -511,8 +537,11 @@ func (s *DefaultScheduler) cancelOnTaskExecutor(e *executiongraph.Execution) {
 	}
 	s.sendCancelRPCCall(e, cancelCallTries, func() {
 		if e.State() == api.ExecutionCanceling {
-			// The task is not on its TaskExecutor, or the TaskExecutor does
-			// not answer: count it as canceled.
+			// The TaskExecutor did not answer any try: count the task as
+			// canceled. Flink's Execution#sendCancelRpcCall fails the
+			// attempt with "Task could not be canceled.", and
+			// processFail completes the cancellation of a CANCELING
+			// attempt: it ends CANCELED, and the job's cancel goes on.
 			s.transitionExecution(e, api.ExecutionCanceled, nil)
 			s.executionTerminated()
 		}

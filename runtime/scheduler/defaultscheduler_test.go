@@ -18,6 +18,7 @@ import (
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
+	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/rpc"
@@ -32,6 +33,7 @@ type taskExecutor struct {
 	submitted []gateway.TaskDeploymentDescriptor
 	cancelled []api.ExecutionAttemptID
 	submitErr error
+	cancelErr error
 }
 
 func (te *taskExecutor) gateway() *gatewaytest.TaskExecutorGateway {
@@ -46,7 +48,7 @@ func (te *taskExecutor) gateway() *gatewaytest.TaskExecutorGateway {
 			te.mu.Lock()
 			defer te.mu.Unlock()
 			te.cancelled = append(te.cancelled, id)
-			return nil
+			return te.cancelErr
 		},
 	}
 }
@@ -64,6 +66,7 @@ type harness struct {
 	scheduler *DefaultScheduler
 	graph     *executiongraph.ExecutionGraph
 	tm        *taskExecutor
+	logs      *logbuf.Buffer // the scheduler's and the ExecutionGraph's lines
 	declared  []gateway.ResourceRequirements
 	final     *gateway.ArchivedExecutionGraph
 }
@@ -83,7 +86,7 @@ func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartB
 	graph, err := executiongraph.BuildGraph(g)
 	require.NoError(t, err)
 
-	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &taskExecutor{}}
+	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &taskExecutor{}, logs: &logbuf.Buffer{}}
 	h.main.Start(nil)
 	t.Cleanup(func() { h.main.Close(nil) })
 	quiet := slog.New(slog.DiscardHandler)
@@ -94,7 +97,7 @@ func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartB
 		h.scheduler = NewDefaultScheduler(Config{
 			RPCTimeout:      10 * time.Second,
 			RestartStrategy: restarts,
-			Logger:          quiet,
+			Logger:          slog.New(slog.NewTextHandler(h.logs, nil)),
 		}, Deps{
 			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
 			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },

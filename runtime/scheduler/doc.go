@@ -31,7 +31,9 @@
 // From there the TaskExecutor reports each state change through
 // updateTaskExecutionState: INITIALIZING, RUNNING (step m11), and finally
 // FINISHED, FAILED or CANCELED. When every task has FINISHED the job is
-// FINISHED; cancelling takes the job through CANCELLING to CANCELED.
+// FINISHED; cancelling takes the job through CANCELLING to CANCELED, also
+// when it comes while the job is FAILING (Flink's
+// DefaultExecutionGraph#cancel).
 //
 // # Slots that do not come: slot.request.timeout
 //

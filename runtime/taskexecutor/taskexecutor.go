@@ -460,17 +460,44 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 // SubmitTask deploys a task into one of the job's slots (step m9; Flink's
 // TaskExecutor#submitTask).
 func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
-	if kind, ok := te.deps.Faults.Fire(trace.M9, tdd.JobID); ok {
+	err := te.callAsync(ctx, func() error {
+		if kind, ok := te.injectedSubmitTaskFault(tdd, jobMasterID); ok {
+			return &diesBeforeTask{kind: kind}
+		}
+		return te.submitTask(tdd, jobMasterID)
+	})
+	var dies *diesBeforeTask
+	if errors.As(err, &dies) {
 		// Step m9 (fault): the TaskManager process dies between offering
 		// its slots and receiving this task, as with kill -9. The task
 		// never arrives, and the JobMaster's call times out.
 		te.logger.Warn(fmt.Sprintf("TaskManager %s dies before it receives task %s.", te.cfg.ResourceID, tdd.ExecutionAttemptID))
 		te.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", tdd.JobID,
-			"submitTask %s: TaskManager %s died before the task arrived: %v", tdd.ExecutionAttemptID, te.cfg.ResourceID, fault.Injected(trace.M9, kind))
+			"submitTask %s: TaskManager %s died before the task arrived: %v", tdd.ExecutionAttemptID, te.cfg.ResourceID, fault.Injected(trace.M9, dies.kind))
 		go te.Kill()
 		return te.noAnswer(ctx)
 	}
-	return te.callAsync(ctx, func() error { return te.submitTask(tdd, jobMasterID) })
+	return err
+}
+
+// diesBeforeTask is what the main thread answers a deployment that step
+// m9's fault breaks; SubmitTask then lets the TaskExecutor die.
+type diesBeforeTask struct{ kind fault.Kind }
+
+func (e *diesBeforeTask) Error() string { return fault.Injected(trace.M9, e.kind).Error() }
+
+// injectedSubmitTaskFault asks whether step m9's fault fires for a
+// deployment, on the main thread. It is asked only where the deployment
+// would really be lost: after the checks Flink's submitTask makes first
+// (a JobManager connection for the job, the JobMasterID of that
+// connection, a slot allocated to the job), without changing anything. A
+// deployment those checks refuse is refused by submitTask as without the
+// fault, which stays armed.
+func (te *TaskExecutor) injectedSubmitTaskFault(tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) (fault.Kind, bool) {
+	if !te.isJobManagerConnectionValid(tdd.JobID, jobMasterID) || !te.taskSlotTable.IsAllocatedToJob(tdd.JobID, tdd.AllocationID) {
+		return "", false
+	}
+	return te.deps.Faults.Fire(trace.M9, tdd.JobID)
 }
 
 // submitTask makes the TaskExecutor's checks on a deployment in Flink's

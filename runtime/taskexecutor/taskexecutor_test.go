@@ -14,6 +14,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
@@ -42,6 +43,7 @@ type harness struct {
 	rmElection highavailability.LeaderElection
 	blobServer *blob.BlobServer
 	trace      *trace.Recorder
+	faults     *fault.Injector // nothing armed unless a test arms it
 	logs       *logbuf.Buffer
 	te         *taskexecutor.TaskExecutor
 }
@@ -73,12 +75,13 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
 	configure, wrapHA := opts.configure, opts.wrapHA
 	h := &harness{
-		t:     t,
-		rpc:   rpc.NewLocalService(),
-		ha:    highavailability.NewEmbeddedHaServices(),
-		rm:    newFakeResourceManager(),
-		trace: trace.NewRecorder(),
-		logs:  &logbuf.Buffer{},
+		t:      t,
+		rpc:    rpc.NewLocalService(),
+		ha:     highavailability.NewEmbeddedHaServices(),
+		rm:     newFakeResourceManager(),
+		trace:  trace.NewRecorder(),
+		faults: fault.NewInjector(nil),
+		logs:   &logbuf.Buffer{},
 	}
 	if configure != nil {
 		configure(h.rm)
@@ -105,7 +108,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		Heartbeat:          opts.heartbeat,
 		DataAddress:        opts.dataAddress,
 		Logger:             slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace})
+	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace, Faults: h.faults})
 	require.NoError(t, err)
 	require.NoError(t, h.te.Start())
 	t.Cleanup(func() {
@@ -479,27 +482,70 @@ func TestSubmitTaskChecks(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, nil)
-				job := h.newDeployableJob()
-				tdd, jmID := h.tdd(job, finishingTask), job.jmID
-				tt.mutate(job, &tdd, &jmID)
+		for _, armed := range []bool{false, true} {
+			name := tt.name
+			if armed {
+				name += ", with step m9's fault armed"
+			}
+			t.Run(name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					h := newHarness(t, nil)
+					job := h.newDeployableJob()
+					tdd, jmID := h.tdd(job, finishingTask), job.jmID
+					tt.mutate(job, &tdd, &jmID)
+					if armed {
+						// The fault breaks only a deployment that passed the
+						// checks; this one is refused as without it.
+						require.NoError(t, h.faults.Inject(fault.Fault{Step: trace.M9, Times: fault.Always}))
+					}
 
-				err := h.te.SubmitTask(context.Background(), tdd, jmID)
-				assert.ErrorIs(t, err, gateway.ErrTaskSubmission)
-				assert.EqualError(t, err, "TaskSubmissionException: "+tt.wantMsg(job, tdd, jmID))
-				tasks, err := h.te.Tasks(context.Background())
-				require.NoError(t, err)
-				assert.Empty(t, tasks)
-				events := h.trace.Events()
-				require.Len(t, events, 1, "a rejected task is one broken m9, nothing more")
-				assert.True(t, events[0].Failed)
-				assert.Equal(t, trace.M9, events[0].Step)
-				assert.Equal(t, "submitTask rejected: "+tt.wantMsg(job, tdd, jmID), events[0].Message)
+					err := h.te.SubmitTask(context.Background(), tdd, jmID)
+					assert.ErrorIs(t, err, gateway.ErrTaskSubmission)
+					assert.EqualError(t, err, "TaskSubmissionException: "+tt.wantMsg(job, tdd, jmID))
+					assert.Empty(t, h.faults.Fired(), "the fault fired before the checks")
+					tasks, err := h.te.Tasks(context.Background())
+					require.NoError(t, err, "the TaskExecutor is alive")
+					assert.Empty(t, tasks)
+					events := h.trace.Events()
+					require.Len(t, events, 1, "a rejected task is one broken m9, nothing more")
+					assert.True(t, events[0].Failed)
+					assert.Equal(t, trace.M9, events[0].Step)
+					assert.Equal(t, "submitTask rejected: "+tt.wantMsg(job, tdd, jmID), events[0].Message)
+				})
 			})
-		})
+		}
 	}
+}
+
+// Step m9's fault breaks a deployment that passed every check: the
+// TaskExecutor dies before the task arrives, and the JobMaster's call gets
+// no answer until its RPC timeout.
+func TestTheSubmitTaskFaultFiresForADeploymentThatPassedTheChecks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		tdd := h.tdd(job, finishingTask)
+		require.NoError(t, h.faults.Inject(fault.Fault{Step: trace.M9}))
+
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := h.te.SubmitTask(ctx, tdd, job.jmID)
+		assert.ErrorIs(t, err, rpc.ErrTimeout)
+		assert.Equal(t, 10*time.Second, time.Since(start), "no answer before the RPC timeout")
+		require.Len(t, h.faults.Fired(), 1)
+		assert.Equal(t, tdd.JobID, h.faults.Fired()[0].JobID)
+
+		events := h.trace.JobEvents(job.jobID)
+		require.NotEmpty(t, events)
+		last := events[len(events)-1]
+		assert.True(t, last.Failed)
+		assert.Equal(t, trace.M9, last.Step)
+		assert.Contains(t, last.Message, "died before the task arrived")
+		assert.Empty(t, states(job.jm), "the task never ran")
+		assert.Contains(t, h.logs.String(), "TaskManager tm-1 dies before it receives task "+tdd.ExecutionAttemptID.String()+".")
+		assert.NotContains(t, h.logs.String(), "Received task")
+	})
 }
 
 func TestSubmittedTaskReportsItsStatesToTheJobMaster(t *testing.T) {

@@ -285,6 +285,14 @@ func (t *TaskSlotTable[T]) TryMarkSlotActive(jobID api.JobID, allocationID api.A
 	return active
 }
 
+// IsAllocatedToJob reports whether TryMarkSlotActive would succeed: the
+// slot of allocationID belongs to jobID and is ALLOCATED or ACTIVE. It
+// changes nothing.
+func (t *TaskSlotTable[T]) IsAllocatedToJob(jobID api.JobID, allocationID api.AllocationID) bool {
+	slot, ok := t.byAllocation[allocationID]
+	return ok && slot.jobID == jobID && (slot.state == SlotAllocated || slot.state == SlotActive)
+}
+
 // MarkSlotInactive moves an ACTIVE slot back to ALLOCATED, for example
 // when its JobManager is gone, so that it can be offered again. It reports
 // false if the slot is RELEASING.

@@ -44,8 +44,8 @@
 //
 //	CREATED ─► DEPLOYING ─► INITIALIZING ─► RUNNING ─► FINISHED
 //	   │           │              │             │
-//	   │           └──────────────┴─────────────┴──► CANCELING ─► CANCELED
-//	   └──────────────────────────────────────────────────────────► CANCELED
+//	   └───────────┴──────────────┴─────────────┴──► CANCELING ─► CANCELED
+//	DEPLOYING | INITIALIZING | RUNNING ─► CANCELED     a CancelTaskException
 //	any state that is not terminal ─► FAILED
 //
 // Every transition is checked (an illegal one is a bug and panics), logged
@@ -66,12 +66,19 @@
 // and cancels the ctx its invokable runs with; the task reaches CANCELED
 // when its goroutine notices. FailExternally (the slot is freed, the
 // JobManager is gone) moves it straight to FAILED with the given cause. A
-// task that has not started yet goes straight to CANCELED (or FAILED).
+// task that has not started yet goes through CANCELING to CANCELED at once
+// (or straight to FAILED).
 //
-// A task whose input partition is released (its producer was cancelled)
-// cancels itself: it goes through CANCELING to CANCELED, logged "due to
-// CancelTaskException", as Flink's LocalInputChannel throws a
-// CancelTaskException then. A producer that failed fails its consumers.
+// A task whose code returns ErrCancelTaskException (Flink's
+// CancelTaskException) cancels itself: it goes from DEPLOYING,
+// INITIALIZING or RUNNING straight to CANCELED, logged at INFO as
+//
+//	Map (2/4)#0 (<attempt>) switched from RUNNING to CANCELED due to CancelTaskException.
+//
+// and the JobMaster hears CANCELED, not FAILED. So does a task whose input
+// partition is released (its producer was cancelled), as Flink's
+// LocalInputChannel throws a CancelTaskException then. A producer that
+// failed fails its consumers.
 //
 // # Who may call what
 //

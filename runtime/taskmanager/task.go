@@ -56,20 +56,32 @@ type Deps struct {
 	Logger *slog.Logger
 }
 
+// ErrCancelTaskException is Flink's CancelTaskException
+// (org.apache.flink.runtime.execution.CancelTaskException): an error that
+// ends a task as cancelled, not failed. A task's own code may return it
+// (wrapped or not) from Restore or Invoke to stop without a failure: the
+// task goes from DEPLOYING, INITIALIZING or RUNNING straight to CANCELED,
+// logging "… switched from RUNNING to CANCELED due to
+// CancelTaskException.", and the JobMaster hears CANCELED, not FAILED
+// (Flink's Task#doRun: its catch block looks for a CancelTaskException in
+// the cause chain).
+var ErrCancelTaskException = errors.New("CancelTaskException")
+
+// errCancelTask is what the Task returns itself when it notices that it
+// was cancelled or failed from outside meanwhile: Flink's Task#doRun
+// throws a new CancelTaskException at those points.
+var errCancelTask = ErrCancelTaskException
+
 // isCancelTaskException reports whether err ends the task as cancelled
-// rather than failed: the task noticed it was cancelled (errCancelTask), or
-// a partition it reads was released, which happens when its producer was
+// rather than failed: err is or wraps ErrCancelTaskException (the task's
+// code returned it, or the task noticed it was cancelled), or a partition
+// the task reads was released, which happens when its producer was
 // cancelled (Flink's LocalInputChannel throws a CancelTaskException then).
 // A failed producer gives network.ErrProducerFailed instead, which fails
 // the consumer too.
 func isCancelTaskException(err error) bool {
-	return errors.Is(err, errCancelTask) || errors.Is(err, network.ErrPartitionReleased)
+	return errors.Is(err, ErrCancelTaskException) || errors.Is(err, network.ErrPartitionReleased)
 }
-
-// errCancelTask is Flink's CancelTaskException: the task noticed that it
-// was cancelled or failed from outside and stops without a failure of its
-// own.
-var errCancelTask = errors.New("CancelTaskException")
 
 // Task is one attempt of one subtask running in a TaskExecutor's slot
 // (Flink's org.apache.flink.runtime.taskmanager.Task). It owns a goroutine,
@@ -192,9 +204,10 @@ func (t *Task) Start() {
 }
 
 // Cancel cancels the task (Flink's Task#cancelExecution). A task that has
-// not started goes straight to CANCELED; a deploying or running one goes to
-// CANCELING, its invokable's ctx is cancelled, and it reaches CANCELED when
-// its goroutine has stopped. Cancel does not wait; see Done.
+// not started goes through CANCELING to CANCELED at once; a deploying or
+// running one goes to CANCELING, its invokable's ctx is cancelled, and it
+// reaches CANCELED when its goroutine has stopped. Cancel does not wait;
+// see Done.
 func (t *Task) Cancel() {
 	t.logger.Info(fmt.Sprintf("Attempting to cancel task %s (%s).", t.taskNameWithSubtask, t.ExecutionID()))
 	t.cancelOrFailAndCancelInvokable(api.ExecutionCanceling, nil)
@@ -219,11 +232,14 @@ func (t *Task) cancelOrFailAndCancelInvokable(target api.ExecutionState, cause e
 		switch current {
 		case api.ExecutionCreated:
 			// The goroutine never ran (or has not yet begun): nothing to
-			// stop, so the task ends right here.
-			if target == api.ExecutionCanceling {
-				target = api.ExecutionCanceled
-			}
+			// stop, so the task ends right here. Differs from Flink: its
+			// task goes CANCELING → CANCELED only when its thread starts
+			// (Task#doRun); ours may never start, so this caller makes
+			// both moves.
 			if t.transitionState(current, target, cause) {
+				if target == api.ExecutionCanceling {
+					t.transitionState(api.ExecutionCanceling, api.ExecutionCanceled, nil)
+				}
 				t.cancelInvokable()
 				t.finish()
 				return
@@ -485,7 +501,8 @@ func (t *Task) setupPartitionsAndGates() error {
 // transitionToFinalStateAfter moves the task to its final state after doRun
 // returned err: FAILED with err as the cause, or CANCELED if the task was
 // being cancelled or err says it should cancel itself (see
-// isCancelTaskException). A task failed from outside is FAILED already.
+// isCancelTaskException: it goes straight to CANCELED, as Flink's does). A
+// task failed from outside is FAILED already.
 //
 // Step m11, the other way: a task that fails on its own is recorded as a
 // broken step m11 (traceFailure), with the cause the JobMaster receives.
@@ -494,9 +511,9 @@ func (t *Task) transitionToFinalStateAfter(err error) {
 		switch current := t.State(); current {
 		case api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning:
 			if isCancelTaskException(err) {
-				// Flink goes straight to CANCELED; our state machine passes
-				// through CANCELING, which the next turn of the loop leaves.
-				t.transitionState(current, api.ExecutionCanceling, err)
+				if t.transitionState(current, api.ExecutionCanceled, err) {
+					return
+				}
 				continue
 			}
 			if t.transitionState(current, api.ExecutionFailed, err) {

@@ -450,11 +450,69 @@ func TestTaskWhoseInputWasReleasedCancelsItself(t *testing.T) {
 	<-task.Done()
 
 	assert.Equal(t, []api.ExecutionState{
-		api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning,
-		api.ExecutionCanceling, api.ExecutionCanceled,
+		api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionCanceled,
 	}, f.actions.reported())
 	assert.NoError(t, task.FailureCause())
-	assert.Contains(t, f.logs.String(), "switched from RUNNING to CANCELING due to CancelTaskException.")
+	assert.Contains(t, f.logs.String(), "switched from RUNNING to CANCELED due to CancelTaskException.")
+}
+
+// A task whose own code returns ErrCancelTaskException (Flink's
+// CancelTaskException), wrapped or not, is reported CANCELED, not FAILED:
+// straight from the state it was in, with no failure cause, logged at INFO
+// "… due to CancelTaskException." (Flink's Task#doRun and
+// Task#transitionState).
+func TestATaskThatThrowsCancelTaskExceptionEndsCanceledNotFailed(t *testing.T) {
+	tests := []struct {
+		name       string
+		restoreErr error
+		invokeErr  error
+		wantStates []api.ExecutionState
+		wantLine   string
+	}{
+		{
+			name:       "while RUNNING",
+			invokeErr:  taskmanager.ErrCancelTaskException,
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionCanceled},
+			wantLine:   "switched from RUNNING to CANCELED due to CancelTaskException.",
+		},
+		{
+			name:       "while INITIALIZING",
+			restoreErr: taskmanager.ErrCancelTaskException,
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionCanceled},
+			wantLine:   "switched from INITIALIZING to CANCELED due to CancelTaskException.",
+		},
+		{
+			name:       "wrapped in another error",
+			invokeErr:  fmt.Errorf("the mailbox loop stopped: %w", taskmanager.ErrCancelTaskException),
+			wantStates: []api.ExecutionState{api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning, api.ExecutionCanceled},
+			wantLine:   "switched from RUNNING to CANCELED due to CancelTaskException.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			className := registerInvokable(t, func(*taskmanager.Environment) (taskmanager.Invokable, error) {
+				return &fakeInvokable{
+					restore: func(context.Context) error { return tt.restoreErr },
+					invoke:  func(context.Context) error { return tt.invokeErr },
+				}, nil
+			})
+			task := f.newTask(t, f.tdd(className))
+			task.Start()
+			<-task.Done()
+
+			assert.Equal(t, api.ExecutionCanceled, task.State())
+			assert.Equal(t, tt.wantStates, f.actions.reported())
+			assert.Equal(t, api.ExecutionCanceled, f.actions.final().State, "the TaskExecutor reports CANCELED, not FAILED")
+			assert.NoError(t, f.actions.final().FailureCause)
+			assert.NoError(t, task.FailureCause())
+			logs := f.logs.String()
+			assert.Contains(t, logs, tt.wantLine)
+			assert.NotContains(t, logs, "level=WARN")
+			assert.NotContains(t, logs, "CANCELING")
+			assert.Empty(t, trace.Failures(f.trace.JobEvents(f.jobID)), "a cancellation is no broken step")
+		})
+	}
 }
 
 func TestCancelBeforeStart(t *testing.T) {
@@ -465,7 +523,10 @@ func TestCancelBeforeStart(t *testing.T) {
 	task.Start() // too late: the task is over
 
 	assert.Equal(t, api.ExecutionCanceled, task.State())
-	assert.Equal(t, []api.ExecutionState{api.ExecutionCanceled}, f.actions.reported())
+	// Flink's Task goes CREATED → CANCELING in cancelExecution and
+	// CANCELING → CANCELED when its thread starts; ours makes both moves at
+	// once.
+	assert.Equal(t, []api.ExecutionState{api.ExecutionCanceling, api.ExecutionCanceled}, f.actions.reported())
 }
 
 func TestFailExternallyWhileRunning(t *testing.T) {

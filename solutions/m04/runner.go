@@ -37,7 +37,7 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		r.failInitialization(err)
 		return
 	}
-	if r.isStale(session) { // closed, cancelled or deposed while the JobMaster was being built
+	if r.isStale(session) { // closed, completed or deposed while the JobMaster was being built
 		_ = jobMaster.Close()
 		return
 	}
@@ -47,11 +47,12 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 		return
 	}
 	// Only a started JobMaster is published: every request the runner
-	// forwards to it then finds it running.
+	// forwards to it then finds it running, and a cancel that waited for
+	// it goes on to it now.
 	r.mu.Lock()
 	stale := r.isStaleLocked(session)
 	if !stale {
-		r.jobMaster = jobMaster
+		r.jobMasterGateway.complete(jobMaster)
 	}
 	r.mu.Unlock()
 	if stale {

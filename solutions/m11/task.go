@@ -52,7 +52,8 @@ func (t *Task) restoreAndInvoke(invokable Invokable) error {
 // transitionToFinalStateAfter moves the task to its final state after doRun
 // returned err: FAILED with err as the cause, or CANCELED if the task was
 // being cancelled or err says it should cancel itself (see
-// isCancelTaskException). A task failed from outside is FAILED already.
+// isCancelTaskException: it goes straight to CANCELED, as Flink's does). A
+// task failed from outside is FAILED already.
 //
 // Step m11, the other way: a task that fails on its own is recorded as a
 // broken step m11 (traceFailure), with the cause the JobMaster receives.
@@ -61,9 +62,9 @@ func (t *Task) transitionToFinalStateAfter(err error) {
 		switch current := t.State(); current {
 		case api.ExecutionDeploying, api.ExecutionInitializing, api.ExecutionRunning:
 			if isCancelTaskException(err) {
-				// Flink goes straight to CANCELED; our state machine passes
-				// through CANCELING, which the next turn of the loop leaves.
-				t.transitionState(current, api.ExecutionCanceling, err)
+				if t.transitionState(current, api.ExecutionCanceled, err) {
+					return
+				}
 				continue
 			}
 			if t.transitionState(current, api.ExecutionFailed, err) {

@@ -65,7 +65,7 @@ func TestMakeRunWithAFault(t *testing.T) {
 		fault.SlotOfferTimeout:           "Offer reserved slots to the leader of job",
 		fault.TaskExecutorDies:           "switched from DEPLOYING to FAILED",
 		fault.BlobUnavailable:            "does not exist and failed to copy from blob store",
-		fault.JarCorrupted:               "checksum",
+		fault.JarCorrupted:               "Detected data corruption during transfer",
 		fault.OperatorOpenThrows:         "switched from INITIALIZING to FAILED",
 	}
 	for _, step := range fault.Steps() {

@@ -249,20 +249,19 @@ func (p *SlotPool) ReleaseTaskManager(resourceID api.ResourceID) []PhysicalSlot 
 	return released
 }
 
-// ReleaseAllSlots empties the pool and returns every slot it held, so the
-// caller can free them at their TaskExecutors. Waiting requests are dropped
-// and the job's requirements become empty.
-func (p *SlotPool) ReleaseAllSlots() []PhysicalSlot {
-	released := make([]PhysicalSlot, 0, len(p.order))
-	for _, allocationID := range p.order {
-		p.log.Info(fmt.Sprintf("Releasing slot [%s].", allocationID))
-		released = append(released, p.slots[allocationID].slot)
+// FreeReservedSlots frees every slot the job's requests hold and drops the
+// requests still waiting, because the job has ended: the slots stay in
+// the pool, free, until their TaskExecutor is released, and the job's
+// requirements fall to zero, which the pool declares on the next mailbox
+// turn. In Flink the same happens one execution at a time, as each ends
+// and releases its slot (DeclarativeSlotPoolBridge#releaseSlot:
+// freeReservedSlot, then decreaseResourceRequirementsBy).
+func (p *SlotPool) FreeReservedSlots() {
+	for _, held := range p.slots {
+		held.request = 0
 	}
-	p.slots = make(map[api.AllocationID]*heldSlot)
-	p.order = nil
 	p.pending = nil
 	p.requirementsChanged()
-	return released
 }
 
 // Slot returns the slot the pool holds under allocationID.

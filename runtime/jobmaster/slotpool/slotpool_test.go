@@ -84,20 +84,26 @@ func TestProfilesMustMatch(t *testing.T) {
 	assert.Equal(t, 1, p.PendingRequests())
 }
 
-func TestReleaseAllSlotsEmptiesThePoolAndClearsRequirements(t *testing.T) {
+// When the job ends, its slots are freed but stay in the pool (until
+// their TaskExecutor is released), and the job declares that it needs
+// nothing any more.
+func TestFreeReservedSlotsKeepsTheSlotsAndClearsRequirements(t *testing.T) {
 	p, turn, declared := newTestPool(t)
 	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	p.RequestNewAllocatedSlot(2, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
 	turn()
 	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
 
-	released := p.ReleaseAllSlots()
-	assert.Len(t, released, 1)
-	assert.Equal(t, 0, p.NumberOfSlots())
+	p.FreeReservedSlots()
+	assert.Equal(t, 1, p.NumberOfSlots(), "the slot stays in the pool")
 	assert.Equal(t, 0, p.PendingRequests())
 	turn()
 	last := (*declared)[len(*declared)-1]
 	assert.Equal(t, 0, last.TotalSlots(), "the job now needs nothing")
+
+	released := p.ReleaseTaskManager(tm.ResourceID)
+	assert.Len(t, released, 1, "its TaskExecutor's release takes it")
+	assert.Equal(t, 0, p.NumberOfSlots())
 }
 
 func TestCancelledRequestShrinksRequirements(t *testing.T) {

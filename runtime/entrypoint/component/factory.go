@@ -1,0 +1,199 @@
+package component
+
+import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"flinklab/runtime/blob"
+	"flinklab/runtime/client"
+	"flinklab/runtime/dispatcher"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/gateway"
+	"flinklab/runtime/heartbeat"
+	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmanager"
+	"flinklab/runtime/jobmaster"
+	"flinklab/runtime/registration"
+	"flinklab/runtime/resourcemanager"
+	"flinklab/runtime/rest"
+	"flinklab/runtime/rpc"
+	"flinklab/runtime/trace"
+)
+
+// Config is what the cluster's configuration says the JobManager's
+// components are to be: the part of Flink's Configuration that
+// DispatcherResourceManagerComponentFactory#create reads, already parsed
+// and checked by the caller. Zero fields take the defaults of the
+// component that reads them.
+type Config struct {
+	// WorkingDir holds the JobGraphStore (WorkingDir/jobgraphs).
+	WorkingDir string
+	// RPCTimeout is pekko.ask.timeout, of the ResourceManager and of every
+	// JobMaster.
+	RPCTimeout time.Duration
+	// Heartbeat holds the heartbeat.* options with which the
+	// ResourceManager and every JobMaster watch their peers (Flink passes
+	// the HeartbeatServices to create).
+	Heartbeat heartbeat.HeartbeatServices
+	// Registration is how every JobMaster retries its registration at the
+	// ResourceManager (cluster.registration.*).
+	Registration registration.Config
+	// RequirementCheckDelay is the SlotManager's
+	// slotmanager.requirement-check.delay.
+	RequirementCheckDelay time.Duration
+	// StartUpPeriod is the ResourceManager's
+	// resourcemanager.standalone.start-up-time.
+	StartUpPeriod time.Duration
+	// RestartStrategy holds the restart-strategy.* options of every job.
+	RestartStrategy failover.Config
+	// SlotRequestTimeout is slot.request.timeout of every job.
+	SlotRequestTimeout time.Duration
+	// REST configures the REST endpoint; nil means the component has
+	// none (a MiniCluster that is driven through its Go API only). A nil
+	// REST.Logger means Logger.
+	REST *rest.Config
+	// Configuration is what GET /jobmanager/config lists: the options the
+	// cluster was started with, under Flink's keys.
+	Configuration map[string]string
+	// Logger receives the log lines of every component; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Deps are the cluster services the component is built from: what Flink's
+// ClusterEntrypoint#initializeServices (or the MiniCluster's start) has
+// made before it calls create, and which outlive the component.
+type Deps struct {
+	// RPC is where the ResourceManager, the Dispatcher and every JobMaster
+	// serve: an rpc.LocalService in the MiniCluster, an rpc.TCPService in a
+	// JobManager process.
+	RPC rpc.Service
+	// HA runs the leader elections of the ResourceManager and of every
+	// job, and holds the JobResultStore.
+	HA highavailability.Services
+	// BlobServer is where the REST endpoint stores the jars.
+	BlobServer *blob.BlobServer
+	// Trace records the steps the components take; nil records nothing.
+	Trace *trace.Recorder
+	// Faults is handed to every component, which breaks its steps with
+	// it; nil injects nothing (a JobManager process: its faults could not
+	// reach the steps that run in the TaskManager processes).
+	Faults *fault.Injector
+	// RESTDispatcherGateway is what the REST endpoint sees of the
+	// Dispatcher. Nil means the Dispatcher itself, as in a session cluster
+	// (Flink's SessionRestEndpointFactory); an application cluster gives
+	// one that refuses every submission (where Flink uses its
+	// JobRestEndpointFactory and a MiniDispatcher).
+	RESTDispatcherGateway func(gateway.DispatcherGateway) gateway.DispatcherGateway
+}
+
+// Create builds and starts the JobManager's components, as Flink's
+// DefaultDispatcherResourceManagerComponentFactory#create does: the
+// ResourceManager, then the Dispatcher with its JobGraphStore and the
+// factory of its JobManagerRunners, then the REST endpoint (see the
+// package documentation for why in this order). On an error, what was
+// started is stopped again.
+func Create(cfg Config, deps Deps) (*DispatcherResourceManagerComponent, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	c := &DispatcherResourceManagerComponent{}
+	if err := c.start(cfg, deps); err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
+}
+
+func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error {
+	rm, err := resourcemanager.New(resourcemanager.Config{
+		RPCTimeout:            cfg.RPCTimeout,
+		RequirementCheckDelay: cfg.RequirementCheckDelay,
+		Heartbeat:             cfg.Heartbeat,
+		StartUpPeriod:         cfg.StartUpPeriod,
+		Logger:                cfg.Logger,
+	}, resourcemanager.Deps{RPC: deps.RPC, HA: deps.HA, Trace: deps.Trace, Faults: deps.Faults})
+	if err != nil {
+		return err
+	}
+	c.resourceManager = rm
+	if err := rm.Start(); err != nil {
+		return err
+	}
+
+	// Flink: HaServicesJobGraphStoreFactory. Our HA services keep no
+	// JobGraphStore yet, so the jobs are persisted in the working directory.
+	if c.jobGraphStore, err = jobmanager.NewFileJobGraphStore(filepath.Join(cfg.WorkingDir, "jobgraphs")); err != nil {
+		return err
+	}
+	d, err := dispatcher.New(dispatcher.Config{Logger: cfg.Logger}, dispatcher.Deps{
+		RPC:                    deps.RPC,
+		JobGraphStore:          c.jobGraphStore,
+		JobResultStore:         deps.HA.JobResultStore(),
+		CreateJobManagerRunner: jobManagerRunnerFactory(cfg, deps),
+		Trace:                  deps.Trace,
+		Faults:                 deps.Faults,
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.Start(); err != nil {
+		return err
+	}
+	c.dispatcher = d
+
+	if cfg.REST == nil {
+		return nil
+	}
+	return c.startRESTEndpoint(cfg, deps)
+}
+
+// startRESTEndpoint starts Flink's DispatcherRestEndpoint in front of the
+// Dispatcher and the ResourceManager.
+func (c *DispatcherResourceManagerComponent) startRESTEndpoint(cfg Config, deps Deps) error {
+	restCfg := *cfg.REST
+	if restCfg.Logger == nil {
+		restCfg.Logger = cfg.Logger
+	}
+	var restDispatcher gateway.DispatcherGateway = c.dispatcher
+	if deps.RESTDispatcherGateway != nil {
+		restDispatcher = deps.RESTDispatcherGateway(c.dispatcher)
+	}
+	server, err := rest.NewServer(restCfg, rest.Deps{
+		Dispatcher:      restDispatcher,
+		ResourceManager: c.resourceManager,
+		BlobServer:      deps.BlobServer,
+		Programs:        client.StreamingProgramRunner{},
+		Trace:           deps.Trace,
+		Faults:          deps.Faults,
+		Configuration:   cfg.Configuration,
+	})
+	if err != nil {
+		return err
+	}
+	c.restServer = server
+	return server.Start()
+}
+
+// jobManagerRunnerFactory returns the Dispatcher's JobManagerRunnerFactory:
+// a runner per submitted job whose JobMasters serve in the component's RPC
+// service, win the job's election in its HA services, and run with the
+// options of cfg (jobmaster.CreateJobManagerRunner). This is where every
+// JobMaster of either kind of cluster is given its options.
+func jobManagerRunnerFactory(cfg Config, deps Deps) func(*jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
+	jobMasterConfig := jobmaster.Config{
+		RPCTimeout:         cfg.RPCTimeout,
+		Registration:       cfg.Registration,
+		RestartStrategy:    cfg.RestartStrategy,
+		Heartbeat:          cfg.Heartbeat,
+		SlotRequestTimeout: cfg.SlotRequestTimeout,
+		Logger:             cfg.Logger,
+	}
+	jobMasterDeps := jobmaster.Deps{RPC: deps.RPC, HA: deps.HA, Trace: deps.Trace, Faults: deps.Faults}
+	return func(g *jobgraph.JobGraph) (jobmanager.JobManagerRunner, error) {
+		return jobmaster.CreateJobManagerRunner(g, jobMasterConfig, jobMasterDeps)
+	}
+}
