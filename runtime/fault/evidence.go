@@ -263,8 +263,10 @@ var evidence = map[Kind]Evidence{
 		WhereToLook: `the JobManager log: the upload directory that "Web frontend listening at" names (jarDir, ` +
 			`web.upload.dir): is it there, writable, not full? Then the cause after "Could not move uploaded jar file"`,
 		Clues: []Clue{
-			clue("DispatcherRestEndpoint", `^Rest endpoint listening at `),
-			clue("DispatcherRestEndpoint", `^Web frontend listening at `),
+			// The endpoint's start shows where it keeps uploads, but a log
+			// that begins later (rotated, or a drill's) may not have it.
+			optional("DispatcherRestEndpoint", `^Rest endpoint listening at `),
+			optional("DispatcherRestEndpoint", `^Web frontend listening at `),
 			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) request=POST /jars/upload\n(Could not move uploaded jar file .*)`),
 		},
 	},
@@ -276,7 +278,7 @@ var evidence = map[Kind]Evidence{
 		WhereToLook: `the client that sent POST /jars/{jarid}/run: the errors of the 400 answer name what could not ` +
 			`be parsed, and the JobManager log repeats them after "Exception occurred in REST handler:"`,
 		Clues: []Clue{
-			clue("DispatcherRestEndpoint", `^Rest endpoint listening at `),
+			optional("DispatcherRestEndpoint", `^Rest endpoint listening at `),
 			clue("DispatcherRestEndpoint", `^Uploaded jar `),
 			clue("DispatcherRestEndpoint", `^Exception occurred in REST handler: Request did not match expected format `),
 		},

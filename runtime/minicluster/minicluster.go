@@ -71,6 +71,12 @@ type Config struct {
 	// defaults to a free loopback port.
 	REST   *rest.Config
 	Logger *slog.Logger
+	// TaskManagerLogger, when set, gives each TaskManager a log of its
+	// own, as if it ran in a process of its own: every line of the
+	// TaskExecutor, its slots, its BlobCache and its tasks goes there.
+	// Nil writes the TaskManagers' lines to Logger, in the one log of the
+	// whole cluster, as Flink's MiniCluster does.
+	TaskManagerLogger func(resourceID api.ResourceID) *slog.Logger
 }
 
 // MiniCluster is a whole cluster in one process.
@@ -215,7 +221,7 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 		Registration:   c.cfg.Registration,
 		Heartbeat:      c.cfg.Heartbeat,
 		BlobStorageDir: filepath.Join(c.cfg.WorkingDir, string(resourceID), "blobcache"),
-		Logger:         c.cfg.Logger,
+		Logger:         c.taskManagerLogger(resourceID),
 	}, taskmanagerrunner.Deps{
 		RPC:               c.rpc,
 		HA:                c.ha,
@@ -230,6 +236,14 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 	}
 	c.taskManagers = append(c.taskManagers, tm)
 	return nil
+}
+
+// taskManagerLogger is the logger of TaskManager resourceID.
+func (c *MiniCluster) taskManagerLogger(resourceID api.ResourceID) *slog.Logger {
+	if c.cfg.TaskManagerLogger != nil {
+		return c.cfg.TaskManagerLogger(resourceID)
+	}
+	return c.cfg.Logger
 }
 
 // StartTaskManager starts one more TaskManager (Flink's

@@ -470,8 +470,8 @@ func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeployme
 	if errors.As(err, &dies) {
 		// Step m9 (fault): the TaskManager process dies between offering
 		// its slots and receiving this task, as with kill -9. The task
-		// never arrives, and the JobMaster's call times out.
-		te.logger.Warn(fmt.Sprintf("TaskManager %s dies before it receives task %s.", te.cfg.ResourceID, tdd.ExecutionAttemptID))
+		// never arrives, and the JobMaster's call times out. A killed
+		// process writes nothing: only the fault injector said so.
 		te.deps.Trace.EmitFailure(trace.M9, "JobMaster", "TaskExecutor", tdd.JobID,
 			"submitTask %s: TaskManager %s died before the task arrived: %v", tdd.ExecutionAttemptID, te.cfg.ResourceID, fault.Injected(trace.M9, dies.kind))
 		go te.Kill()

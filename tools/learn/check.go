@@ -25,6 +25,8 @@ func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer)
 		return c.checkReading(ctx, e, out)
 	case exercise.Predict:
 		return c.checkPrediction(ctx, e, out)
+	case exercise.Diagnose:
+		return c.checkDrill(e, out)
 	}
 	// Before start, the reference is in the holes and the tests pass:
 	// that says nothing about the learner, and must not mark it done. (A

@@ -94,6 +94,8 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 		fmt.Fprintf(out, "Answer in %s: the calls from %s to %s, one per line.\n", answerFile(e), e.Reading.From, e.Reading.To)
 	case exercise.Predict:
 		fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
+	case exercise.Diagnose:
+		c.describeDrill(e, out)
 	}
 	if e.Kind == exercise.Write {
 		fmt.Fprintf(out, "\ngit leaves %s out while %s is in progress, so that git diff does not\n"+
@@ -102,7 +104,9 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 			strings.Join(e.Files(), ", "), e.ID)
 	}
 	fmt.Fprintf(out, "\nRead:   %s/README.md · %s\n", e.Dir, e.Lesson)
-	fmt.Fprintf(out, "Flink:  %s\n", e.Flink)
+	if e.Flink != "" {
+		fmt.Fprintf(out, "Flink:  %s\n", e.Flink)
+	}
 	fmt.Fprintf(out, "Check:  go run ./tools/learn check %s   (or: go run ./tools/learn watch)\n", e.ID)
 }
 
@@ -212,8 +216,11 @@ func (c *course) resetAll(out io.Writer) error {
 // and git ignores it; learn writes it from the template when the
 // exercise starts.
 func answerFile(e *exercise.Exercise) string {
-	if e.Kind == exercise.Predict {
+	switch e.Kind {
+	case exercise.Predict:
 		return e.Dir + "/" + e.Prediction.Answer
+	case exercise.Diagnose:
+		return e.Dir + "/" + e.Diagnosis.Answer
 	}
 	return e.Dir + "/" + e.Reading.Answer
 }
@@ -271,6 +278,8 @@ func (c *course) solution(e *exercise.Exercise, force bool, out io.Writer) error
 		return fmt.Errorf("the solution of %s opens once `go run ./tools/learn check %s` passes (or use solution --force %s)", e.ID, e.ID, e.ID)
 	}
 	switch e.Kind {
+	case exercise.Diagnose:
+		return c.drillSolution(e, out)
 	case exercise.Write:
 		for _, file := range e.Files() {
 			data, err := c.read(referenceFile(e, file))

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"flinklab/tools/learn/callgraph"
+	"flinklab/tools/learn/diagnose"
 	"flinklab/tools/learn/exercise"
 	"flinklab/tools/learn/hole"
 )
@@ -28,6 +29,15 @@ type course struct {
 	graphOnce sync.Once
 	graph     *callgraph.Graph
 	graphErr  error
+
+	// drills is where the drills' logs are kept; empty: drillDir, in the
+	// repository.
+	drills string
+	// The run of the drills' cluster without a fault, made once per
+	// verify: every drill runs the same cluster and job.
+	healthyOnce sync.Once
+	healthy     diagnose.Logs
+	healthyErr  error
 }
 
 // openCourse finds the repository root above the working directory (the

@@ -72,6 +72,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if e.Kind == exercise.Diagnose {
+			return c.startDrill(ctx, e, out)
+		}
 		return c.start(e, in.force, out)
 	case "check":
 		e := c.next()

@@ -324,6 +324,8 @@ func (c *course) verifyOne(ctx context.Context, e *exercise.Exercise, complete m
 		return c.verifyReading(ctx, e)
 	case exercise.Predict:
 		return c.verifyPrediction(ctx, e, complete)
+	case exercise.Diagnose:
+		return c.verifyDrill(ctx, e)
 	}
 	return "", fmt.Errorf("unknown kind %q", e.Kind)
 }

@@ -29,9 +29,10 @@ import (
 
 // Kinds of exercise.
 const (
-	Write   = "write"   // fill holes in runtime/ (m01 … m11)
-	Read    = "read"    // write a call chain that the call graph confirms (r01, r02)
-	Predict = "predict" // write the expected trace, then compare with a real run (r03)
+	Write    = "write"    // fill holes in runtime/ (m01 … m11)
+	Read     = "read"     // write a call chain that the call graph confirms (r01, r02)
+	Predict  = "predict"  // write the expected trace, then compare with a real run (r03)
+	Diagnose = "diagnose" // read a broken run's logs, name the step, the component and the proving line (d01 …)
 )
 
 // Exercise is one exercise's metadata, read from exercises/ID/exercise.yaml.
@@ -59,6 +60,10 @@ type Exercise struct {
 	Reading *Reading `yaml:"reading"`
 	// Prediction is set for Predict exercises.
 	Prediction *Prediction `yaml:"prediction"`
+	// Diagnosis is set for Diagnose exercises, and Drill read from
+	// DrillFile: the run is an answer, so it is kept beside the others.
+	Diagnosis *Diagnosis `yaml:"diagnosis"`
+	Drill     *Drill     `yaml:"-"`
 
 	Dir string `yaml:"-"` // the exercise's folder, relative to the repository root: "exercises/m03"
 }
@@ -129,6 +134,30 @@ type Prediction struct {
 	Test   string `yaml:"test"`   // the test that runs the scenario and logs its trace
 }
 
+// Diagnosis is a log-detective drill: the learner reads the logs of a
+// broken run and writes into Answer the step that broke, the component to
+// open and the line that proves it.
+type Diagnosis struct {
+	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
+}
+
+// Drill is a drill's run, read from DrillFile: Spec is handed as it is to
+// the producer (exercises/internal/drill.Spec), and its fault is the
+// drill's answer.
+type Drill struct {
+	Spec map[string]any `yaml:"spec"`
+}
+
+// Fault returns the drill's fault as fault.Parse reads it: "m7", "m10:jar-corrupted".
+func (d *Drill) Fault() string {
+	f, _ := d.Spec["fault"].(string)
+	return f
+}
+
+// DrillFile is where the run of drill id is kept, relative to the
+// repository root: "solutions/d07/drill.yaml".
+func DrillFile(id string) string { return "solutions/" + id + "/drill.yaml" }
+
 // Load reads every exercises/*/exercise.yaml under root, in ID order
 // (m01 … m11, then r01 …).
 func Load(root string) ([]*Exercise, error) {
@@ -148,10 +177,14 @@ func Load(root string) ([]*Exercise, error) {
 	return all, nil
 }
 
-// order sorts writing exercises before reading ones: m01 < m11 < r01.
+// order sorts writing exercises first, then reading ones, then drills:
+// m01 < m11 < r01 < d01.
 func order(id string) string {
-	if strings.HasPrefix(id, "m") {
+	switch {
+	case strings.HasPrefix(id, "m"):
 		return "0" + id
+	case strings.HasPrefix(id, "d"):
+		return "2" + id
 	}
 	return "1" + id
 }
@@ -193,6 +226,20 @@ func LoadFile(root, path string) (*Exercise, error) {
 		}
 		if err := decodeStrict(data, &e.Mutants); err != nil {
 			return nil, fmt.Errorf("%s: %w", mutants, err)
+		}
+	}
+	if e.Kind == Diagnose && e.ID != "" {
+		drill := filepath.Join(root, filepath.FromSlash(DrillFile(e.ID)))
+		data, err := os.ReadFile(drill)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: %s is missing: a drill needs its run, the fault its logs hide", path, DrillFile(e.ID))
+		case err != nil:
+			return nil, err
+		}
+		e.Drill = &Drill{}
+		if err := decodeStrict(data, e.Drill); err != nil {
+			return nil, fmt.Errorf("%s: %w", drill, err)
 		}
 	}
 	if err := e.validate(); err != nil {
@@ -303,6 +350,16 @@ func (e *Exercise) validate() error {
 	case Predict:
 		if e.Prediction == nil || e.Prediction.Answer == "" || e.Prediction.Test == "" {
 			errs = append(errs, errors.New("a predict exercise needs prediction.answer and prediction.test"))
+		}
+	case Diagnose:
+		if e.Diagnosis == nil || e.Diagnosis.Answer == "" {
+			errs = append(errs, errors.New("a drill needs diagnosis.answer"))
+		}
+		if e.Step != "" {
+			errs = append(errs, errors.New("a drill names no step: the step is its answer, kept in "+DrillFile(e.ID)))
+		}
+		if e.Drill == nil || e.Drill.Fault() == "" {
+			errs = append(errs, fmt.Errorf("%s: spec.fault is required: the step (and kind) the drill's run breaks", DrillFile(e.ID)))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("unknown kind %q", e.Kind))

@@ -34,6 +34,9 @@ type Run struct {
 	// FailFast stops at the first failing test (-failfast), for runs that
 	// only ask whether any test fails.
 	FailFast bool
+	// Env is added to the environment of go test (and so of the test
+	// binary), each "KEY=value".
+	Env []string
 	// SkipVet leaves out the go vet checks go test runs before the tests
 	// (-vet=off). They look at the test files of the package under test,
 	// which a learner does not edit, and on an empty build cache they cost
@@ -136,6 +139,9 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = run.Root
+	if len(run.Env) > 0 {
+		cmd.Env = append(os.Environ(), run.Env...)
+	}
 	stopWholeRun(cmd)
 	var stdout startWatcher
 	var stderr bytes.Buffer

@@ -1,0 +1,258 @@
+package drill
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"flinklab/exercises/internal/scenario"
+	"flinklab/runtime/api"
+	"flinklab/runtime/client"
+	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/executiongraph/failover"
+	"flinklab/runtime/fault"
+	"flinklab/runtime/heartbeat"
+	"flinklab/runtime/logging"
+	"flinklab/runtime/minicluster"
+	"flinklab/runtime/rest"
+	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
+)
+
+// The cluster's timings: the demo's (`make run`), so that a failure is
+// noticed and recovered from in about a second of the drill's clock.
+var (
+	drillHeartbeat     = heartbeat.HeartbeatServices{Interval: 200 * time.Millisecond, Timeout: time.Second}
+	drillRPCTimeout    = time.Second
+	drillStartUpPeriod = 500 * time.Millisecond
+	drillRestarts      = failover.Config{Type: failover.TypeFixedDelay,
+		FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
+)
+
+// How long the drill follows the job: it ends when the job does, and at
+// the latest after jobDeadline of the drill's clock; then the cluster
+// runs on for settle, so that what the job's end sets off is logged too.
+const (
+	jobDeadline = 2 * time.Minute
+	settle      = 2 * time.Second
+)
+
+// Produce runs spec's drill in a synctest bubble and writes its files to
+// dir (see the package doc). Call it from a test, outside a bubble.
+func Produce(t *testing.T, spec Spec, dir string) {
+	spec, f, err := spec.withDefaults()
+	require.NoError(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		logs := newProcessLogs()
+		workDir, uploadDir := t.TempDir(), t.TempDir()
+		cluster, err := minicluster.New(minicluster.Config{
+			NumTaskManagers:        spec.TaskManagers,
+			NumSlotsPerTaskManager: spec.Slots,
+			WorkingDir:             workDir,
+			RPCTimeout:             drillRPCTimeout,
+			Heartbeat:              drillHeartbeat,
+			StartUpPeriod:          drillStartUpPeriod,
+			RestartStrategy:        drillRestarts,
+			Logger:                 slog.New(logs.jobManager),
+			TaskManagerLogger:      logs.taskManager,
+		})
+		require.NoError(t, err)
+		require.NoError(t, cluster.Start())
+		defer func() { require.NoError(t, cluster.Close()) }()
+		// The cluster's directories read as a JobManager's would, not as a
+		// test's.
+		out := output{dir: dir, start: spec.start(), cause: spec.Cause,
+			paths: strings.NewReplacer(workDir, "/opt/flink/work", uploadDir, "/tmp/flink-web")}
+		if f != nil {
+			require.NoError(t, cluster.Faults().Inject(*f))
+			out.injected = fault.Injected(f.Step, f.Kind).Error()
+		}
+
+		endpoint := startEndpoint(t, cluster, uploadDir, slog.New(logs.jobManager))
+		var told bytes.Buffer // what the client was told
+		wordcount.Results.Clear()
+		endpoint.submitWordCount(t, spec.Parallelism, &told)
+		time.Sleep(settle)
+		synctest.Wait()
+
+		require.NoError(t, out.writeLogs(logs))
+		require.NoError(t, out.write("client.txt", told.String()))
+	})
+}
+
+// processLogs keeps each process's log: the JobManager's, and one per
+// TaskManager, as if each ran in a process of its own.
+type processLogs struct {
+	jobManager *fault.LogCapture
+
+	mu           sync.Mutex
+	taskManagers map[api.ResourceID]*fault.LogCapture
+}
+
+func newProcessLogs() *processLogs {
+	return &processLogs{jobManager: fault.NewLogCapture(slog.LevelInfo), taskManagers: map[api.ResourceID]*fault.LogCapture{}}
+}
+
+// taskManager is minicluster.Config.TaskManagerLogger: TaskManager id's
+// own log.
+func (p *processLogs) taskManager(id api.ResourceID) *slog.Logger {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := fault.NewLogCapture(slog.LevelInfo)
+	p.taskManagers[id] = c
+	return slog.New(c)
+}
+
+// endpoint is the cluster's REST endpoint, served in-process: a goroutine
+// waiting on a socket would hold the bubble's clock still.
+type endpoint struct {
+	handler http.Handler
+}
+
+func startEndpoint(t *testing.T, cluster *minicluster.MiniCluster, uploadDir string, logger *slog.Logger) *endpoint {
+	server, err := rest.NewServer(rest.Config{UploadDir: uploadDir, Logger: logger}, rest.Deps{
+		Dispatcher:      cluster.Dispatcher(),
+		ResourceManager: cluster.ResourceManager(),
+		BlobServer:      cluster.BlobServer(),
+		Programs:        client.StreamingProgramRunner{},
+		Trace:           cluster.Trace(),
+		Faults:          cluster.Faults(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, server.Close(context.Background())) })
+	return &endpoint{handler: server.Handler()}
+}
+
+// do sends one request and returns the answer's status and body.
+func (e *endpoint) do(method, path, contentType string, body []byte) (int, []byte) {
+	req := httptest.NewRequestWithContext(context.Background(), method, path, bytes.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
+
+// submitWordCount acts as `flink run` in attached mode does: it uploads
+// the WordCount jar, runs it and follows the job until it ends, writing
+// each REST answer to told.
+func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Buffer) {
+	jar, err := wordcount.Jar()
+	require.NoError(t, err)
+	contentType, body := scenario.Multipart(t, scenario.Part{Field: "jarfile", FileName: "WordCount.jar", Content: jar})
+	status, answer := e.do(http.MethodPost, "/jars/upload", contentType, body)
+	fmt.Fprintf(told, "POST /jars/upload (WordCount.jar)\n%d %s\n\n", status, answer)
+	if status != http.StatusOK {
+		return
+	}
+	var uploaded rest.JarUploadResponseBody
+	require.NoError(t, json.Unmarshal(answer, &uploaded))
+	jarID := filepath.Base(uploaded.Filename)
+
+	request, err := json.Marshal(client.JarRunRequest{Parallelism: parallelism, ProgramArgsList: []string{"--output", wordcount.OutputCollect}})
+	require.NoError(t, err)
+	status, answer = e.do(http.MethodPost, "/jars/"+jarID+"/run", "application/json", request)
+	fmt.Fprintf(told, "POST /jars/%s/run %s\n%d %s\n\n", jarID, request, status, answer)
+	if status != http.StatusOK {
+		return
+	}
+	var run rest.JarRunResponseBody
+	require.NoError(t, json.Unmarshal(answer, &run))
+
+	deadline := time.Now().Add(jobDeadline)
+	for {
+		synctest.Wait()
+		status, answer = e.do(http.MethodGet, "/jobs/"+run.JobID.String()+"/status", "", nil)
+		var s struct {
+			Status api.JobStatus `json:"status"`
+		}
+		if status == http.StatusOK && json.Unmarshal(answer, &s) == nil && s.Status.IsGloballyTerminalState() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	status, answer = e.do(http.MethodGet, "/jobs/overview", "", nil)
+	fmt.Fprintf(told, "GET /jobs/overview\n%d %s\n", status, answer)
+}
+
+// output writes a drill's files, each line as the cluster's log prints it
+// on a clock that begins at start, and with the injected failure's own
+// words replaced by cause.
+type output struct {
+	dir      string
+	start    time.Time
+	cause    string
+	injected string // "fault injected at step m7 (no-matching-slot)"
+	paths    *strings.Replacer
+}
+
+// The bubble's clock begins at midnight, 1 January 2000 UTC.
+var bubbleEpoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+func (o output) writeLogs(logs *processLogs) error {
+	if err := o.write(filepath.Join("log", "flink-flinklab-standalonesession-0-localhost.log"), o.print(logs.jobManager.Records())); err != nil {
+		return err
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	ids := slices.Sorted(func(yield func(api.ResourceID) bool) {
+		for id := range logs.taskManagers {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	for i, id := range ids {
+		name := fmt.Sprintf("flink-flinklab-taskexecutor-%d-localhost.log", i)
+		if err := o.write(filepath.Join("log", name), o.print(logs.taskManagers[id].Records())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// print prints records as runtime/logging does, leaving out the fault
+// injector's own lines.
+func (o output) print(records []fault.LogRecord) string {
+	var b strings.Builder
+	for _, r := range records {
+		if r.Logger == "FaultInjector" {
+			continue
+		}
+		at := o.start.Add(r.Time.Sub(bubbleEpoch))
+		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format("2006-01-02 15:04:05,000"), logging.LevelName(r.Level), r.Logger, o.reword(r.Text()))
+	}
+	return b.String()
+}
+
+// reword replaces the injected failure's own words with the cause a real
+// cluster would give.
+func (o output) reword(text string) string {
+	text = o.paths.Replace(text)
+	if o.cause == "" || o.injected == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, o.injected, o.cause)
+}
+
+func (o output) write(name, content string) error {
+	path := filepath.Join(o.dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(o.reword(content)), 0o644)
+}

@@ -1,0 +1,63 @@
+package drill
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestProduce produces the drill that the environment names (Env): it is
+// how `go run ./tools/learn start dNN` makes a drill's logs. Without a
+// drill in the environment it has nothing to do.
+func TestProduce(t *testing.T) {
+	spec, dir, ok, err := fromEnv()
+	require.NoError(t, err)
+	if !ok {
+		t.Skip("no drill named in " + EnvSpec + " and " + EnvDir)
+	}
+	Produce(t, spec, dir)
+}
+
+// A drill's logs are a JobManager's and each TaskManager's, on the drill's
+// clock, and say nothing of the fault that broke the run.
+func TestADrillShowsOnlyWhatAnEngineerOnCallWouldHave(t *testing.T) {
+	dir := t.TempDir()
+	Produce(t, Spec{Fault: "m10:blob-unavailable", Seed: 42}, dir)
+
+	files, err := filepath.Glob(filepath.Join(dir, "log", "*.log"))
+	require.NoError(t, err)
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	assert.Equal(t, []string{
+		"flink-flinklab-standalonesession-0-localhost.log",
+		"flink-flinklab-taskexecutor-0-localhost.log",
+		"flink-flinklab-taskexecutor-1-localhost.log",
+	}, names)
+
+	jobManager := read(t, filepath.Join(dir, "log", names[0]))
+	assert.True(t, strings.HasPrefix(jobManager, "2026-11-30 08:42:17,204 INFO  MiniCluster [] - Starting Flink Mini Cluster\n"),
+		"the seed picks the clock: %.80q", jobManager)
+	assert.Contains(t, jobManager, "StandaloneDispatcher [] - Received JobGraph submission 'WordCount'")
+	assert.NotContains(t, jobManager, "TaskExecutor [] -", "a TaskManager's lines are in its own log")
+	taskManagers := read(t, filepath.Join(dir, "log", names[1])) + read(t, filepath.Join(dir, "log", names[2]))
+	assert.Contains(t, taskManagers, "Failed to fetch BLOB")
+	assert.Contains(t, taskManagers, "java.io.FileNotFoundException: /tmp/blobStore-5d1c/job_1/blob_p-1 (No such file or directory)",
+		"the injected failure reads as the cause a real cluster would give")
+	for _, text := range []string{jobManager, taskManagers, read(t, filepath.Join(dir, "client.txt"))} {
+		assert.NotRegexp(t, `(?i)\bfault|inject`, text) // DefaultScheduler may stay
+	}
+	assert.Contains(t, read(t, filepath.Join(dir, "client.txt")), "GET /jobs/overview\n200 ")
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}

@@ -1,0 +1,119 @@
+package drill
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"flinklab/runtime/fault"
+)
+
+// Spec is one drill: the fault its run hides and the cluster it runs on.
+// A drill's Spec is kept with its answer, in solutions/dNN/drill.yaml.
+type Spec struct {
+	// Fault is what breaks, in the form fault.Parse reads: "m7",
+	// "m10:jar-corrupted". Empty: nothing breaks, a healthy run to compare
+	// a drill with.
+	Fault string `json:"fault" yaml:"fault"`
+	// Seed fixes the drill's clock: its logs begin at a time the seed picks.
+	Seed int64 `json:"seed" yaml:"seed"`
+	// Cause is what the injected failure reads as in the logs: the cause a
+	// real cluster would give. Empty: the kind's usual one (usualCauses).
+	Cause string `json:"cause,omitempty" yaml:"cause"`
+	// TaskManagers and Slots shape the cluster (default 2 × 2); Parallelism
+	// is WordCount's (default 2: half the slots, so that the job can fail
+	// over to the other TaskManager).
+	TaskManagers int `json:"taskmanagers,omitempty" yaml:"taskmanagers"`
+	Slots        int `json:"slots,omitempty" yaml:"slots"`
+	Parallelism  int `json:"parallelism,omitempty" yaml:"parallelism"`
+	// Times is how many passes the fault fires on (fault.Fault.Times): 0
+	// once, -1 every time.
+	Times int `json:"times,omitempty" yaml:"times"`
+}
+
+// The environment TestProduce reads: the Spec as JSON, and the directory
+// to write the drill's files to.
+const (
+	EnvSpec = "FLINKLAB_DRILL_SPEC"
+	EnvDir  = "FLINKLAB_DRILL_DIR"
+)
+
+// Env returns the environment that makes TestProduce produce spec's logs
+// into dir.
+func Env(spec Spec, dir string) ([]string, error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	return []string{EnvSpec + "=" + string(data), EnvDir + "=" + dir}, nil
+}
+
+// fromEnv reads the Spec and directory Env wrote; ok is false when the
+// environment names no drill.
+func fromEnv() (spec Spec, dir string, ok bool, err error) {
+	data, dir := os.Getenv(EnvSpec), os.Getenv(EnvDir)
+	if data == "" || dir == "" {
+		return Spec{}, "", false, nil
+	}
+	if err := json.Unmarshal([]byte(data), &spec); err != nil {
+		return Spec{}, "", false, fmt.Errorf("%s: %w", EnvSpec, err)
+	}
+	return spec, dir, true, nil
+}
+
+// withDefaults fills in the cluster's shape and the cause, and returns the
+// fault to inject, or nil for a healthy run.
+func (s Spec) withDefaults() (Spec, *fault.Fault, error) {
+	var f *fault.Fault
+	if s.Fault != "" {
+		parsed, err := fault.Parse(s.Fault)
+		if err != nil {
+			return s, nil, err
+		}
+		parsed.Times = s.Times
+		f = &parsed
+	}
+	if s.TaskManagers <= 0 {
+		s.TaskManagers = 2
+	}
+	if s.Slots <= 0 {
+		s.Slots = 2
+	}
+	if s.Parallelism <= 0 {
+		s.Parallelism = 2
+	}
+	if s.Cause == "" && f != nil {
+		s.Cause = usualCauses[f.Kind]
+	}
+	return s, f, nil
+}
+
+// start is when the drill's logs begin: a morning in late November, a
+// minute the seed picks.
+func (s Spec) start() time.Time {
+	minute := s.Seed % (12 * 60)
+	if minute < 0 {
+		minute = -minute
+	}
+	return time.Date(2026, time.November, 30, 8, 0, 0, 0, time.UTC).Add(time.Duration(minute)*time.Minute + 17*time.Second + 204*time.Millisecond)
+}
+
+// usualCauses are, per kind, what a real cluster would give as the cause
+// where the runtime puts the injected one: the reason a production
+// engineer would find under the line.
+var usualCauses = map[fault.Kind]string{
+	fault.UploadRejected:             "java.nio.file.FileSystemException: /tmp/flink-web-upload: No space left on device",
+	fault.MalformedRunRequest:        `Unrecognized field "programArgs" (class org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody), not marked as ignorable`,
+	fault.InvalidJobGraph:            "java.lang.IllegalStateException: The vertex 7a1b (Source: file-input) has no invokable class.",
+	fault.JobMasterStartFailure:      "java.lang.ClassNotFoundException: org.example.wordcount.CheckpointStorageFactory",
+	fault.ResourceManagerUnreachable: "the connection to the ResourceManager was lost",
+	fault.ResourceDeclarationLost:    "the connection to the ResourceManager was lost",
+	fault.NoMatchingSlot:             "no free slot has the requested resource profile",
+	fault.SlotOfferRejected:          "the JobMaster did not accept the slots",
+	fault.SlotOfferTimeout:           "the JobMaster did not answer",
+	fault.TaskExecutorDies:           "the TaskManager process was killed",
+	fault.BlobUnavailable:            "java.io.FileNotFoundException: /tmp/blobStore-5d1c/job_1/blob_p-1 (No such file or directory)",
+	fault.JarCorrupted:               "",
+	fault.OperatorOpenThrows:         "java.io.FileNotFoundException: /data/stopwords-en.txt (No such file or directory)",
+}

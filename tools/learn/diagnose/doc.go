@@ -1,0 +1,95 @@
+// Package diagnose grades log-detective drills. A drill runs a real
+// MiniCluster with one hidden fault (package runtime/fault: a step m1–m11
+// and a Kind) and shows the learner nothing but the cluster's log files.
+// The learner answers three questions, as an engineer on call would:
+//
+//	step:      which step broke first?
+//	component: which component do I open?
+//	line:      which log line proves it?
+//
+// This package is the pure part of a drill: it reads the logs back, grades
+// an answer, and proves a drill honest. It runs no cluster and reads no
+// clock; the producer that runs the cluster and the `learn` commands that
+// show a drill live elsewhere.
+//
+// # Reading the logs
+//
+// A drill's log/ directory holds one file per process, named as Flink
+// names them: the JobManager's (JobManagerLogFile,
+// flink-flinklab-standalonesession-0-localhost.log) and one per TaskManager
+// (TaskManagerLogFile, flink-flinklab-taskexecutor-<i>-localhost.log).
+// Each record is printed as runtime/logging.Handler prints it, a line that
+// starts with its date, followed by lines that do not (the cause of an
+// error, the rest of a multi-line message):
+//
+//	2026-11-30 10:16:02,475 ERROR BlobClient [] - Failed to fetch BLOB … No retries left.
+//	Detected data corruption during transfer (SHA-256): expected …
+//
+// ParseLog turns a file back into fault.LogRecords whose Text is the
+// printed text, so the clues of package fault match them as they match the
+// records a LogCapture kept. LoadLogs reads every file and merges them into
+// one story in time order, each Record remembering its file and line.
+//
+// # The key and the answer
+//
+// A Key is what the drill broke: its step, its kind and the component to
+// open (ComponentOf). A component has one canonical name and the names of
+// the Flink classes that make it up (CanonicalComponent): "BlobClient" and
+// "PermanentBlobCache" both mean BlobServer/BlobCache. The slot pool is the
+// JobMaster's part that declares resources, so "SlotPool" is right for m6
+// and for m6 only.
+//
+// An Answer is the learner's file of "step:", "component:" and "line:"
+// (ParseAnswer). The line may be pasted whole, with its date, level and
+// logger, or only the text after "[] - ", or a part of it.
+//
+// # Grading
+//
+// Grade checks each part on its own, so a learner who found the right
+// line but named the step where the job gave up learns exactly that:
+//
+//   - the step is right when it is the key's. The step to name is where
+//     the first failure happened, not where the job finally gave up: a
+//     restart or a FAILED job is a consequence. A wrong step's message
+//     says what a failure at the named step would look like, and that
+//     these logs do not show that first;
+//   - the component is right when it names the key's;
+//   - the line is right when it is in exactly one record of the logs and
+//     that record is one of the lines that prove the fault, those
+//     fault.Evidence.Find returns for the key. Pasting 20 characters (or a
+//     whole short line) is enough; fewer could match by chance.
+//
+// A wrong part's message points the way without giving the answer away: it
+// never names the right step or component, and never quotes the proving
+// line. It may name the log the proof is in (that of the loudest proving
+// lines, those at the highest level: the error the other lines set the
+// scene for), since a learner who knows Flink's logs would look there
+// first anyway; not the logger that writes it, which would name the
+// component, another part of the answer.
+//
+// # Honest drills
+//
+// A drill is only fair if its logs prove its answer and nothing else.
+// CheckHonest, behind `learn verify`, checks four things, given the logs
+// of the same run without the fault:
+//
+//   - the key's evidence is complete: every line that must prove it is
+//     there (ErrIncomplete);
+//   - no line gives the fault away: no "fault", "inject", "diagnos…", kind
+//     of fault or step name m1–m11, which a real cluster never writes
+//     (ErrGivesAway). The words are matched at the start of a word, so
+//     Flink's DefaultScheduler is not a giveaway;
+//   - the healthy run does not prove it too (ErrHealthyToo): lines that
+//     every run writes are no proof. A JobMaster whose first registration
+//     at the ResourceManager got no answer writes at INFO the same lines
+//     as one that registered at once, only later: Flink logs the retry at
+//     DEBUG. Such a failure shows in the timestamps, not in the lines;
+//   - no other step's evidence is complete, unless the healthy run
+//     completes it too (ErrAmbiguous): if the logs proved a failure at m7
+//     as well as at m10, "m7" would be a fair answer that Grade calls
+//     wrong.
+//
+// Flink has no drills; the nearest thing is its end-to-end tests, which
+// read a cluster's log files after a run (check_logs_for_errors in
+// flink-end-to-end-tests/test-scripts/common.sh).
+package diagnose

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"flinklab/runtime/fault"
+	"flinklab/tools/learn/diagnose"
+	"flinklab/tools/learn/exercise"
+	"flinklab/tools/learn/gotest"
+)
+
+// A drill's logs are made by a real cluster, in the test TestProduce of
+// exercises/internal/drill, on the complete runtime (referenceOverlay), so
+// that a writing exercise in progress does not break the run. The test
+// reads the drill's Spec and where to write from its environment, under
+// the names of exercises/internal/drill.EnvSpec and EnvDir.
+const (
+	drillPackage = "./exercises/internal/drill"
+	drillEnvSpec = "FLINKLAB_DRILL_SPEC"
+	drillEnvDir  = "FLINKLAB_DRILL_DIR"
+)
+
+// drillDir is where the logs of a drill are kept once made, relative to the
+// repository root: .learn-drills/d07. Git ignores it.
+func drillDir(e *exercise.Exercise) string { return ".learn-drills/" + e.ID }
+
+// drillPath is drillDir as an absolute path, under c.drills when it is set
+// (a test's temporary directory).
+func (c *course) drillPath(e *exercise.Exercise) string {
+	if c.drills != "" {
+		return filepath.Join(c.drills, e.ID)
+	}
+	return c.path(drillDir(e))
+}
+
+// produceDrill runs drill e's cluster and writes its files into dir (an
+// absolute path), with the seed replaced when seed is not nil.
+func (c *course) produceDrill(ctx context.Context, e *exercise.Exercise, dir string, seed *int64) error {
+	spec := maps.Clone(e.Drill.Spec)
+	if seed != nil {
+		spec["seed"] = *seed
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	complete, err := c.referenceOverlay()
+	if err != nil {
+		return err
+	}
+	result, err := gotest.Execute(ctx, gotest.Run{
+		Root:    c.root,
+		Package: drillPackage,
+		Pattern: "^TestProduce$",
+		Overlay: complete,
+		Timeout: testTimeout,
+		SkipVet: true,
+		Env:     []string{drillEnvSpec + "=" + string(data), drillEnvDir + "=" + dir},
+	})
+	if err != nil {
+		return err
+	}
+	if !result.Passed {
+		return fmt.Errorf("the run of %s did not end:\n%s", e.ID, describeFailure(result))
+	}
+	return nil
+}
+
+// startDrill makes the drill's logs unless they are made already (so that
+// the drill shows the same logs every time), writes the answer file from
+// its template, and says where everything is.
+func (c *course) startDrill(ctx context.Context, e *exercise.Exercise, out io.Writer) error {
+	if _, err := os.Stat(filepath.Join(c.drillPath(e), "log")); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(out, "A cluster runs %s's job; its logs are kept in %s…\n", e.ID, c.shown(c.drillPath(e)))
+		if err := c.produceDrill(ctx, e, c.drillPath(e), nil); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if err := c.punchAndRecord(e, false); err != nil {
+		return err
+	}
+	c.describe(e, out)
+	return nil
+}
+
+// describeDrill lists what the drill shows, as an engineer on call would
+// find it.
+func (c *course) describeDrill(e *exercise.Exercise, out io.Writer) {
+	fmt.Fprintf(out, "The run's files, in %s:\n", c.shown(c.drillPath(e)))
+	files, _ := filepath.Glob(filepath.Join(c.drillPath(e), "log", "*.log"))
+	files = append(files, filepath.Join(c.drillPath(e), "client.txt"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(c.drillPath(e), f)
+		fmt.Fprintf(out, "  %-52s %5d lines  %s\n", filepath.ToSlash(rel), strings.Count(string(data), "\n"), whoseFile(rel))
+	}
+	fmt.Fprintf(out, "\nAnswer in %s: the step that broke first (m1–m11), the component to open, and the\n"+
+		"log line that proves it, copied from the logs.\n", answerFile(e))
+}
+
+// shown is path as the learner would type it: relative to the repository
+// root when it is under it.
+func (c *course) shown(path string) string {
+	if rel, err := filepath.Rel(c.root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// whoseFile says whose a drill's file is, from its name.
+func whoseFile(name string) string {
+	switch {
+	case strings.Contains(name, "standalonesession"):
+		return "the JobManager's log"
+	case strings.Contains(name, "taskexecutor"):
+		return "a TaskManager's log"
+	case name == "client.txt":
+		return "what the client was told (the REST answers)"
+	}
+	return ""
+}
+
+// drillKey is drill e's answer: the step and kind of its fault, and the
+// component to open.
+func drillKey(e *exercise.Exercise) (diagnose.Key, error) {
+	f, err := fault.Parse(e.Drill.Fault())
+	if err != nil {
+		return diagnose.Key{}, fmt.Errorf("%s: %w", exercise.DrillFile(e.ID), err)
+	}
+	return diagnose.NewKey(f.Step, f.Kind)
+}
+
+// checkDrill grades the learner's answer against the drill's logs: each
+// of the three parts, and for a wrong one what kind of line to look for.
+func (c *course) checkDrill(e *exercise.Exercise, out io.Writer) (bool, error) {
+	logs, err := diagnose.LoadLogs(c.drillPath(e))
+	if errors.Is(err, diagnose.ErrNoLogs) {
+		fmt.Fprintf(out, "✗ %s has no logs yet: go run ./tools/learn start %s\n", e.ID, e.ID)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	data, err := c.readAnswer(e)
+	if err != nil {
+		return false, err
+	}
+	answer, err := diagnose.ParseAnswer(data)
+	if err != nil {
+		fmt.Fprintf(out, "✗ %s: %v\n", answerFile(e), err)
+		return false, nil
+	}
+	key, err := drillKey(e)
+	if err != nil {
+		return false, err
+	}
+	verdict := diagnose.Grade(key, logs, answer)
+	if verdict.Err != nil {
+		return false, verdict.Err
+	}
+	if verdict.Passed() {
+		fmt.Fprintf(out, "✓ %s: the step, the component and the line that proves it are right.\n", e.ID)
+		fmt.Fprintf(out, "\nWhat the logs show, and what to read next time: go run ./tools/learn solution %s\n", e.ID)
+		return true, c.markDone(e)
+	}
+	fmt.Fprintf(out, "✗ %s: not yet.\n\n%s", e.ID, indent(verdict.String(), "  "))
+	fmt.Fprintf(out, "\nCorrect %s and check again.\n", answerFile(e))
+	fmt.Fprintf(out, "\nHint 1 of 3:\n%s", indent(strings.TrimSpace(e.Hints[0]), "  "))
+	fmt.Fprintf(out, "\nThe drill: %s/README.md · more hints: go run ./tools/learn hint %s\n", e.Dir, e.ID)
+	return false, nil
+}
+
+// drillSolution says what broke, in the words of package fault's
+// evidence, and quotes the lines of the learner's logs that prove it.
+func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
+	key, err := drillKey(e)
+	if err != nil {
+		return err
+	}
+	evidence, err := key.Evidence()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s broke at step %s (%s); the component to open: %s.\n\n", e.ID, key.Step, key.Kind, key.Component)
+	fmt.Fprintf(out, "What happened:\n%s\n", indent(wrap(evidence.Cause, 96), "  "))
+	fmt.Fprintf(out, "Where to look:\n%s\n", indent(wrap(evidence.WhereToLook, 96), "  "))
+	logs, err := diagnose.LoadLogs(c.drillPath(e))
+	if err != nil {
+		return nil // no logs kept: nothing to quote
+	}
+	lines, _ := logs.Find(evidence)
+	fmt.Fprintln(out, "The lines of your logs that prove it:")
+	for _, r := range lines {
+		fmt.Fprintf(out, "  %s\n%s\n", r.Where(), indent(strings.TrimRight(r.LogRecord.String(), "\n"), "    "))
+	}
+	return nil
+}
+
+// verifyDrill proves a drill honest: two runs of its cluster, each
+// compared with a run without the fault, prove its answer and no other
+// from what the learner is shown, name no fault, and end alike.
+func (c *course) verifyDrill(ctx context.Context, e *exercise.Exercise) (string, error) {
+	key, err := drillKey(e)
+	if err != nil {
+		return "", err
+	}
+	healthy, err := c.healthyRun(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	var outcomes []string
+	for range 2 {
+		dir, err := os.MkdirTemp("", "flinklab-drill-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		if err := c.produceDrill(ctx, e, dir, nil); err != nil {
+			return "", err
+		}
+		logs, err := diagnose.LoadLogs(dir)
+		if err != nil {
+			return "", err
+		}
+		if err := diagnose.CheckHonest(key, logs, healthy); err != nil {
+			return "", err
+		}
+		client, err := os.ReadFile(filepath.Join(dir, "client.txt"))
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, outcomeOf(string(client)))
+	}
+	if outcomes[0] != outcomes[1] {
+		return "", fmt.Errorf("two runs end differently: %s, then %s", outcomes[0], outcomes[1])
+	}
+	return fmt.Sprintf("two runs prove %s (%s) and no other step before it, which a run without the fault does not, name no fault, and end alike (%s)",
+		key.Step, key.Component, outcomes[0]), nil
+}
+
+// healthyRun produces, once per verify, the run of drill e's cluster
+// without its fault.
+func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose.Logs, error) {
+	c.healthyOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "flinklab-healthy-")
+		if err != nil {
+			c.healthyErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		healthy := *e
+		healthy.Drill = &exercise.Drill{Spec: maps.Clone(e.Drill.Spec)}
+		healthy.Drill.Spec["fault"] = ""
+		if c.healthyErr = c.produceDrill(ctx, &healthy, dir, nil); c.healthyErr != nil {
+			return
+		}
+		c.healthy, c.healthyErr = diagnose.LoadLogs(dir)
+	})
+	return c.healthy, c.healthyErr
+}
+
+// outcomeOf is how the client saw a drill's run end: the last HTTP status
+// of each request and the job's state, if it got that far.
+func outcomeOf(client string) string {
+	var statuses []string
+	for _, line := range strings.Split(client, "\n") {
+		if len(line) >= 3 && line[0] >= '1' && line[0] <= '5' && (len(line) == 3 || line[3] == ' ') {
+			statuses = append(statuses, line[:3])
+		}
+	}
+	outcome := "HTTP " + strings.Join(statuses, ", ")
+	if i := strings.LastIndex(client, `"state":"`); i >= 0 {
+		state := client[i+len(`"state":"`):]
+		outcome += ", job " + state[:strings.Index(state, `"`)]
+	}
+	return outcome
+}
+
+// wrap breaks text into lines of at most width characters, at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for _, word := range strings.Fields(text) {
+		if line > 0 && line+1+len(word) > width {
+			b.WriteByte('\n')
+			line = 0
+		} else if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
+}
