@@ -1,7 +1,9 @@
 package fault
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"flinklab/runtime/trace"
@@ -132,7 +134,11 @@ func Diagnose(events []trace.Event) (Diagnosis, bool) {
 // EvidenceFor) explains d, with Kind left empty; a log that proves neither
 // leaves d as it is.
 func Explain(d Diagnosis, records []LogRecord) Diagnosis {
-	for _, kind := range append(Kinds(d.Step), "") {
+	kinds := Kinds(d.Step)
+	// A kind whose lines every run writes is told only by their timing,
+	// so it is the explanation only when no other kind's lines are there.
+	slices.SortStableFunc(kinds, func(a, b Kind) int { return cmp.Compare(b2i(shownOnlyByTiming[a]), b2i(shownOnlyByTiming[b])) })
+	for _, kind := range append(kinds, "") {
 		e, ok := EvidenceFor(d.Step, kind)
 		if !ok {
 			continue
@@ -150,3 +156,16 @@ func Explain(d Diagnosis, records []LogRecord) Diagnosis {
 // Component returns the component to dig into when step breaks, or "" for
 // a step without an injection point.
 func Component(step trace.Step) string { return guide[step].component }
+
+// shownOnlyByTiming are the kinds whose evidence a healthy run writes too:
+// at INFO, a ResourceManager that answers a registration late looks like
+// one that answers at once, only later (Flink logs the timed-out attempts
+// at DEBUG).
+var shownOnlyByTiming = map[Kind]bool{ResourceManagerUnreachable: true}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -18,6 +18,8 @@
 //	m5    resourcemanager-unreachable             the JobMaster's registration times out and is retried with backoff; armed
 //	                                              for every attempt (always), the job's slot requests fail after
 //	                                              slot.request.timeout: "Slot request bulk is not fulfillable!", failover
+//	      registration-error                      the registration fails with an error ("Registration at ResourceManager
+//	                                              failed due to an error"), pauses cluster.registration.error-delay, starts over
 //	m6    resource-declaration-lost               the declaration does not arrive; the JobMaster declares again
 //	m7    no-matching-slot                        no slot matches; after the start-up period "Could not acquire the minimum required resources."
 //	m8    slot-offer-rejected, slot-offer-timeout the TaskExecutor frees the slot, the SlotManager matches again

@@ -341,6 +341,22 @@ var evidence = map[Kind]Evidence{
 			clue("JobMaster", `^JobManager successfully registered at ResourceManager`),
 		},
 	},
+	RegistrationError: {
+		Step: trace.M5,
+		Cause: `the JobMaster's registerJobMaster call failed with an error, not a timeout ("Registration at ` +
+			`ResourceManager failed due to an error", the cause under it): the retrying registration paused for ` +
+			`cluster.registration.error-delay ("Pausing and re-attempting registration in … ms") and started ` +
+			`over; until it succeeds, the job gets no slot`,
+		WhereToLook: `the JobManager log: the cause under "Registration at ResourceManager failed due to an ` +
+			`error" (the ResourceManager's address, its process, the network to it), then whether "JobManager ` +
+			`successfully registered at ResourceManager" follows once the pause is over`,
+		Clues: []Clue{
+			clue("JobMaster", `^Connecting to ResourceManager `),
+			clue("JobMaster", `(?s)^(Registration at ResourceManager failed due to an error)\n(.*)`),
+			clue("JobMaster", `^(Pausing and re-attempting registration in \d+ ms)`),
+			optional("JobMaster", `^JobManager successfully registered at ResourceManager`),
+		},
+	},
 	ResourceDeclarationLost: {
 		Step: trace.M6,
 		Cause: `the JobMaster's declareRequiredResources got no answer within the RPC timeout ` +

@@ -24,6 +24,7 @@ const (
 	DuplicateJobID             Kind = "duplicate-job-id"            // m3
 	JobMasterStartFailure      Kind = "jobmaster-start-failure"     // m4
 	ResourceManagerUnreachable Kind = "resourcemanager-unreachable" // m5
+	RegistrationError          Kind = "registration-error"          // m5
 	ResourceDeclarationLost    Kind = "resource-declaration-lost"   // m6
 	NoMatchingSlot             Kind = "no-matching-slot"            // m7
 	SlotOfferRejected          Kind = "slot-offer-rejected"         // m8
@@ -40,7 +41,7 @@ var kinds = map[trace.Step][]Kind{
 	trace.M2:  {MalformedRunRequest},
 	trace.M3:  {InvalidJobGraph, DuplicateJobID},
 	trace.M4:  {JobMasterStartFailure},
-	trace.M5:  {ResourceManagerUnreachable},
+	trace.M5:  {ResourceManagerUnreachable, RegistrationError},
 	trace.M6:  {ResourceDeclarationLost},
 	trace.M7:  {NoMatchingSlot},
 	trace.M8:  {SlotOfferRejected, SlotOfferTimeout},

@@ -68,6 +68,14 @@ func (jm *JobMaster) connectToResourceManager(address string, rmID api.ResourceM
 		},
 		Invoke: func(ctx context.Context, rm gateway.ResourceManagerGateway) (gateway.JobMasterRegistrationSuccess, error) {
 			if kind, ok := faults.Fire(trace.M5, jobID); ok {
+				if kind == fault.RegistrationError {
+					// Step m5 (fault): the call fails at once (Flink: an
+					// RpcConnectionException); the registration pauses for
+					// cluster.registration.error-delay and starts over.
+					err := fmt.Errorf("Could not connect to rpc endpoint under address %s.: %w", address, fault.Injected(trace.M5, kind))
+					tr.EmitFailure(trace.M5, "JobMaster", "ResourceManager", jobID, "registerJobMaster: %v", err)
+					return gateway.JobMasterRegistrationSuccess{}, err
+				}
 				// Step m5 (fault): the ResourceManager does not answer; this
 				// attempt times out and the registration tries again later.
 				tr.EmitFailure(trace.M5, "JobMaster", "ResourceManager", jobID,

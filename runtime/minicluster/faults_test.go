@@ -47,6 +47,7 @@ func TestAFaultAtEachStepFailsAsFlinkWouldAndTheJobRecovers(t *testing.T) {
 		{fault.Fault{Step: trace.M3}, 0, 0, "Received JobGraph submission", "Dispatcher"},
 		{fault.Fault{Step: trace.M4}, api.JobFailed, 0, "JobInitializationException: Could not start the JobMaster.", "JobMaster"},
 		{fault.Fault{Step: trace.M5}, api.JobFinished, 0, "JobManager successfully registered at ResourceManager", "ResourceManager"},
+		{fault.Fault{Step: trace.M5, Kind: fault.RegistrationError}, api.JobFinished, 0, "Pausing and re-attempting registration in 10000 ms", "ResourceManager"},
 		{fault.Fault{Step: trace.M6}, api.JobFinished, 0, "Failed to declare resource requirements of job", "SlotPool"},
 		{fault.Fault{Step: trace.M7}, api.JobFinished, 1, "Could not acquire the minimum required resources, failing slot requests.", "SlotManager"},
 		{fault.Fault{Step: trace.M8, Kind: fault.SlotOfferRejected}, api.JobFinished, 0, "Offer reserved slots to the leader of job", "TaskExecutor"},

@@ -44,6 +44,7 @@ import (
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/logging"
 	"flinklab/runtime/minicluster"
+	"flinklab/runtime/registration"
 	"flinklab/runtime/rest"
 	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
 	"flinklab/runtime/trace"
@@ -60,7 +61,10 @@ var (
 	demoHeartbeat     = heartbeat.HeartbeatServices{Interval: 200 * time.Millisecond, Timeout: time.Second}
 	demoRPCTimeout    = time.Second
 	demoStartUpPeriod = 500 * time.Millisecond
-	demoRestarts      = failover.Config{Type: failover.TypeFixedDelay,
+	// A registration that failed with an error pauses 1 s, not Flink's
+	// 10 s (cluster.registration.error-delay), before it starts over.
+	demoRegistration = registration.Config{ErrorDelay: time.Second}
+	demoRestarts     = failover.Config{Type: failover.TypeFixedDelay,
 		FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
 )
 
@@ -129,6 +133,7 @@ func run(out io.Writer, o options) error {
 		RPCTimeout:             demoRPCTimeout,
 		Heartbeat:              demoHeartbeat,
 		StartUpPeriod:          demoStartUpPeriod,
+		Registration:           demoRegistration,
 		RestartStrategy:        demoRestarts,
 		REST:                   &rest.Config{UploadDir: filepath.Join(workDir, "web-upload")},
 		Logger:                 logger,

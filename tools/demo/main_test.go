@@ -59,6 +59,7 @@ func TestMakeRunWithAFault(t *testing.T) {
 		fault.DuplicateJobID:             "DuplicateJobSubmissionException: Job has already been submitted.",
 		fault.JobMasterStartFailure:      "Could not start the JobMaster.",
 		fault.ResourceManagerUnreachable: "Registering job manager",
+		fault.RegistrationError:          "Pausing and re-attempting registration",
 		fault.ResourceDeclarationLost:    "Failed to declare resource requirements of job",
 		fault.NoMatchingSlot:             "Could not fulfill resource requirements of job",
 		fault.SlotOfferRejected:          "Offer reserved slots to the leader of job",

@@ -350,6 +350,7 @@ func usage(w io.Writer) {
   go run ./tools/learn check [ID]       run its tests and say what is still wrong
   go run ./tools/learn watch [ID]       check on every save; move on when green
   go run ./tools/learn hint ID          the next of three hints
+  go run ./tools/learn diagnose         practice: a drill you have not done, on a fresh run
   go run ./tools/learn solution ID      the reference, once the exercise passes (--force: now)
   go run ./tools/learn reset ID|--all   put the reference back, keeping your version
   go run ./tools/learn verify [ID...]   prove the exercises honest (make test runs it)
@@ -357,7 +358,8 @@ func usage(w io.Writer) {
   go run ./tools/learn solutions [ID...] regenerate solutions/*/ from the runtime
 
 Exercise IDs: mNN for the writing exercises (one per submission step),
-rNN for the reading ones; list shows them all. Flags may come before or
+rNN for the reading ones, dNN for the log-detective drills; list shows
+them all. Flags may come before or
 after the ID: start m03 --force.
 `)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +93,43 @@ func (c *course) startDrill(ctx context.Context, e *exercise.Exercise, out io.Wr
 	}
 	c.describe(e, out)
 	return nil
+}
+
+// practiceDrill is `learn diagnose`: a drill the learner has not done
+// (any drill once all are), picked at random, on a fresh run with a new
+// seed: the same fault, another clock and other IDs. A previous answer is
+// kept in .learn-backups/ first, as reset keeps one.
+func (c *course) practiceDrill(ctx context.Context, out io.Writer) error {
+	var drills, unseen []*exercise.Exercise
+	for _, e := range c.exercises {
+		if e.Kind == exercise.Diagnose {
+			drills = append(drills, e)
+			if c.state(e) != done {
+				unseen = append(unseen, e)
+			}
+		}
+	}
+	if len(unseen) == 0 {
+		unseen = drills
+	}
+	if len(unseen) == 0 {
+		return errors.New("the course has no drills")
+	}
+	e := unseen[rand.IntN(len(unseen))]
+	if c.state(e) != notStarted {
+		if err := c.reset(e, io.Discard); err != nil {
+			return err
+		}
+	}
+	seed := rand.Int64N(1 << 31)
+	if err := os.RemoveAll(c.drillPath(e)); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "A fresh run of %s (seed %d); its logs are kept in %s…\n", e.ID, seed, c.shown(c.drillPath(e)))
+	if err := c.produceDrill(ctx, e, c.drillPath(e), &seed); err != nil {
+		return err
+	}
+	return c.startDrill(ctx, e, out)
 }
 
 // describeDrill lists what the drill shows, as an engineer on call would

@@ -122,6 +122,8 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 		return c.reset(e, out)
+	case "diagnose":
+		return c.practiceDrill(ctx, out)
 	case "verify":
 		return c.verify(ctx, in.ids, out)
 	case "lint":

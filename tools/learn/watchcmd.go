@@ -63,8 +63,11 @@ func (c *course) offerStart(ctx context.Context, e *exercise.Exercise, in io.Rea
 		return false, nil
 	}
 	what := "it"
-	if e.Kind == exercise.Write {
+	switch e.Kind {
+	case exercise.Write:
 		what = "it: this turns " + strings.Join(holeNames(e), ", ") + " into holes"
+	case exercise.Diagnose:
+		what = "it: a cluster runs and its logs are kept"
 	}
 	fmt.Fprintf(out, "\nStart %s? [Y/n] ", what)
 	// The signal that ends ctx does not end a read of the terminal: read
@@ -89,6 +92,9 @@ func (c *course) offerStart(ctx context.Context, e *exercise.Exercise, in io.Rea
 		return false, nil
 	}
 	fmt.Fprintln(out)
+	if e.Kind == exercise.Diagnose {
+		return true, c.startDrill(ctx, e, out)
+	}
 	if err := c.punchAndRecord(e, false); err != nil {
 		return false, err
 	}

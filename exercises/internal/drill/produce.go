@@ -53,7 +53,7 @@ const (
 // Produce runs spec's drill in a synctest bubble and writes its files to
 // dir (see the package doc). Call it from a test, outside a bubble.
 func Produce(t *testing.T, spec Spec, dir string) {
-	spec, f, err := spec.withDefaults()
+	spec, faults, err := spec.withDefaults()
 	require.NoError(t, err)
 	synctest.Test(t, func(t *testing.T) {
 		logs := newProcessLogs()
@@ -73,13 +73,19 @@ func Produce(t *testing.T, spec Spec, dir string) {
 		require.NoError(t, cluster.Start())
 		defer func() { require.NoError(t, cluster.Close()) }()
 		// The cluster's directories read as a JobManager's would, not as a
-		// test's.
-		out := output{dir: dir, start: spec.start(), cause: spec.Cause,
-			paths: strings.NewReplacer(workDir, "/opt/flink/work", uploadDir, "/tmp/flink-web")}
-		if f != nil {
-			require.NoError(t, cluster.Faults().Inject(*f))
-			out.injected = fault.Injected(f.Step, f.Kind).Error()
+		// test's, and each injected failure as its cause.
+		words := []string{workDir, "/opt/flink/work", uploadDir, "/tmp/flink-web"}
+		for i, f := range faults {
+			require.NoError(t, cluster.Faults().Inject(f))
+			cause := usualCauses[f.Kind]
+			if i == 0 {
+				cause = spec.Cause
+			}
+			if cause != "" {
+				words = append(words, fault.Injected(f.Step, f.Kind).Error(), cause)
+			}
 		}
+		out := output{dir: dir, start: spec.start(), reword: strings.NewReplacer(words...)}
 
 		endpoint := startEndpoint(t, cluster, uploadDir, slog.New(logs.jobManager))
 		var told bytes.Buffer // what the client was told
@@ -190,14 +196,14 @@ func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Bu
 }
 
 // output writes a drill's files, each line as the cluster's log prints it
-// on a clock that begins at start, and with the injected failure's own
-// words replaced by cause.
+// on a clock that begins at start, with reword's replacements made: the
+// test's directories, and each injected failure's own words ("fault
+// injected at step m7 (no-matching-slot)") by the cause a real cluster
+// would give.
 type output struct {
-	dir      string
-	start    time.Time
-	cause    string
-	injected string // "fault injected at step m7 (no-matching-slot)"
-	paths    *strings.Replacer
+	dir    string
+	start  time.Time
+	reword *strings.Replacer
 }
 
 // The bubble's clock begins at midnight, 1 January 2000 UTC.
@@ -234,19 +240,9 @@ func (o output) print(records []fault.LogRecord) string {
 			continue
 		}
 		at := o.start.Add(r.Time.Sub(bubbleEpoch))
-		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format("2006-01-02 15:04:05,000"), logging.LevelName(r.Level), r.Logger, o.reword(r.Text()))
+		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format("2006-01-02 15:04:05,000"), logging.LevelName(r.Level), r.Logger, o.reword.Replace(r.Text()))
 	}
 	return b.String()
-}
-
-// reword replaces the injected failure's own words with the cause a real
-// cluster would give.
-func (o output) reword(text string) string {
-	text = o.paths.Replace(text)
-	if o.cause == "" || o.injected == "" {
-		return text
-	}
-	return strings.ReplaceAll(text, o.injected, o.cause)
 }
 
 func (o output) write(name, content string) error {
@@ -254,5 +250,5 @@ func (o output) write(name, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(o.reword(content)), 0o644)
+	return os.WriteFile(path, []byte(o.reword.Replace(content)), 0o644)
 }

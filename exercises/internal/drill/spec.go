@@ -30,6 +30,11 @@ type Spec struct {
 	// Times is how many passes the fault fires on (fault.Fault.Times): 0
 	// once, -1 every time.
 	Times int `json:"times,omitempty" yaml:"times"`
+	// Then are faults of later steps, in fault.Parse's form, that break
+	// the run again after Fault did: the red herrings. Their failures come
+	// later and are often louder; the answer stays Fault's step, the first
+	// thing that went wrong.
+	Then []string `json:"then,omitempty" yaml:"then"`
 }
 
 // The environment TestProduce reads: the Spec as JSON, and the directory
@@ -63,16 +68,23 @@ func fromEnv() (spec Spec, dir string, ok bool, err error) {
 }
 
 // withDefaults fills in the cluster's shape and the cause, and returns the
-// fault to inject, or nil for a healthy run.
-func (s Spec) withDefaults() (Spec, *fault.Fault, error) {
-	var f *fault.Fault
+// faults to inject: Fault, then Then; none for a healthy run.
+func (s Spec) withDefaults() (Spec, []fault.Fault, error) {
+	var faults []fault.Fault
 	if s.Fault != "" {
 		parsed, err := fault.Parse(s.Fault)
 		if err != nil {
 			return s, nil, err
 		}
 		parsed.Times = s.Times
-		f = &parsed
+		faults = append(faults, parsed)
+	}
+	for _, then := range s.Then {
+		parsed, err := fault.Parse(then)
+		if err != nil {
+			return s, nil, err
+		}
+		faults = append(faults, parsed)
 	}
 	if s.TaskManagers <= 0 {
 		s.TaskManagers = 2
@@ -83,10 +95,10 @@ func (s Spec) withDefaults() (Spec, *fault.Fault, error) {
 	if s.Parallelism <= 0 {
 		s.Parallelism = 2
 	}
-	if s.Cause == "" && f != nil {
-		s.Cause = usualCauses[f.Kind]
+	if s.Cause == "" && len(faults) > 0 {
+		s.Cause = usualCauses[faults[0].Kind]
 	}
-	return s, f, nil
+	return s, faults, nil
 }
 
 // start is when the drill's logs begin: a morning in late November, a
@@ -108,6 +120,7 @@ var usualCauses = map[fault.Kind]string{
 	fault.InvalidJobGraph:            "java.lang.IllegalStateException: The vertex 7a1b (Source: file-input) has no invokable class.",
 	fault.JobMasterStartFailure:      "java.lang.ClassNotFoundException: org.example.wordcount.CheckpointStorageFactory",
 	fault.ResourceManagerUnreachable: "the connection to the ResourceManager was lost",
+	fault.RegistrationError:          "java.net.ConnectException: Connection refused: jobmanager/10.0.4.17:6123",
 	fault.ResourceDeclarationLost:    "the connection to the ResourceManager was lost",
 	fault.NoMatchingSlot:             "no free slot has the requested resource profile",
 	fault.SlotOfferRejected:          "the JobMaster did not accept the slots",
