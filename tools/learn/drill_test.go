@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/tools/learn/diagnose"
+	"flinklab/tools/learn/exercise"
 )
 
 // A drill as a learner meets it: start makes the logs and says where they
@@ -92,4 +93,44 @@ func TestADrillIsGradedAsALearnerAnswersIt(t *testing.T) {
 	assert.True(t, passed, out.String())
 	assert.Contains(t, out.String(), "✓ d03")
 	assert.Equal(t, done, c.state(e))
+}
+
+// `learn diagnose` picks a drill the learner has not done and runs it
+// afresh: its logs are the same fault's on another clock, and a drill
+// already done is not picked while another is left.
+func TestDiagnosePicksADrillNotDoneOnAFreshRun(t *testing.T) {
+	c := testCourse(t)
+	c.drills = t.TempDir()
+	var left *exercise.Exercise
+	for _, e := range c.exercises {
+		if e.Kind != exercise.Diagnose {
+			continue
+		}
+		// Every drill's answer file is the learner's: put each back as it was.
+		answer := c.path(answerFile(e))
+		if learners, err := os.ReadFile(answer); err == nil {
+			t.Cleanup(func() { _ = os.WriteFile(answer, learners, 0o644) })
+		} else {
+			t.Cleanup(func() { _ = os.Remove(answer) })
+		}
+		if left == nil {
+			left = e
+			continue
+		}
+		require.NoError(t, c.progress.update(e.ID, func(r *record) { r.state = "done" }))
+	}
+	require.NotNil(t, left)
+
+	var out bytes.Buffer
+	require.NoError(t, c.practiceDrill(context.Background(), &out))
+	assert.Contains(t, out.String(), "A fresh run of "+left.ID+" (seed ")
+	logs, err := diagnose.LoadLogs(filepath.Join(c.drills, left.ID))
+	require.NoError(t, err)
+	key, err := drillKey(left)
+	require.NoError(t, err)
+	evidence, err := key.Evidence()
+	require.NoError(t, err)
+	_, complete := logs.Find(evidence)
+	assert.True(t, complete, "the fresh run proves the drill's fault as its own run does")
+	assert.Equal(t, inProgress, c.state(left))
 }
