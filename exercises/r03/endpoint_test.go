@@ -2,7 +2,6 @@ package r03
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -29,25 +28,12 @@ type endpoint struct {
 	handler http.Handler
 }
 
-// startEndpoint creates a REST endpoint for cluster, logging to logs, as
-// the MiniCluster creates its own (minicluster.Config.REST), and closes it
-// when the test ends.
+// startEndpoint creates a REST endpoint for cluster, logging to logs, and
+// closes it when the test ends.
 func startEndpoint(t *testing.T, cluster *minicluster.MiniCluster, logs *scenario.Logs) *endpoint {
 	t.Helper()
-	server, err := rest.NewServer(rest.Config{
-		UploadDir: filepath.Join(t.TempDir(), "web"),
-		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	}, rest.Deps{
-		Dispatcher:      cluster.Dispatcher(),
-		ResourceManager: cluster.ResourceManager(),
-		BlobServer:      cluster.BlobServer(),
-		Programs:        client.StreamingProgramRunner{},
-		Trace:           cluster.Trace(),
-		Faults:          cluster.Faults(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, server.Close(context.Background())) })
-	return &endpoint{t: t, handler: server.Handler()}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return &endpoint{t: t, handler: scenario.InProcessREST(t, cluster, filepath.Join(t.TempDir(), "web"), logger)}
 }
 
 // do sends one request and reads the answer's JSON into answer.

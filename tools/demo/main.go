@@ -39,9 +39,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
-	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
-	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/logging"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/registration"
@@ -54,19 +52,10 @@ import (
 // per slot of the cluster.
 const defaultParallelism = 4
 
-// The demo's short timings, so that a fault is noticed and recovered from
-// in about a second rather than Flink's 10 s RPC timeout and 50 s heartbeat
-// timeout.
-var (
-	demoHeartbeat     = heartbeat.HeartbeatServices{Interval: 200 * time.Millisecond, Timeout: time.Second}
-	demoRPCTimeout    = time.Second
-	demoStartUpPeriod = 500 * time.Millisecond
-	// A registration that failed with an error pauses 1 s, not Flink's
-	// 10 s (cluster.registration.error-delay), before it starts over.
-	demoRegistration = registration.Config{ErrorDelay: time.Second}
-	demoRestarts     = failover.Config{Type: failover.TypeFixedDelay,
-		FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
-)
+// A registration that failed with an error pauses 1 s in the demo, not
+// Flink's 10 s (cluster.registration.error-delay), before it starts over;
+// the demo's other timings are minicluster.Config.WithQuickRecovery.
+var demoRegistration = registration.Config{ErrorDelay: time.Second}
 
 func main() {
 	verbose := flag.Bool("v", false, "print the cluster's log (INFO and above) to stderr")
@@ -130,14 +119,10 @@ func run(out io.Writer, o options) error {
 		NumTaskManagers:        2,
 		NumSlotsPerTaskManager: 2,
 		WorkingDir:             filepath.Join(workDir, "cluster"),
-		RPCTimeout:             demoRPCTimeout,
-		Heartbeat:              demoHeartbeat,
-		StartUpPeriod:          demoStartUpPeriod,
 		Registration:           demoRegistration,
-		RestartStrategy:        demoRestarts,
 		REST:                   &rest.Config{UploadDir: filepath.Join(workDir, "web-upload")},
 		Logger:                 logger,
-	})
+	}.WithQuickRecovery())
 	if err != nil {
 		return err
 	}

@@ -23,23 +23,11 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/wordcount"
-	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
-	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/logging"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
 	_ "flinklab/runtime/streaming/tasks" // the streaming runtime, on the TaskExecutors' "class path"
-)
-
-// The cluster's timings: the demo's (`make run`), so that a failure is
-// noticed and recovered from in about a second of the drill's clock.
-var (
-	drillHeartbeat     = heartbeat.HeartbeatServices{Interval: 200 * time.Millisecond, Timeout: time.Second}
-	drillRPCTimeout    = time.Second
-	drillStartUpPeriod = 500 * time.Millisecond
-	drillRestarts      = failover.Config{Type: failover.TypeFixedDelay,
-		FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 100 * time.Millisecond}}
 )
 
 // How long the drill follows the job: it ends when the job does, and at
@@ -62,13 +50,9 @@ func Produce(t *testing.T, spec Spec, dir string) {
 			NumTaskManagers:        spec.TaskManagers,
 			NumSlotsPerTaskManager: spec.Slots,
 			WorkingDir:             workDir,
-			RPCTimeout:             drillRPCTimeout,
-			Heartbeat:              drillHeartbeat,
-			StartUpPeriod:          drillStartUpPeriod,
-			RestartStrategy:        drillRestarts,
 			Logger:                 slog.New(logs.jobManager),
 			TaskManagerLogger:      logs.taskManager,
-		})
+		}.WithQuickRecovery()) // the demo's timings (`make run`)
 		require.NoError(t, err)
 		require.NoError(t, cluster.Start())
 		defer func() { require.NoError(t, cluster.Close()) }()
@@ -87,7 +71,7 @@ func Produce(t *testing.T, spec Spec, dir string) {
 		}
 		out := output{dir: dir, start: spec.start(), reword: strings.NewReplacer(words...)}
 
-		endpoint := startEndpoint(t, cluster, uploadDir, slog.New(logs.jobManager))
+		endpoint := &endpoint{handler: scenario.InProcessREST(t, cluster, uploadDir, slog.New(logs.jobManager))}
 		var told bytes.Buffer // what the client was told
 		wordcount.Results.Clear()
 		endpoint.submitWordCount(t, spec.Parallelism, &told)
@@ -126,20 +110,6 @@ func (p *processLogs) taskManager(id api.ResourceID) *slog.Logger {
 // waiting on a socket would hold the bubble's clock still.
 type endpoint struct {
 	handler http.Handler
-}
-
-func startEndpoint(t *testing.T, cluster *minicluster.MiniCluster, uploadDir string, logger *slog.Logger) *endpoint {
-	server, err := rest.NewServer(rest.Config{UploadDir: uploadDir, Logger: logger}, rest.Deps{
-		Dispatcher:      cluster.Dispatcher(),
-		ResourceManager: cluster.ResourceManager(),
-		BlobServer:      cluster.BlobServer(),
-		Programs:        client.StreamingProgramRunner{},
-		Trace:           cluster.Trace(),
-		Faults:          cluster.Faults(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, server.Close(context.Background())) })
-	return &endpoint{handler: server.Handler()}
 }
 
 // do sends one request and returns the answer's status and body.

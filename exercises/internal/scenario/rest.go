@@ -1,8 +1,14 @@
 package scenario
 
 import (
+	"context"
+	"log/slog"
+	"net/http"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/client"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
 )
@@ -25,4 +31,25 @@ func RESTCluster(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster
 		cfg.REST = &rest.Config{}
 	}
 	return start(t, cfg)
+}
+
+// InProcessREST creates a REST endpoint for cluster, as the MiniCluster
+// creates its own (minicluster.Config.REST), keeping uploads in uploadDir
+// and logging to logger, and returns its handlers, to be called without a
+// socket: inside a synctest bubble (to let a five-minute start-up period
+// pass in no time) a goroutine waiting on a socket would hold the
+// bubble's clock still. The endpoint is closed when the test ends.
+func InProcessREST(t *testing.T, cluster *minicluster.MiniCluster, uploadDir string, logger *slog.Logger) http.Handler {
+	t.Helper()
+	server, err := rest.NewServer(rest.Config{UploadDir: uploadDir, Logger: logger}, rest.Deps{
+		Dispatcher:      cluster.Dispatcher(),
+		ResourceManager: cluster.ResourceManager(),
+		BlobServer:      cluster.BlobServer(),
+		Programs:        client.StreamingProgramRunner{},
+		Trace:           cluster.Trace(),
+		Faults:          cluster.Faults(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, server.Close(context.Background())) })
+	return server.Handler()
 }
