@@ -233,9 +233,9 @@ func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s broke at step %s (%s); the component to open: %s.\n\n", e.ID, key.Step, key.Kind, key.Component)
-	fmt.Fprintf(out, "What happened:\n%s\n", indent(wrap(evidence.Cause, 96), "  "))
-	fmt.Fprintf(out, "Where to look:\n%s\n", indent(wrap(evidence.WhereToLook, 96), "  "))
+	// The words of `make run`'s diagnosis of the same fault.
+	d := fault.Diagnosis{Step: key.Step, Component: key.Component, Kind: key.Kind, Cause: evidence.Cause, WhereToLook: evidence.WhereToLook}
+	fmt.Fprintf(out, "%s broke at step %s (%s).\n\n%s\n\n", e.ID, key.Step, key.Kind, d)
 	logs, err := diagnose.LoadLogs(c.drillPath(e))
 	if err != nil {
 		return nil // no logs kept: nothing to quote
@@ -326,22 +326,4 @@ func outcomeOf(client string) string {
 		outcome += ", job " + state[:strings.Index(state, `"`)]
 	}
 	return outcome
-}
-
-// wrap breaks text into lines of at most width characters, at spaces.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	line := 0
-	for _, word := range strings.Fields(text) {
-		if line > 0 && line+1+len(word) > width {
-			b.WriteByte('\n')
-			line = 0
-		} else if line > 0 {
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(word)
-		line += len(word)
-	}
-	return b.String()
 }
