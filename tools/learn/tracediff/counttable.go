@@ -2,7 +2,6 @@ package tracediff
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,51 +34,28 @@ func RenderCounts(left, right []Counted, opts Options) string {
 		shownRight = min(len(right), first+1)
 		rows = max(len(left), first+1)
 	}
-	digits := len(strconv.Itoa(max(rows, 1)))
-	prefixWidth := 1 + 1 + digits + 1 // mark, space, number, space
-	cellWidth := max(minCellWidth, longestCountedHead(left), longestCountedHead(right[:shownRight]),
-		(o.Width-prefixWidth-utf8.RuneCountInString(separator)-utf8.RuneCountInString(differenceNote))/2)
-
-	var b strings.Builder
-	writeLine := func(s, style string) {
-		s = strings.TrimRight(s, " ")
-		if o.Color && style != "" {
-			s = style + s + reset
-		}
-		b.WriteString(s + "\n")
-	}
-
-	writeLine(strings.Repeat(" ", prefixWidth)+pad(o.LeftTitle, cellWidth)+separator+o.RightTitle, bold)
-	if rows == 0 {
-		writeLine(strings.Repeat(" ", prefixWidth)+"(no messages on either side)", "")
-	}
+	t := newTable(o, rows, max(longestCountedHead(left), longestCountedHead(right[:shownRight])), "messages")
 	for i := range rows {
-		mark, style, note := " ", "", ""
-		if i == first {
-			mark, style, note = "✗", red, differenceNote
-		}
-		l := countedCell(left, i, first, cellWidth)
+		l := countedCell(left, i, first, t.cellWidth)
 		r := ""
 		if i < shownRight || i == first {
-			r = countedCell(right, i, first, cellWidth)
+			r = countedCell(right, i, first, t.cellWidth)
 		}
-		if note != "" {
-			r = pad(r, cellWidth) + note
-		}
-		writeLine(fmt.Sprintf("%s %*d %s%s%s", mark, digits, i+1, pad(l, cellWidth), separator, r), style)
+		t.row(i, first, l, r)
 	}
 	if shownRight < len(right) || (o.HideAfterDifference && first >= 0) {
 		// Said also when nothing happened after that row: the table must
 		// not tell where the run ends by leaving the line out.
-		writeLine(fmt.Sprintf("%s(what happened after row %d is not shown)", strings.Repeat(" ", prefixWidth), first+1), "")
+		t.note(fmt.Sprintf("(what happened after row %d is not shown)", first+1))
 	}
 
+	b := &t.b
 	b.WriteString("\n")
 	if first < 0 {
 		if len(left) == 0 {
 			b.WriteString("No difference: there are no messages on either side.\n")
 		} else {
-			fmt.Fprintf(&b, "No difference: the %d messages agree, each as many times.\n", len(left))
+			fmt.Fprintf(b, "No difference: the %d messages agree, each as many times.\n", len(left))
 		}
 		return b.String()
 	}

@@ -2,7 +2,6 @@ package tracediff
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -103,47 +102,20 @@ func Render(left, right []Event, opts Options) string {
 	o := opts.withDefaults()
 	rows := max(len(left), len(right))
 	first := FirstDifference(left, right)
-	digits := len(strconv.Itoa(max(rows, 1)))
-	prefixWidth := 1 + 1 + digits + 1 // mark, space, number, space
-	// The cells share the width; a cell is never so narrow that it cuts a
-	// step or a name, which are what the comparison is about.
-	cellWidth := max(minCellWidth, longestHead(left), longestHead(right),
-		(o.Width-prefixWidth-utf8.RuneCountInString(separator)-utf8.RuneCountInString(differenceNote))/2)
-
-	var b strings.Builder
-	writeLine := func(s, style string) {
-		s = strings.TrimRight(s, " ")
-		if o.Color && style != "" {
-			s = style + s + reset
-		}
-		b.WriteString(s + "\n")
-	}
-
-	writeLine(strings.Repeat(" ", prefixWidth)+pad(o.LeftTitle, cellWidth)+separator+o.RightTitle, bold)
-	if rows == 0 {
-		writeLine(strings.Repeat(" ", prefixWidth)+"(no steps on either side)", "")
-	}
+	t := newTable(o, rows, max(longestHead(left), longestHead(right)), "steps")
 	for _, span := range shownRows(rows, first, o) {
 		if span.leftOut > 0 {
-			writeLine(fmt.Sprintf("%*s %s", prefixWidth-1, "⋮", rowsLeftOut(span.from, span.leftOut)), "")
+			t.line(fmt.Sprintf("%*s %s", t.prefixWidth-1, "⋮", rowsLeftOut(span.from, span.leftOut)), "")
 			continue
 		}
 		i := span.from
-		mark, style, note := " ", "", ""
-		if i == first {
-			mark, style, note = "✗", red, differenceNote
-		}
-		l, r := cell(left, i, first, cellWidth), cell(right, i, first, cellWidth)
-		if note != "" {
-			r = pad(r, cellWidth) + note
-		}
-		writeLine(fmt.Sprintf("%s %*d %s%s%s", mark, digits, i+1, pad(l, cellWidth), separator, r), style)
+		t.row(i, first, cell(left, i, first, t.cellWidth), cell(right, i, first, t.cellWidth))
 	}
 
-	b.WriteString("\n")
-	b.WriteString(summary(left, right, first, o))
-	b.WriteString("\n")
-	return b.String()
+	t.b.WriteString("\n")
+	t.b.WriteString(summary(left, right, first, o))
+	t.b.WriteString("\n")
+	return t.b.String()
 }
 
 // span is one line of the table's body: row from, or, when leftOut is
