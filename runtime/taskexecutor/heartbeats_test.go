@@ -228,7 +228,8 @@ func TestShutdownSaysGoodbyeAtOnce(t *testing.T) {
 }
 
 // Kill is kill -9: the TaskExecutor answers nothing from then on (its
-// callers time out), its tasks stop without a report, and it tells nobody.
+// callers time out), its tasks stop without a report, and it tells nobody,
+// not even its log.
 func TestAKilledTaskExecutorAnswersNothingAndTellsNobody(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarnessWith(t, harnessOptions{heartbeat: fast})
@@ -238,6 +239,7 @@ func TestAKilledTaskExecutorAnswersNothingAndTellsNobody(t *testing.T) {
 		synctest.Wait()
 		drain(job.jm.states)
 
+		lastWords := h.logs.String()
 		h.te.Kill()
 		synctest.Wait()
 
@@ -277,6 +279,7 @@ func TestAKilledTaskExecutorAnswersNothingAndTellsNobody(t *testing.T) {
 		assert.Empty(t, drain(h.rm.slotsAvailable), "a slot was given back")
 		assert.Empty(t, drain(h.rm.heartbeats), "a heartbeat was answered")
 		assert.NotContains(t, h.logs.String(), "timed out.", "the dead TaskExecutor noticed something")
+		assert.Equal(t, lastWords, h.logs.String(), "a killed process writes no line, not even of the task it stopped")
 
 		// Close releases what is left (the bubble ends only without a
 		// goroutine left), and a second Kill does nothing.

@@ -163,14 +163,16 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 
 	te := &TaskExecutor{
 		Endpoint:               rpc.NewEndpoint("TaskExecutor"),
-		cfg:                    cfg,
 		deps:                   deps,
 		address:                deps.RPC.Address("taskmanager_" + string(cfg.ResourceID)),
-		logger:                 cfg.Logger.With("logger", "TaskExecutor"),
-		taskSlotTable:          NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.DefaultSlotProfile, cfg.Logger),
 		jobTable:               make(map[api.JobID]*jobTableEntry),
 		currentSlotOfferPerJob: make(map[api.JobID]uint64),
 	}
+	// Everything the TaskExecutor and its tasks log goes silent with Kill.
+	cfg.Logger = slog.New(untilKilled{cfg.Logger.Handler(), &te.killed})
+	te.cfg = cfg
+	te.logger = cfg.Logger.With("logger", "TaskExecutor")
+	te.taskSlotTable = NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.DefaultSlotProfile, cfg.Logger)
 	te.jobLeaderService = &jobLeaderService{
 		owner:      te.Endpoint,
 		logger:     cfg.Logger.With("logger", "DefaultJobLeaderService"),
@@ -371,9 +373,9 @@ func (te *TaskExecutor) stopServices() {
 // process has died. Its heartbeat answers stop with it. Its running tasks
 // stop without reporting anything, and nobody is told: the ResourceManager
 // and the JobMasters must notice through their heartbeat timeouts (or
-// through RPCs that time out). The messages already in its mailbox are
-// still handled, as if the signal had come a moment later; nothing sent
-// after Kill is.
+// through RPCs that time out). Calls already waiting in its mailbox get
+// no answer either; work it had queued for itself may still run, as if the
+// signal had come a moment later, but writes nothing to its log.
 //
 // Kill returns once the main thread and the tasks have stopped. Close
 // after Kill releases what is left. Kill after Close does nothing.
@@ -393,10 +395,11 @@ func (te *TaskExecutor) Kill() {
 }
 
 // onKill is the last thing a killed TaskExecutor's main thread does, and
-// it does it without a word. The end of the main thread is queued right
-// behind it, so the final states its tasks report when they stop are
-// dropped. (What it stops would simply vanish with a real process; here
-// it must be stopped, or it would go on acting for the dead TaskExecutor.)
+// it does it without a word (its log is silent already: untilKilled). The
+// end of the main thread is queued right behind it, so the final states
+// its tasks report when they stop are dropped. (What it stops would simply
+// vanish with a real process; here it must be stopped, or it would go on
+// acting for the dead TaskExecutor.)
 func (te *TaskExecutor) onKill() []*taskmanager.Task {
 	te.stopServices()
 	te.jobLeaderService.abandon()
@@ -462,6 +465,7 @@ func (te *TaskExecutor) requestSlot(slotID api.SlotID, jobID api.JobID, allocati
 func (te *TaskExecutor) SubmitTask(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error {
 	err := te.callAsync(ctx, func() error {
 		if kind, ok := te.injectedSubmitTaskFault(tdd, jobMasterID); ok {
+			te.killed.Store(true) // dead from here on: no call queued behind this one is served
 			return &diesBeforeTask{kind: kind}
 		}
 		return te.submitTask(tdd, jobMasterID)
@@ -630,12 +634,21 @@ func (te *TaskExecutor) callAsync(ctx context.Context, fn func() error) error {
 	if te.killed.Load() {
 		return te.noAnswer(ctx)
 	}
-	_, err := rpc.CallAsync(ctx, te.Endpoint, func() (struct{}, error) { return struct{}{}, fn() })
-	if errors.Is(err, rpc.ErrRecipientUnreachable) && te.killed.Load() {
+	_, err := rpc.CallAsync(ctx, te.Endpoint, func() (struct{}, error) {
+		if te.killed.Load() {
+			return struct{}{}, errKilled
+		}
+		return struct{}{}, fn()
+	})
+	if errors.Is(err, errKilled) || errors.Is(err, rpc.ErrRecipientUnreachable) && te.killed.Load() {
 		return te.noAnswer(ctx) // killed while the call waited
 	}
 	return err
 }
+
+// errKilled is what a call that waited in the main thread's queue while
+// the TaskExecutor was killed finds there; its caller gets no answer.
+var errKilled = errors.New("the TaskExecutor was killed")
 
 // noAnswer is the answer of a killed TaskExecutor: none. The caller waits
 // until its ctx ends and gets the RPC timeout it would get from Pekko.
