@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -156,50 +155,16 @@ func info(opts runOptions, stdout io.Writer) error {
 	return nil
 }
 
-// list is "list": the cluster's jobs from GET /jobs/overview, grouped as
-// Flink's CliFrontend groups them: CREATED and INITIALIZING jobs are
-// scheduled, globally terminal ones terminated, all others running.
+// list is "list": the cluster's jobs from GET /jobs/overview, printed as
+// Flink's CliFrontend prints them (client.JobList).
 func list(ctx context.Context, opts listOptions, stdout io.Writer) error {
 	fmt.Fprintln(stdout, "Waiting for response...")
-	var overview rest.MultipleJobsDetails
-	if err := client.NewRestClusterClient(opts.jobManager).SendRequest(ctx, http.MethodGet, "/jobs/overview", &overview); err != nil {
+	jobs, err := client.NewRestClusterClient(opts.jobManager).ListJobs(ctx)
+	if err != nil {
 		return fmt.Errorf("Failed to retrieve job list: %w", err)
 	}
-	var running, scheduled, terminated []rest.JobDetails
-	for _, job := range overview.Jobs {
-		switch {
-		case job.State == api.JobCreated || job.State == api.JobInitializing:
-			scheduled = append(scheduled, job)
-		case job.State.IsGloballyTerminalState():
-			terminated = append(terminated, job)
-		default:
-			running = append(running, job)
-		}
-	}
-	section := func(title, none string, jobs []rest.JobDetails) {
-		if len(jobs) == 0 {
-			if none != "" {
-				fmt.Fprintln(stdout, none)
-			}
-			return
-		}
-		fmt.Fprintln(stdout, title)
-		slices.SortStableFunc(jobs, func(a, b rest.JobDetails) int { return cmp.Compare(a.StartTime, b.StartTime) })
-		for _, job := range jobs {
-			fmt.Fprintf(stdout, "%s : %s : %s (%s)\n",
-				time.UnixMilli(job.StartTime).Format("02.01.2006 15:04:05"), job.JobID, job.Name, job.State)
-		}
-		fmt.Fprintln(stdout, "--------------------------------------------------------------")
-	}
-	if opts.running || opts.all {
-		section("------------------ Running/Restarting Jobs -------------------", "No running jobs.", running)
-	}
-	if opts.scheduled || opts.all {
-		section("----------------------- Scheduled Jobs -----------------------", "No scheduled jobs.", scheduled)
-	}
-	if opts.all {
-		section("---------------------- Terminated Jobs -----------------------", "", terminated)
-	}
+	show := client.JobList{Running: opts.running || opts.all, Scheduled: opts.scheduled || opts.all, Terminated: opts.all}
+	show.Print(stdout, jobs, time.Local)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"flinklab/runtime/fault"
@@ -167,7 +168,7 @@ func whoseFile(name string) string {
 	case strings.Contains(name, "taskexecutor"):
 		return "a TaskManager's log"
 	case name == "client.txt":
-		return "what the client was told (the REST answers)"
+		return "what the client was told (REST answers, flink list -a)"
 	}
 	return ""
 }
@@ -321,9 +322,11 @@ func outcomeOf(client string) string {
 		}
 	}
 	outcome := "HTTP " + strings.Join(statuses, ", ")
-	if i := strings.LastIndex(client, `"state":"`); i >= 0 {
-		state := client[i+len(`"state":"`):]
-		outcome += ", job " + state[:strings.Index(state, `"`)]
+	if states := jobState.FindAllStringSubmatch(client, -1); len(states) > 0 {
+		outcome += ", job " + states[len(states)-1][1]
 	}
 	return outcome
 }
+
+// jobState finds a job's state in a REST answer: "state": "FAILED".
+var jobState = regexp.MustCompile(`"state":\s*"([A-Z]+)"`)

@@ -7,7 +7,9 @@
 //	log/flink-flinklab-standalonesession-0-localhost.log   the JobManager
 //	log/flink-flinklab-taskexecutor-0-localhost.log        TaskManager 0
 //	log/flink-flinklab-taskexecutor-1-localhost.log        TaskManager 1
-//	client.txt                                             the REST answers the client got
+//	client.txt                                             what the client was told: the REST answers
+//	                                                       (the job's overview and exceptions) and
+//	                                                       `flink list -a`
 //
 // The cluster is the MiniCluster of `make run`, each TaskManager writing
 // a log of its own (minicluster.Config.TaskManagerLogger), with the
@@ -15,10 +17,12 @@
 // bubble, so a drill takes as long as its work, not its timeouts, and
 // its clock starts at a time its seed picks.
 //
-// What the learner must not see is left out or reworded, in this package
-// only: the fault injector's own lines, and the words "fault injected at
-// step …" at the end of an injected error, which read instead as the
-// cause a real cluster would give (Spec.Cause, or the kind's usual one).
+// Every time is on the drill's clock, the REST answers' as well as the
+// logs'. What the learner must not see is left out or reworded, in this
+// package only: the fault injector's own lines, and the words "fault
+// injected at step …" at the end of an injected error, which read instead
+// as the cause a real cluster would give (Spec.Cause, or the kind's usual
+// one).
 // The trace of steps m1–m11 and the diagnosis are not written at all.
 //
 // `go run ./tools/learn start dNN` runs TestProduce with the drill's Spec

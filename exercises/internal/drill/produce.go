@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +73,7 @@ func Produce(t *testing.T, spec Spec, dir string) {
 		}
 		out := output{dir: dir, start: spec.start(), reword: strings.NewReplacer(words...)}
 
-		endpoint := &endpoint{handler: scenario.InProcessREST(t, cluster, uploadDir, slog.New(logs.jobManager))}
+		endpoint := &endpoint{handler: scenario.InProcessREST(t, cluster, uploadDir, slog.New(logs.jobManager)), start: out.start}
 		var told bytes.Buffer // what the client was told
 		wordcount.Results.Clear()
 		endpoint.submitWordCount(t, spec.Parallelism, &told)
@@ -107,9 +109,11 @@ func (p *processLogs) taskManager(id api.ResourceID) *slog.Logger {
 }
 
 // endpoint is the cluster's REST endpoint, served in-process: a goroutine
-// waiting on a socket would hold the bubble's clock still.
+// waiting on a socket would hold the bubble's clock still. Its answers
+// give times on the drill's clock, which begins at start.
 type endpoint struct {
 	handler http.Handler
+	start   time.Time
 }
 
 // do sends one request and returns the answer's status and body.
@@ -120,20 +124,57 @@ func (e *endpoint) do(method, path, contentType string, body []byte) (int, []byt
 	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)
-	return rec.Code, rec.Body.Bytes()
+	return rec.Code, onDrillClock(bytes.TrimSpace(rec.Body.Bytes()), e.start)
+}
+
+// epochMillis matches what may be a time in ms since the epoch, as REST
+// answers give times ("start-time": 946684800000).
+var epochMillis = regexp.MustCompile(`\b\d{12,13}\b`)
+
+// onDrillClock moves the times of a REST answer from the bubble's clock to
+// the drill's, which begins at start: a number is a time when it falls on
+// the bubble's first day (a duration is far smaller).
+func onDrillClock(answer []byte, start time.Time) []byte {
+	from, to := bubbleEpoch.UnixMilli(), bubbleEpoch.Add(24*time.Hour).UnixMilli()
+	return epochMillis.ReplaceAllFunc(answer, func(number []byte) []byte {
+		ms, err := strconv.ParseInt(string(number), 10, 64)
+		if err != nil || ms < from || ms >= to {
+			return number
+		}
+		return strconv.AppendInt(nil, start.UnixMilli()+ms-from, 10)
+	})
 }
 
 // submitWordCount acts as `flink run` in attached mode does: it uploads
 // the WordCount jar, runs it and follows the job until it ends, writing
-// each REST answer to told.
+// each REST answer to told. Then it looks as an engineer on call would:
+// the jobs' overview and the job's exceptions, as the web dashboard shows
+// them, and `flink list -a`.
 func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Buffer) {
+	jobID, submitted := e.runWordCount(t, parallelism, told)
+	if submitted {
+		e.awaitTermination(jobID)
+	}
+	overview := e.get(told, "/jobs/overview")
+	if submitted {
+		e.get(told, "/jobs/"+jobID.String()+"/exceptions")
+	}
+	var jobs client.JobsOverview
+	require.NoError(t, json.Unmarshal(overview, &jobs))
+	fmt.Fprintf(told, "$ ./bin/flink list -a\nWaiting for response...\n")
+	client.JobList{Running: true, Scheduled: true, Terminated: true}.Print(told, jobs.Jobs, time.UTC)
+}
+
+// runWordCount uploads the WordCount jar and runs it; submitted is false
+// when either was refused.
+func (e *endpoint) runWordCount(t *testing.T, parallelism int, told *bytes.Buffer) (jobID api.JobID, submitted bool) {
 	jar, err := wordcount.Jar()
 	require.NoError(t, err)
 	contentType, body := scenario.Multipart(t, scenario.Part{Field: "jarfile", FileName: "WordCount.jar", Content: jar})
 	status, answer := e.do(http.MethodPost, "/jars/upload", contentType, body)
 	fmt.Fprintf(told, "POST /jars/upload (WordCount.jar)\n%d %s\n\n", status, answer)
 	if status != http.StatusOK {
-		return
+		return api.JobID{}, false
 	}
 	var uploaded rest.JarUploadResponseBody
 	require.NoError(t, json.Unmarshal(answer, &uploaded))
@@ -144,25 +185,40 @@ func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Bu
 	status, answer = e.do(http.MethodPost, "/jars/"+jarID+"/run", "application/json", request)
 	fmt.Fprintf(told, "POST /jars/%s/run %s\n%d %s\n\n", jarID, request, status, answer)
 	if status != http.StatusOK {
-		return
+		return api.JobID{}, false
 	}
 	var run rest.JarRunResponseBody
 	require.NoError(t, json.Unmarshal(answer, &run))
+	return run.JobID, true
+}
 
+// awaitTermination polls the job's status until it is globally terminal,
+// for jobDeadline at most.
+func (e *endpoint) awaitTermination(jobID api.JobID) {
 	deadline := time.Now().Add(jobDeadline)
 	for {
 		synctest.Wait()
-		status, answer = e.do(http.MethodGet, "/jobs/"+run.JobID.String()+"/status", "", nil)
+		status, answer := e.do(http.MethodGet, "/jobs/"+jobID.String()+"/status", "", nil)
 		var s struct {
 			Status api.JobStatus `json:"status"`
 		}
 		if status == http.StatusOK && json.Unmarshal(answer, &s) == nil && s.Status.IsGloballyTerminalState() || time.Now().After(deadline) {
-			break
+			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	status, answer = e.do(http.MethodGet, "/jobs/overview", "", nil)
-	fmt.Fprintf(told, "GET /jobs/overview\n%d %s\n", status, answer)
+}
+
+// get sends GET path, writes the answer to told, its JSON indented as a
+// reader would have it printed, and returns the answer.
+func (e *endpoint) get(told *bytes.Buffer, path string) []byte {
+	status, answer := e.do(http.MethodGet, path, "", nil)
+	var indented bytes.Buffer
+	if json.Indent(&indented, answer, "", "  ") == nil {
+		answer = indented.Bytes()
+	}
+	fmt.Fprintf(told, "GET %s\n%d %s\n\n", path, status, answer)
+	return answer
 }
 
 // output writes a drill's files, each line as the cluster's log prints it

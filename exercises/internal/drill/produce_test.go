@@ -49,10 +49,15 @@ func TestADrillShowsOnlyWhatAnEngineerOnCallWouldHave(t *testing.T) {
 	assert.Contains(t, taskManagers, "Failed to fetch BLOB")
 	assert.Contains(t, taskManagers, "java.io.FileNotFoundException: /tmp/blobStore-5d1c/job_1/blob_p-1 (No such file or directory)",
 		"the injected failure reads as the cause a real cluster would give")
-	for _, text := range []string{jobManager, taskManagers, read(t, filepath.Join(dir, "client.txt"))} {
+	client := read(t, filepath.Join(dir, "client.txt"))
+	for _, text := range []string{jobManager, taskManagers, client} {
 		assert.NotRegexp(t, `(?i)\bfault|inject`, text) // DefaultScheduler may stay
 	}
-	assert.Contains(t, read(t, filepath.Join(dir, "client.txt")), "GET /jobs/overview\n200 ")
+	assert.Contains(t, client, "GET /jobs/overview\n200 ")
+	assert.Regexp(t, `GET /jobs/[0-9a-f]{32}/exceptions\n200 `, client)
+	assert.Regexp(t, `\$ ./bin/flink list -a\nWaiting for response...\nNo running jobs.\nNo scheduled jobs.\n-+ Terminated Jobs -+\n`+
+		`30\.11\.2026 08:42:17 : [0-9a-f]{32} : WordCount \(FINISHED\)\n`, client, "the job started on the drill's clock")
+	assert.NotContains(t, client, `"start-time": 9466`, "no time is left on the bubble's clock")
 }
 
 func read(t *testing.T, path string) string {

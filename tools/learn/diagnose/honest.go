@@ -36,10 +36,10 @@ const maxQuoted = 5
 //
 //   - the key's evidence is complete: every clue that is not optional
 //     found its line (else ErrIncomplete, naming the missing clues);
-//   - no line gives the fault away: none says "fault", "inject" or
-//     "diagnos…" (at the start of a word, so DefaultScheduler is fine),
-//     a kind of fault, or a step's name m1–m11 as a word (else
-//     ErrGivesAway, quoting the lines);
+//   - no line of the logs or of what the client was told gives the fault
+//     away: none says "fault", "inject" or "diagnos…" (at the start of a
+//     word, so DefaultScheduler is fine), a kind of fault, or a step's
+//     name m1–m11 as a word (else ErrGivesAway, quoting the lines);
 //   - the key's evidence is not complete in healthy, the logs of the same
 //     cluster and job run without the fault (else ErrHealthyToo: lines
 //     every run writes prove nothing);
@@ -68,6 +68,11 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 	for _, r := range logs.All {
 		if m := giveaway.FindString(r.Logger + " " + r.Text()); m != "" {
 			offending = append(offending, fmt.Sprintf("%s (%q): %s", r.Where(), m, r.printedLine()))
+		}
+	}
+	for i, line := range strings.Split(logs.Client, "\n") {
+		if m := giveaway.FindString(line); m != "" {
+			offending = append(offending, fmt.Sprintf("%s:%d (%q): %s", ClientFile, i+1, m, line))
 		}
 	}
 	if len(offending) > 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -77,7 +78,14 @@ type Logs struct {
 	// keep the JobManager's file first, then the file names' order, then
 	// the order in the file.
 	All []Record
+	// Client is what the client was told (ClientFile), shown with the
+	// logs: no proof comes from it, but it must not give the fault away
+	// either.
+	Client string
 }
+
+// ClientFile is the file of a drill that holds what the client was told.
+const ClientFile = "client.txt"
 
 // dateLayout is how runtime/logging prints a record's time.
 const dateLayout = "2006-01-02 15:04:05,000"
@@ -134,7 +142,8 @@ func parse(r io.Reader) ([]fault.LogRecord, []int, error) {
 	}
 }
 
-// LoadLogs reads every *.log file in dir/log, a drill's log directory.
+// LoadLogs reads every *.log file in dir/log, a drill's log directory, and
+// dir's ClientFile if there is one.
 func LoadLogs(dir string) (Logs, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "log", "*.log"))
 	if err != nil {
@@ -151,7 +160,13 @@ func LoadLogs(dir string) (Logs, error) {
 		}
 		files[filepath.Base(path)] = records
 	}
-	return merge(files), nil
+	logs := merge(files)
+	client, err := os.ReadFile(filepath.Join(dir, ClientFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Logs{}, err
+	}
+	logs.Client = string(client)
+	return logs, nil
 }
 
 func loadFile(path string) ([]Record, error) {
