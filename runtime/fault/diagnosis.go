@@ -157,10 +157,11 @@ func Explain(d Diagnosis, records []LogRecord) Diagnosis {
 // a step without an injection point.
 func Component(step trace.Step) string { return guide[step].component }
 
-// shownOnlyByTiming are the kinds whose evidence a healthy run writes too:
-// at INFO, a ResourceManager that answers a registration late looks like
-// one that answers at once, only later (Flink logs the timed-out attempts
-// at DEBUG).
+// shownOnlyByTiming are the kinds whose lines a healthy run writes too,
+// only closer together: at INFO, a ResourceManager that answers a
+// registration late looks like one that answers at once, only later
+// (Flink logs the timed-out attempts at DEBUG). Whatever else delays the
+// registration (an error, and the pause after it) shows the same delay.
 var shownOnlyByTiming = map[Kind]bool{ResourceManagerUnreachable: true}
 
 func b2i(b bool) int {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"flinklab/runtime/logging"
@@ -24,6 +25,11 @@ type Clue struct {
 	// timeout that a newer message makes moot, a heartbeat that a faster
 	// failure overtakes).
 	Optional bool
+	// Later, when set, asks the line to come at least that long after the
+	// line of the clue before it: what a failure shows only by its timing
+	// (a registration that took a timeout longer than it does in a run
+	// that goes well, whose attempts Flink logs at DEBUG).
+	Later time.Duration
 }
 
 // Process returns the log the line is in.
@@ -74,7 +80,8 @@ type ProvingLine struct {
 }
 
 // Find picks the lines that prove e from a log's records: for each clue,
-// in order, the earliest record it matches that no clue before it took.
+// in order, the earliest record it matches that no clue before it took
+// (and that comes Clue.Later after the line found before it).
 // It returns them in log order, and reports whether every clue that is not
 // optional found its line. The records are one cluster's log, oldest
 // first; a log of many jobs should be cut to the story of one.
@@ -82,12 +89,14 @@ func (e Evidence) Find(records []LogRecord) ([]ProvingLine, bool) {
 	taken := make(map[int]bool)
 	var lines []ProvingLine
 	complete := true
+	var previous *LogRecord // the line of the clue before, for Later
 	for _, clue := range e.Clues {
 		found := false
 		for i, r := range records {
-			if !taken[i] && clue.Matches(r) {
+			if !taken[i] && clue.Matches(r) && (clue.Later == 0 || previous != nil && r.Time.Sub(previous.Time) >= clue.Later) {
 				taken[i] = true
 				lines = append(lines, ProvingLine{Index: i, Record: r, Clue: clue})
+				previous = &records[i]
 				found = true
 				break
 			}
@@ -241,6 +250,17 @@ func clue(logger, pattern string) Clue {
 	return Clue{Logger: logger, Pattern: regexp.MustCompile(pattern)}
 }
 
+// later is c, to be found at least d after the line of the clue before.
+func later(c Clue, d time.Duration) Clue {
+	c.Later = d
+	return c
+}
+
+// registrationInitialTimeout is Flink's cluster.registration.initial-timeout:
+// a registration whose first attempt got no answer arrives at least that
+// late.
+const registrationInitialTimeout = 100 * time.Millisecond
+
 // optional is a Clue that only some runs write.
 func optional(logger, pattern string) Clue {
 	c := clue(logger, pattern)
@@ -337,7 +357,7 @@ var evidence = map[Kind]Evidence{
 		Clues: []Clue{
 			clue("JobMaster", `^Connecting to ResourceManager `),
 			clue("JobMaster", `^Resolved ResourceManager address, beginning registration`),
-			clue("StandaloneResourceManager", `^Registering job manager \S+ for job `),
+			later(clue("StandaloneResourceManager", `^Registering job manager \S+ for job `), registrationInitialTimeout),
 			clue("JobMaster", `^JobManager successfully registered at ResourceManager`),
 		},
 	},

@@ -135,6 +135,29 @@ func TestFindPicksEachClueItsEarliestLineAndReturnsThemInLogOrder(t *testing.T) 
 	assert.False(t, ok, "without the activation the evidence is incomplete")
 }
 
+// A ResourceManager that answers a registration late writes the lines of
+// one that answers at once, only later: its evidence is the time between.
+func TestALateRegistrationIsToldByItsTiming(t *testing.T) {
+	e, ok := fault.EvidenceFor(trace.M5, fault.ResourceManagerUnreachable)
+	require.True(t, ok)
+	registration := func(late time.Duration) []fault.LogRecord {
+		at := func(r fault.LogRecord, d time.Duration) fault.LogRecord { r.Time = r.Time.Add(d); return r }
+		return []fault.LogRecord{
+			record(0, slog.LevelInfo, "JobMaster", "Connecting to ResourceManager pekko://flink/user/rpc/resourcemanager_0"),
+			record(0, slog.LevelInfo, "JobMaster", "Resolved ResourceManager address, beginning registration"),
+			at(record(0, slog.LevelInfo, "StandaloneResourceManager", "Registering job manager 5f1d@pekko://flink/user/rpc/jobmanager_0 for job j."), late),
+			at(record(0, slog.LevelInfo, "JobMaster", "JobManager successfully registered at ResourceManager, leader id: 9a0b."), late),
+		}
+	}
+	_, ok = e.Find(registration(0))
+	assert.False(t, ok, "a registration answered at once proves nothing")
+	_, ok = e.Find(registration(99 * time.Millisecond))
+	assert.False(t, ok, "a registration answered within the first attempt's timeout proves nothing")
+	lines, ok := e.Find(registration(300 * time.Millisecond))
+	require.True(t, ok, "a registration answered after the first attempt timed out")
+	assert.Len(t, lines, 4)
+}
+
 // The lines of a real run of m10:jar-corrupted, shortened.
 func jarCorruptedLog() []fault.LogRecord {
 	const job, key = "48d541a3a8411844cdea0d0bd7a4c97b", "p-f91a551baf4ba99226fba2606c4527d3215529fc0696b990cc6799c4a28f1808"

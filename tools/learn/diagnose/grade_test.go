@@ -127,7 +127,7 @@ func TestGradeTheLine(t *testing.T) {
 		{name: "a proving line as the diagnosis quotes it", right: true,
 			line: "TaskManager  10:16:02,477 WARN  Task [] - " + source + " switched from DEPLOYING to FAILED"},
 		{name: "a grep's file and line", right: true,
-			line: diagnose.JobManagerLogFile + ":17:2026-11-30 10:16:02,481 INFO  DefaultScheduler [] - 4 tasks will be restarted to recover"},
+			line: diagnose.JobManagerLogFile + ":18:2026-11-30 10:16:02,481 INFO  DefaultScheduler [] - 4 tasks will be restarted to recover"},
 		{name: "the text of three lines", line: fetch + " No retries left.",
 			contains: "is in several lines of the logs: paste more of the one you mean"},
 		{name: "not in the logs", line: "Could not fulfill resource requirements of job " + job,

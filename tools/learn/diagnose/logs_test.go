@@ -149,6 +149,6 @@ func TestFindReturnsTheProvingRecordsWithTheirPlaces(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		tm0 + ":7 BlobClient", tm0 + ":8 BlobClient", tm0 + ":10 Task",
-		diagnose.JobManagerLogFile + ":15 ExecutionGraph", diagnose.JobManagerLogFile + ":17 DefaultScheduler",
+		diagnose.JobManagerLogFile + ":16 ExecutionGraph", diagnose.JobManagerLogFile + ":18 DefaultScheduler",
 	}, got)
 }
