@@ -6,17 +6,23 @@ import (
 	"flinklab/runtime/jobgraph"
 )
 
-// allToAllJob is the job of Flink's scheduler benchmarks and of the
-// "scheduler performance" blog posts: a source and a sink of the same
-// parallelism, joined by one ALL_TO_ALL edge.
-func allToAllJob(parallelism int) *jobgraph.JobGraph {
-	source := jobgraph.NewJobVertex("Source", "SourceStreamTask", parallelism)
-	sink := jobgraph.NewJobVertex("Sink", "OneInputStreamTask", parallelism)
-	sink.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded)
-	g := jobgraph.New("all-to-all benchmark")
+// twoVertexJob is a source and a sink joined by one edge of the given
+// pattern. With ALL_TO_ALL and equal parallelisms it is the job of Flink's
+// scheduler benchmarks and of the "scheduler performance" blog posts; with
+// POINTWISE, the JobEdge of a rescale.
+func twoVertexJob(sourceParallelism, sinkParallelism int, pattern jobgraph.DistributionPattern) *jobgraph.JobGraph {
+	source := jobgraph.NewJobVertex("Source", "SourceStreamTask", sourceParallelism)
+	sink := jobgraph.NewJobVertex("Sink", "OneInputStreamTask", sinkParallelism)
+	sink.ConnectNewDataSetAsInput(source, pattern, jobgraph.PipelinedBounded)
+	g := jobgraph.New(pattern.String() + " benchmark")
 	g.AddVertex(source)
 	g.AddVertex(sink)
 	return g
+}
+
+// allToAllJob is twoVertexJob at one parallelism, ALL_TO_ALL.
+func allToAllJob(parallelism int) *jobgraph.JobGraph {
+	return twoVertexJob(parallelism, parallelism, jobgraph.AllToAll)
 }
 
 // BenchmarkBuildExecutionGraph mirrors Flink's BuildExecutionGraphBenchmark
@@ -27,6 +33,21 @@ func allToAllJob(parallelism int) *jobgraph.JobGraph {
 //	go test -run='^$' -bench=BuildExecutionGraph -benchmem ./runtime/executiongraph/
 func BenchmarkBuildExecutionGraph(b *testing.B) {
 	jg := allToAllJob(10_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BuildGraph(jg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildExecutionGraphPointwise builds a rescale from 10,000 to
+// 1,000 subtasks: each sink subtask reads its own range of 10 partitions,
+// one ConsumedPartitionGroup each (EdgeManagerBuildUtil.connectPointwise).
+//
+//	go test -run='^$' -bench=BuildExecutionGraphPointwise -benchmem ./runtime/executiongraph/
+func BenchmarkBuildExecutionGraphPointwise(b *testing.B) {
+	jg := twoVertexJob(10_000, 1_000, jobgraph.Pointwise)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := BuildGraph(jg); err != nil {

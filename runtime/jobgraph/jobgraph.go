@@ -91,6 +91,26 @@ func (g *JobGraph) SlotSharingGroups() []string {
 	return names
 }
 
+// SlotsNeeded returns how many slots the job needs to run all its subtasks
+// at once, and how they add up: with slot sharing a slot holds one subtask
+// of every vertex of its group, so a group needs as many slots as its
+// largest parallelism; a vertex without a group needs a slot per subtask.
+// perGroup maps each group (in SlotSharingGroups order) to its slots.
+func (g *JobGraph) SlotsNeeded() (total int, perGroup map[string]int) {
+	perGroup = make(map[string]int)
+	for _, v := range g.vertices {
+		if v.SlotSharingGroup == "" {
+			total += v.Parallelism
+			continue
+		}
+		perGroup[v.SlotSharingGroup] = max(perGroup[v.SlotSharingGroup], v.Parallelism)
+	}
+	for _, slots := range perGroup {
+		total += slots
+	}
+	return total, perGroup
+}
+
 // VerticesSortedTopologicallyFromSources returns the vertices so that every
 // vertex comes after all vertices it reads from. It mirrors Flink's
 // JobGraph.getVerticesSortedTopologicallyFromSources, including its order:

@@ -168,6 +168,16 @@ func TestSlotSharingGroups(t *testing.T) {
 	assert.Equal(t, []string{"default", "heavy"}, got)
 }
 
+// A slot holds one subtask of every vertex of its group: a group needs its
+// largest parallelism in slots, a vertex in no group a slot per subtask.
+func TestSlotsNeeded(t *testing.T) {
+	source, mapper, sink, alone := vertex("source", 4), vertex("map", 2), vertex("sink", 3), vertex("alone", 2)
+	source.SlotSharingGroup, mapper.SlotSharingGroup, sink.SlotSharingGroup = "default", "default", "output"
+	total, perGroup := graphOf(source, mapper, sink, alone).SlotsNeeded()
+	assert.Equal(t, 4+3+2, total)
+	assert.Equal(t, map[string]int{"default": 4, "output": 3}, perGroup)
+}
+
 func TestVerticesSortedTopologicallyFromSources(t *testing.T) {
 	tests := []struct {
 		name  string

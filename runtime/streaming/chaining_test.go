@@ -80,21 +80,21 @@ func TestChainingDecisions(t *testing.T) {
 				env.DisableOperatorChaining()
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").Print()
 			},
-			want: "operator chaining is disabled",
+			want: "chaining disabled for the job (disableOperatorChaining)",
 		},
 		{
 			name: "3: downstream in another slot sharing group",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").SlotSharingGroup("other").Print()
 			},
-			want: `slot sharing groups differ: "default", "other"`,
+			want: `slot sharing group "default" ≠ "other"`,
 		},
 		{
 			name: "3: upstream in another slot sharing group",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").SlotSharingGroup("other").Filter(keep).Name("B").SlotSharingGroup("default").Print()
 			},
-			want: `slot sharing groups differ: "other", "default"`,
+			want: `slot sharing group "other" ≠ "default"`,
 		},
 		{
 			name: "3: downstream inherits the upstream's group",
@@ -107,7 +107,7 @@ func TestChainingDecisions(t *testing.T) {
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").DisableChaining().Filter(keep).Name("B").Print()
 			},
-			want: "A-2 has chaining strategy NEVER",
+			want: "A-2 is NEVER (disableChaining)",
 		},
 		{
 			name: "4: upstream HEAD (StartNewChain) still lets B chain to it",
@@ -120,14 +120,14 @@ func TestChainingDecisions(t *testing.T) {
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").DisableChaining().Print()
 			},
-			want: "B-3 has chaining strategy NEVER",
+			want: "B-3 is NEVER (disableChaining)",
 		},
 		{
 			name: "5: downstream HEAD (StartNewChain)",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").StartNewChain().Print()
 			},
-			want: "B-3 has chaining strategy HEAD",
+			want: "B-3 is HEAD (startNewChain)",
 		},
 		{
 			name: "5: downstream HEAD_WITH_SOURCES behind an operator",
@@ -135,7 +135,7 @@ func TestChainingDecisions(t *testing.T) {
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").Print()
 			},
 			modify: func(t *testing.T, g *StreamGraph) { nodeNamed(t, g, "B").ChainingStrategy = HeadWithSources },
-			want:   "B-3 has chaining strategy HEAD_WITH_SOURCES",
+			want:   "B-3 is HEAD_WITH_SOURCES, and A-2 is no source",
 		},
 		{
 			name: "5: downstream HEAD_WITH_SOURCES behind a source",
@@ -150,35 +150,42 @@ func TestChainingDecisions(t *testing.T) {
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Filter(keep).Name("B").SetParallelism(3).Print()
 			},
-			want: "parallelism differs: 2, 3",
+			want: "parallelism 2 ≠ 3",
 		},
 		{
 			name: "7: REBALANCE",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Rebalance().Filter(keep).Name("B").Print()
 			},
-			want: "partitioner REBALANCE is not FORWARD",
+			want: "REBALANCE, not FORWARD",
 		},
 		{
 			name: "7: RESCALE",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Rescale().Filter(keep).Name("B").Print()
 			},
-			want: "partitioner RESCALE is not FORWARD",
+			want: "RESCALE, not FORWARD",
 		},
 		{
 			name: "7: BROADCAST",
 			build: func(env *StreamExecutionEnvironment) {
 				Map(FromElements(env, "x"), identity).Name("A").Broadcast().Filter(keep).Name("B").Print()
 			},
-			want: "partitioner BROADCAST is not FORWARD",
+			want: "BROADCAST, not FORWARD",
+		},
+		{
+			name: "7: SHUFFLE",
+			build: func(env *StreamExecutionEnvironment) {
+				Map(FromElements(env, "x"), identity).Name("A").Shuffle().Filter(keep).Name("B").Print()
+			},
+			want: "SHUFFLE, not FORWARD",
 		},
 		{
 			name: "7: HASH (KeyBy)",
 			build: func(env *StreamExecutionEnvironment) {
 				KeyBy(Map(FromElements(env, "x"), identity).Name("A"), identity).Filter(keep).Name("B").Print()
 			},
-			want: "partitioner HASH is not FORWARD",
+			want: "HASH, not FORWARD",
 		},
 		{
 			name: "7: explicit FORWARD",
@@ -213,7 +220,7 @@ func TestChainingDecisions(t *testing.T) {
 			}
 			edge := edgeBetween(t, g, from, to)
 
-			got := notChainableReason(edge, g)
+			got := NotChainableReason(edge, g)
 			if tt.want == "" && got != "" {
 				t.Fatalf("edge %v not chainable: %s; want chainable", edge, got)
 			}
@@ -283,6 +290,24 @@ func TestChainedNamesAndOutputOrder(t *testing.T) {
 		target := ds.Consumers()[0].Target.Name
 		if wantTarget := want[i+1]; target != wantTarget {
 			t.Errorf("data set %d is read by %q, want %q", i, target, wantTarget)
+		}
+	}
+
+	// Each JobEdge is a chain broken on purpose; NotChainedReasons says why.
+	reasons, err := NotChainedReasons(g, jg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReasons := map[string]string{
+		"C -> Sink: Print to Std. Out": "parallelism 2 ≠ 3",
+		"D -> Sink: Print to Std. Out": "REBALANCE, not FORWARD",
+	}
+	if len(reasons) != len(wantReasons) {
+		t.Errorf("reasons for %d JobEdges, want %d", len(reasons), len(wantReasons))
+	}
+	for edge, reason := range reasons {
+		if want := wantReasons[edge.Target.Name]; reason != want {
+			t.Errorf("the edge into %q is not chained because %q, want %q", edge.Target.Name, reason, want)
 		}
 	}
 }

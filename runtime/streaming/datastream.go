@@ -128,6 +128,12 @@ func (ds *DataStream[T]) Rebalance() *DataStream[T] {
 	return ds.partition(&RebalancePartitioner{})
 }
 
+// Shuffle sends each record to a subtask of the next operator picked at
+// random (partitioner SHUFFLE).
+func (ds *DataStream[T]) Shuffle() *DataStream[T] {
+	return ds.partition(&ShufflePartitioner{})
+}
+
 // Rescale sends records round robin to a subset of the next operator's
 // subtasks, chosen by a POINTWISE connection (partitioner RESCALE).
 func (ds *DataStream[T]) Rescale() *DataStream[T] {

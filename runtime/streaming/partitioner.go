@@ -1,5 +1,7 @@
 package streaming
 
+import "math/rand/v2"
+
 // StreamPartitioner decides, for every record a subtask emits on a network
 // edge, which channel (which consumer subtask among those this producer is
 // connected to) receives it. It mirrors Flink's
@@ -10,6 +12,7 @@ package streaming
 //	ForwardPartitioner          FORWARD      POINTWISE         0: the one consumer this producer feeds
 //	RescalePartitioner          RESCALE      POINTWISE         round robin over the few consumers this producer feeds
 //	RebalancePartitioner        REBALANCE    ALL_TO_ALL        round robin over all consumers
+//	ShufflePartitioner          SHUFFLE      ALL_TO_ALL        a consumer picked at random
 //	KeyGroupStreamPartitioner   HASH         ALL_TO_ALL        the subtask owning the key's key group
 //	BroadcastPartitioner        BROADCAST    ALL_TO_ALL        every consumer
 //
@@ -17,7 +20,7 @@ package streaming
 // subtasks; the runtime calls Copy once per producing subtask and output,
 // because the round-robin partitioners keep a position (in Flink each task
 // deserializes its own instance). SelectChannel is pure apart from that
-// position: no clock, no randomness, no I/O.
+// position: no clock, no I/O, and the shuffle's randomness is seeded.
 type StreamPartitioner interface {
 	// SelectChannel returns the channel in [0, numberOfChannels) for
 	// record. BroadcastPartitioner panics: use SelectChannels.
@@ -187,10 +190,44 @@ func (*BroadcastPartitioner) Copy() StreamPartitioner { return &BroadcastPartiti
 // String returns "BROADCAST".
 func (*BroadcastPartitioner) String() string { return "BROADCAST" }
 
+// ShufflePartitioner sends each record to a consumer subtask picked at
+// random, uniformly. It mirrors Flink's ShufflePartitioner. Differs from
+// Flink: each copy draws from a generator with the same fixed seed (Flink
+// uses an unseeded java.util.Random), so that a run can be repeated.
+type ShufflePartitioner struct {
+	random *rand.Rand
+}
+
+// SelectChannel returns a channel in [0, numberOfChannels) at random.
+func (p *ShufflePartitioner) SelectChannel(_ any, numberOfChannels int) int {
+	if p.random == nil {
+		p.random = newShuffleRandom()
+	}
+	return p.random.IntN(numberOfChannels)
+}
+
+// newShuffleRandom is the generator of one ShufflePartitioner copy.
+func newShuffleRandom() *rand.Rand { return rand.New(rand.NewPCG(0x5348554646, 0x4c45)) }
+
+// IsBroadcast reports false.
+func (*ShufflePartitioner) IsBroadcast() bool { return false }
+
+// IsPointwise reports false.
+func (*ShufflePartitioner) IsPointwise() bool { return false }
+
+// Copy returns a ShufflePartitioner that draws its channels afresh.
+func (*ShufflePartitioner) Copy() StreamPartitioner {
+	return &ShufflePartitioner{random: newShuffleRandom()}
+}
+
+// String returns "SHUFFLE".
+func (*ShufflePartitioner) String() string { return "SHUFFLE" }
+
 // Compile-time checks that every partitioner is a StreamPartitioner.
 var (
 	_ StreamPartitioner = (*ForwardPartitioner)(nil)
 	_ StreamPartitioner = (*RebalancePartitioner)(nil)
+	_ StreamPartitioner = (*ShufflePartitioner)(nil)
 	_ StreamPartitioner = (*RescalePartitioner)(nil)
 	_ StreamPartitioner = (*KeyGroupStreamPartitioner)(nil)
 	_ StreamPartitioner = (*BroadcastPartitioner)(nil)

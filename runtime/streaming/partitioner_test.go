@@ -29,6 +29,7 @@ func TestPartitionerNamesAndPatterns(t *testing.T) {
 		{&ForwardPartitioner{}, "FORWARD", true, false},
 		{&RescalePartitioner{}, "RESCALE", true, false},
 		{&RebalancePartitioner{}, "REBALANCE", false, false},
+		{&ShufflePartitioner{}, "SHUFFLE", false, false},
 		{&KeyGroupStreamPartitioner{}, "HASH", false, false},
 		{&BroadcastPartitioner{}, "BROADCAST", false, true},
 	}
@@ -51,6 +52,28 @@ func TestPartitionerNamesAndPatterns(t *testing.T) {
 func TestForwardPartitionerAlwaysChannelZero(t *testing.T) {
 	if got, want := selectN(&ForwardPartitioner{}, records(3), 1), []int{0, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("channels = %v, want %v", got, want)
+	}
+}
+
+// A shuffle reaches every channel, each about as often as the others, and
+// two copies draw the same channels: a run can be repeated.
+func TestShuffleSpreadsRecordsAtRandom(t *testing.T) {
+	const n, channels = 4000, 4
+	got := selectN((&ShufflePartitioner{}).Copy(), records(n), channels)
+	counts := make([]int, channels)
+	for _, c := range got {
+		counts[c]++ // panics outside [0, channels)
+	}
+	for c, count := range counts {
+		if count < n/channels*8/10 || count > n/channels*12/10 {
+			t.Errorf("channel %d got %d of %d records, want about %d: %v", c, count, n, n/channels, counts)
+		}
+	}
+	if slices.Equal(got[:20], []int{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}) {
+		t.Errorf("channels go round robin, not at random: %v", got[:20])
+	}
+	if again := selectN((&ShufflePartitioner{}).Copy(), records(n), channels); !slices.Equal(got, again) {
+		t.Error("two copies drew different channels")
 	}
 }
 

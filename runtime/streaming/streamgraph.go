@@ -93,6 +93,20 @@ func (e *StreamEdge) String() string {
 	return fmt.Sprintf("(%v -> %v, %v)", e.Source, e.Target, e.Partitioner)
 }
 
+// streamEdge returns the StreamEdge a chain output stands for, or nil.
+func (g *StreamGraph) streamEdge(out OutEdge) *StreamEdge {
+	source := g.StreamNode(out.SourceNodeID)
+	if source == nil {
+		return nil
+	}
+	for _, edge := range source.OutEdges {
+		if edge.Target.ID == out.TargetNodeID && edge.Partitioner.String() == out.Partitioner {
+			return edge
+		}
+	}
+	return nil
+}
+
 // newStreamGraph returns an empty graph.
 func newStreamGraph(jobName string) *StreamGraph {
 	if jobName == "" {

@@ -204,30 +204,45 @@ func (gen *jobGraphGenerator) streamConfig(chain *operatorChain) *StreamConfig {
 // (our operators read one stream) and equal max parallelism (which Flink
 // waives by default, pipeline.operator-chaining.chain-operators-with-different-max-parallelism).
 func IsChainable(edge *StreamEdge, streamGraph *StreamGraph) bool {
-	return notChainableReason(edge, streamGraph) == ""
+	return NotChainableReason(edge, streamGraph) == ""
 }
 
-// notChainableReason returns which chaining condition edge breaks (the
-// first, in IsChainable's order), or "" when it can be chained.
-func notChainableReason(edge *StreamEdge, streamGraph *StreamGraph) string {
+// NotChainableReason says which chaining condition edge breaks (the first,
+// in IsChainable's order), in a few words for a diagram's edge or
+// `go run ./tools/graphs -explain`: "parallelism 4 ≠ 2", "REBALANCE, not
+// FORWARD". It returns "" when the edge can be chained.
+func NotChainableReason(edge *StreamEdge, streamGraph *StreamGraph) string {
 	up, down := edge.Source, edge.Target
 	switch {
 	case len(down.InEdges) != 1:
 		return fmt.Sprintf("%v has %d inputs", down, len(down.InEdges))
 	case !streamGraph.ChainingEnabled:
-		return "operator chaining is disabled"
+		return "chaining disabled for the job (disableOperatorChaining)"
 	case up.SlotSharingGroup != down.SlotSharingGroup:
-		return fmt.Sprintf("slot sharing groups differ: %q, %q", up.SlotSharingGroup, down.SlotSharingGroup)
+		return fmt.Sprintf("slot sharing group %q ≠ %q", up.SlotSharingGroup, down.SlotSharingGroup)
 	case up.ChainingStrategy == Never:
-		return fmt.Sprintf("%v has chaining strategy NEVER", up)
+		return fmt.Sprintf("%v is NEVER (disableChaining)", up)
 	case !downstreamStrategyAllowsChaining(up, down):
-		return fmt.Sprintf("%v has chaining strategy %v", down, down.ChainingStrategy)
+		return downstreamStrategyReason(up, down)
 	case up.Parallelism != down.Parallelism:
-		return fmt.Sprintf("parallelism differs: %d, %d", up.Parallelism, down.Parallelism)
+		return fmt.Sprintf("parallelism %d ≠ %d", up.Parallelism, down.Parallelism)
 	case !isForward(edge.Partitioner):
-		return fmt.Sprintf("partitioner %v is not FORWARD", edge.Partitioner)
+		return fmt.Sprintf("%v, not FORWARD", edge.Partitioner)
 	}
 	return ""
+}
+
+// downstreamStrategyReason says why down's chaining strategy keeps it out
+// of up's chain.
+func downstreamStrategyReason(up, down *StreamNode) string {
+	switch down.ChainingStrategy {
+	case Never:
+		return fmt.Sprintf("%v is NEVER (disableChaining)", down)
+	case Head:
+		return fmt.Sprintf("%v is HEAD (startNewChain)", down)
+	default:
+		return fmt.Sprintf("%v is %v, and %v is no source", down, down.ChainingStrategy, up)
+	}
 }
 
 // isForward reports whether partitioner is a ForwardPartitioner.
@@ -247,4 +262,32 @@ func downstreamStrategyAllowsChaining(up, down *StreamNode) bool {
 	default: // NEVER, HEAD
 		return false
 	}
+}
+
+// NotChainedReasons says, for each JobEdge of jobGraph, which chaining
+// condition the StreamEdge behind it breaks (NotChainableReason): why the
+// two operators it connects run in two tasks. jobGraph must come from
+// streamGraph (CreateJobGraph): each JobVertex's StreamConfig names the
+// StreamEdge behind each data set the vertex produces.
+func NotChainedReasons(streamGraph *StreamGraph, jobGraph *jobgraph.JobGraph) (map[*jobgraph.JobEdge]string, error) {
+	reasons := make(map[*jobgraph.JobEdge]string)
+	for _, vertex := range jobGraph.Vertices() {
+		config, err := ReadStreamConfig(vertex.Configuration)
+		if err != nil {
+			return nil, fmt.Errorf("JobVertex %s: %w", vertex.Name, err)
+		}
+		for i, dataSet := range vertex.ProducedDataSets() {
+			if i >= len(config.OutEdges) {
+				return nil, fmt.Errorf("JobVertex %s produces %d data sets, its chain has %d outputs", vertex.Name, len(vertex.ProducedDataSets()), len(config.OutEdges))
+			}
+			edge := streamGraph.streamEdge(config.OutEdges[i])
+			if edge == nil {
+				return nil, fmt.Errorf("JobVertex %s: the StreamGraph has no edge %d → %d", vertex.Name, config.OutEdges[i].SourceNodeID, config.OutEdges[i].TargetNodeID)
+			}
+			for _, jobEdge := range dataSet.Consumers() {
+				reasons[jobEdge] = NotChainableReason(edge, streamGraph)
+			}
+		}
+	}
+	return reasons, nil
 }

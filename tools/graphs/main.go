@@ -9,6 +9,7 @@
 //	go run ./tools/graphs -inject m10 wordcount      # the run with step m10 broken once
 //	go run ./tools/graphs -m localhost:8081 -job JOBID # a job on a running cluster, over REST
 //	go run ./tools/graphs -diagrams diagrams         # what `make diagrams` runs
+//	go run ./tools/graphs -explain -p 4 wordcount    # the decisions behind the graphs, as text
 //
 // PROGRAM is a registered example program (wordcount, ticker); a path ending
 // in ".jar" is opened as a job jar and its Program-Class planned. The
@@ -20,6 +21,10 @@
 // from /jobs/{jobid} and /jobs/{jobid}/vertices/{vertexid}, and the
 // sequence from /jobs/{jobid}/trace; there is no StreamGraph, which the
 // cluster never sees.
+//
+// With -explain nothing runs and nothing is drawn: the chaining decisions,
+// the JobVertices with the slots they need, and how each JobEdge becomes
+// partitions and ConsumedPartitionGroups are printed (package explain).
 //
 // The DOT and Mermaid come from package diagrams (and package dot), which
 // need no Graphviz; SVG is rendered by package svg, the only importer of
@@ -38,17 +43,20 @@ import (
 
 	"flinklab/runtime/fault"
 	"flinklab/tools/graphs/diagrams"
+	"flinklab/tools/graphs/explain"
 	"flinklab/tools/graphs/svg"
 )
 
 const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [-p N] [-inject FAULT] PROGRAM|JAR [args]
        go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] -m HOST:PORT -job JOBID
        go run ./tools/graphs -diagrams DIR
+       go run ./tools/graphs -explain [-p N] PROGRAM|JAR [args]
 
 Writes <name>-streamgraph, <name>-jobgraph, <name>-executiongraph and
 <name>-sequence as .svg or .dot to DIR; with -format mermaid only
 <name>-sequence.mmd. With -m, <name> is the JobID and there is no
 streamgraph. -diagrams DIR regenerates the committed diagrams (make diagrams).
+-explain prints why the graphs are as they are, and draws nothing.
 
 `
 
@@ -60,6 +68,7 @@ func main() {
 	jobID := flag.String("job", "", "with -m: the JobID of the job to draw")
 	inject := flag.String("inject", "", "break one step (m3 … m11, or STEP:KIND) of the run; the sequence shows where it broke")
 	diagramsDir := flag.String("diagrams", "", "regenerate the committed diagrams into this directory")
+	explainOnly := flag.Bool("explain", false, "print the chaining decisions, JobVertices, slots and partition groups instead of drawing")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
 		flag.PrintDefaults()
@@ -84,6 +93,11 @@ func main() {
 	case flag.NArg() == 0:
 		flag.Usage()
 		os.Exit(2)
+	case *explainOnly:
+		var plan *diagrams.Plan
+		if plan, err = diagrams.PlanProgram(flag.Arg(0), flag.Args()[1:], *parallelism); err == nil {
+			err = explain.Write(os.Stdout, plan.StreamGraph, plan.JobGraph)
+		}
 	default:
 		var injected *fault.Fault
 		if *inject != "" {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"flinklab/runtime/client"
+	"flinklab/runtime/examples/shapes"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
@@ -51,7 +53,9 @@ type Plan struct {
 	Name        string
 	StreamGraph *streaming.StreamGraph
 	JobGraph    *jobgraph.JobGraph
-	Jar         []byte
+	// NotChained says why each JobEdge is one (streaming.NotChainedReasons).
+	NotChained map[*jobgraph.JobEdge]string
+	Jar        []byte
 }
 
 // PlanProgram plans program, which is the name of a registered example
@@ -71,7 +75,11 @@ func PlanProgram(program string, args []string, parallelism int) (*Plan, error) 
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", program, err)
 	}
-	return &Plan{Name: name, StreamGraph: sg, JobGraph: jg, Jar: jar}, nil
+	notChained, err := streaming.NotChainedReasons(sg, jg)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", program, err)
+	}
+	return &Plan{Name: name, StreamGraph: sg, JobGraph: jg, NotChained: notChained, Jar: jar}, nil
 }
 
 // resolve turns the PROGRAM|JAR argument into an output name, a program
@@ -106,7 +114,7 @@ func resolve(program string) (name, class string, jar []byte, err error) {
 func (p *Plan) DOT() map[string][]byte {
 	return map[string][]byte{
 		p.Name + "-streamgraph.dot": dot.StreamGraph(p.StreamGraph),
-		p.Name + "-jobgraph.dot":    dot.JobGraph(p.JobGraph),
+		p.Name + "-jobgraph.dot":    dot.JobGraph(p.JobGraph, p.NotChained),
 	}
 }
 
@@ -148,9 +156,9 @@ func (p *Plan) RunWithFault(ctx context.Context, f fault.Fault) (*Run, error) {
 }
 
 func (p *Plan) run(ctx context.Context, injected *fault.Fault) (*Run, error) {
-	slots, subtasks := 1, 0
+	slots, _ := p.JobGraph.SlotsNeeded()
+	subtasks := 0
 	for _, v := range p.JobGraph.Vertices() {
-		slots = max(slots, v.Parallelism)
 		subtasks += v.Parallelism
 	}
 	cfg := minicluster.Config{
@@ -325,7 +333,8 @@ func stepNumber(s trace.Step) int {
 	return n
 }
 
-// The committed diagrams: WordCount at parallelism 2.
+// The committed diagrams: WordCount at parallelism 2, with its submission
+// sequence, and the graphs of the two programs of runtime/examples/shapes.
 const (
 	Program     = wordcount.ProgramClass
 	Parallelism = 2
@@ -337,11 +346,21 @@ const (
 // every running count; the graphs are drawn with the program's defaults.
 var sequenceArgs = []string{"--output", wordcount.OutputCollect}
 
+// shapePrograms are drawn next to WordCount: the program's StreamGraph and
+// JobGraph, and the ExecutionGraph of a run (which collects its results).
+var shapePrograms = []struct {
+	class, title string
+	parallelism  int // 0: the program's own
+}{
+	{shapes.ChainsProgramClass, shapes.ChainsJobName, Parallelism},
+	{shapes.FanOutProgramClass, shapes.FanOutJobName, 0},
+}
+
 // Generate returns the committed sources of diagrams/, keyed by file name:
 // WordCount's StreamGraph, JobGraph and ExecutionGraph (after a run) as DOT,
-// its submission sequence as Mermaid, and README.md, which embeds the
-// sequence in a mermaid block.
-// The SVGs rendered from the DOT files are not part of it: they need
+// its submission sequence as Mermaid, the three graphs of each of
+// shapePrograms, and README.md, which embeds the sequence in a mermaid
+// block. The SVGs rendered from the DOT files are not part of it: they need
 // go-graphviz, which only the command loads.
 func Generate(ctx context.Context) (map[string][]byte, error) {
 	plan, err := PlanProgram(Program, nil, Parallelism)
@@ -365,10 +384,33 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 	files[plan.SequenceDOTFile()] = run.SequenceDOT(ran)
 	files[plan.ExecutionGraphFile()] = run.ExecutionGraphDOT(ran)
 
+	type shape struct{ Name, Title string }
+	var drawn []shape
+	for _, program := range shapePrograms {
+		shapePlan, err := PlanProgram(program.class, nil, program.parallelism)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(files, shapePlan.DOT())
+		shapeRun, err := PlanProgram(program.class, []string{"--output", shapes.OutputCollect}, program.parallelism)
+		if err != nil {
+			return nil, err
+		}
+		shapes.Results.Clear()
+		ran, err := shapeRun.Run(ctx)
+		shapes.Results.Clear()
+		if err != nil {
+			return nil, err
+		}
+		files[shapePlan.ExecutionGraphFile()] = shapeRun.ExecutionGraphDOT(ran)
+		drawn = append(drawn, shape{shapePlan.Name, program.title})
+	}
+
 	var readme bytes.Buffer
 	err = readmeTemplate.Execute(&readme, map[string]any{
 		"Name": plan.Name, "Parallelism": Parallelism, "Fix": FixCommand,
 		"Sequence": strings.TrimRight(string(sequence), "\n"),
+		"Shapes":   drawn,
 	})
 	if err != nil {
 		return nil, err
@@ -426,4 +468,15 @@ included.
 ` + "```mermaid" + `
 {{.Sequence}}
 ` + "```" + `
-`))
+{{range .Shapes}}
+## {{.Title}} (runtime/examples/shapes)
+
+The graphs of the program ` + "`{{.Name}}`" + `, drawn the same way; its package doc and
+` + "`go run ./tools/graphs -explain {{.Name}}`" + ` say why each edge is one.
+
+![StreamGraph]({{.Name}}-streamgraph.svg) ([DOT]({{.Name}}-streamgraph.dot))
+
+![JobGraph]({{.Name}}-jobgraph.svg) ([DOT]({{.Name}}-jobgraph.dot))
+
+![ExecutionGraph]({{.Name}}-executiongraph.svg) ([DOT]({{.Name}}-executiongraph.dot))
+{{end}}`))

@@ -59,14 +59,30 @@ func TestStreamGraphWordCount(t *testing.T) {
 }
 
 func TestJobGraphWordCount(t *testing.T) {
-	_, jg := planWordCount(t)
-	got := JobGraph(jg)
+	sg, jg := planWordCount(t)
+	notChained, err := streaming.NotChainedReasons(sg, jg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := JobGraph(jg, notChained)
 	checkGolden(t, "wordcount_jobgraph.dot", got)
+	if !bytes.Contains(got, []byte(`label="ALL_TO_ALL\nHASH\nnot chained: HASH, not FORWARD"`)) {
+		t.Errorf("the HASH edge does not say why it is not chained:\n%s", got)
+	}
 
 	// Planning again gives new random IDs but the same diagram.
-	_, again := planWordCount(t)
-	if !bytes.Equal(JobGraph(again), got) {
+	sg, again := planWordCount(t)
+	notChained, err = streaming.NotChainedReasons(sg, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(JobGraph(again, notChained), got) {
 		t.Errorf("JobGraph differs between two plans of the same program")
+	}
+
+	// A JobGraph read from a cluster comes without its StreamGraph.
+	if bytes.Contains(JobGraph(jg, nil), []byte("not chained")) {
+		t.Errorf("a reason without a StreamGraph")
 	}
 }
 

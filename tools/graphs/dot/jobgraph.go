@@ -13,8 +13,11 @@ import (
 // per line and its parallelism. Vertices of one slot sharing group are
 // drawn inside a box (a DOT cluster) named after the group. Each JobEdge is
 // an edge labelled with its distribution pattern and ship strategy, e.g.
-// "ALL_TO_ALL\nHASH".
-func JobGraph(g *jobgraph.JobGraph) []byte {
+// "ALL_TO_ALL\nHASH", and, when notChained has it, why the operators it
+// joins are not chained ("not chained: parallelism 4 ≠ 2"; see
+// streaming.NotChainedReasons). notChained may be nil: a JobGraph read from
+// a cluster comes without its StreamGraph.
+func JobGraph(g *jobgraph.JobGraph, notChained map[*jobgraph.JobEdge]string) []byte {
 	index := make(map[*jobgraph.JobVertex]int, g.NumberOfVertices())
 	for i, v := range g.Vertices() {
 		index[v] = i
@@ -52,7 +55,11 @@ func JobGraph(g *jobgraph.JobGraph) []byte {
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(&b, "\tv%d -> v%d [label=%s];\n", source, index[v], quote(edgeLabel(e.DistributionPattern, e.ShipStrategyName)))
+			label := edgeLabel(e.DistributionPattern, e.ShipStrategyName)
+			if reason := notChained[e]; reason != "" {
+				label += "\nnot chained: " + reason
+			}
+			fmt.Fprintf(&b, "\tv%d -> v%d [label=%s];\n", source, index[v], quote(label))
 		}
 	}
 	b.WriteString("}\n")
