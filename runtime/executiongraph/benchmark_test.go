@@ -55,3 +55,33 @@ func BenchmarkBuildExecutionGraphPointwise(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPipelinedRegions computes the regions of the two jobs above,
+// built once: one region for the all-to-all job, decided at the level of
+// job vertices without looking at its 100,000,000 logical edges, and 1,000
+// regions of 11 subtasks for the rescale, subtask by subtask.
+//
+//	go test -run='^$' -bench=PipelinedRegions -benchmem ./runtime/executiongraph/
+func BenchmarkPipelinedRegions(b *testing.B) {
+	for _, job := range []struct {
+		name    string
+		graph   *jobgraph.JobGraph
+		regions int
+	}{
+		{"all-to-all 10000x10000", allToAllJob(10_000), 1},
+		{"pointwise 10000x1000", twoVertexJob(10_000, 1_000, jobgraph.Pointwise), 1_000},
+	} {
+		b.Run(job.name, func(b *testing.B) {
+			g, err := BuildGraph(job.graph)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if regions := g.PipelinedRegions(); len(regions) != job.regions {
+					b.Fatalf("%d regions, want %d", len(regions), job.regions)
+				}
+			}
+		})
+	}
+}

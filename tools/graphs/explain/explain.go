@@ -1,8 +1,9 @@
 // Package explain prints, for the terminal, the decisions that turn a
 // program's StreamGraph into its JobGraph and the JobGraph into its
 // ExecutionGraph: which operators were chained and why the others were
-// not, which JobVertices that makes and how many slots they need, and how
-// each JobEdge becomes partitions and ConsumedPartitionGroups.
+// not, which JobVertices that makes and how many slots they need, how
+// each JobEdge becomes partitions and ConsumedPartitionGroups, and which
+// subtasks form a pipelined region.
 //
 //	go run ./tools/graphs -explain wordcount
 //
@@ -44,6 +45,8 @@ func Write(w io.Writer, streamGraph *streaming.StreamGraph, jobGraph *jobgraph.J
 	writeJobGraph(w, jobGraph, names, reasons)
 	fmt.Fprintln(w)
 	writeExecutionGraph(w, jobGraph, executionGraph, names)
+	fmt.Fprintln(w)
+	writeRegions(w, executionGraph, names)
 	return nil
 }
 
@@ -120,6 +123,29 @@ func writeExecutionGraph(w io.Writer, jobGraph *jobgraph.JobGraph, executionGrap
 				fmt.Fprintf(w, "      %s reads %s\n", subtask.TaskNameWithSubtaskIndex(), partitionNumbers(subtask.ConsumedPartitionGroups()[input]))
 			}
 		}
+	}
+}
+
+// maxRegionsListed is how many pipelined regions are listed one by one.
+const maxRegionsListed = 8
+
+// writeRegions prints the pipelined regions: the subtasks Flink's
+// scheduler deploys together and, with the failover strategy "region",
+// restarts together. (flinklab's scheduler still deploys and restarts
+// every subtask at once.)
+func writeRegions(w io.Writer, executionGraph *executiongraph.ExecutionGraph, names map[*jobgraph.JobVertex]string) {
+	regions := executionGraph.PipelinedRegions()
+	fmt.Fprintf(w, "Pipelined regions: %d (each deployed together, and restarted together by region failover)\n", len(regions))
+	for i, region := range regions {
+		if i == maxRegionsListed {
+			fmt.Fprintf(w, "  … and %d more regions\n", len(regions)-i)
+			break
+		}
+		var subtasks []string
+		for _, ev := range region.Vertices {
+			subtasks = append(subtasks, fmt.Sprintf("%s (%d/%d)", names[ev.JobVertex().JobVertex()], ev.SubtaskIndex()+1, ev.JobVertex().Parallelism()))
+		}
+		fmt.Fprintf(w, "  region %d: %s\n", i+1, strings.Join(subtasks, ", "))
 	}
 }
 

@@ -26,11 +26,14 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //   - wordcount: the source chains to the tokenizer, keyBy's HASH edge
 //     ends the chain, the sink chains to the counter; two vertices, one
 //     ALL_TO_ALL edge through one ConsumedPartitionGroup shared by every
-//     consumer;
+//     consumer; one pipelined region, as for every streaming job with an
+//     ALL_TO_ALL edge;
 //   - chains: HEAD (startNewChain), NEVER (disableChaining) and another
-//     slot sharing group each end a chain; two groups need 2p slots;
+//     slot sharing group each end a chain; two groups need 2p slots; its
+//     edges are all FORWARD, so each subtask index is a region of its own;
 //   - fanout: RESCALE 4 → 2 gives each consumer two partitions, 2 → 4
-//     gives each partition two consumers, BROADCAST is ALL_TO_ALL.
+//     gives each partition two consumers, BROADCAST is ALL_TO_ALL and
+//     makes the whole job one region.
 func TestExplainGivesFlinksDecisions(t *testing.T) {
 	for _, tt := range []struct {
 		program     string
