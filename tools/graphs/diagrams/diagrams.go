@@ -55,7 +55,9 @@ type Plan struct {
 	JobGraph    *jobgraph.JobGraph
 	// NotChained says why each JobEdge is one (streaming.NotChainedReasons).
 	NotChained map[*jobgraph.JobEdge]string
-	Jar        []byte
+	// Topology is the ExecutionGraph's partition groups and regions.
+	Topology dot.Topology
+	Jar      []byte
 }
 
 // PlanProgram plans program, which is the name of a registered example
@@ -79,7 +81,11 @@ func PlanProgram(program string, args []string, parallelism int) (*Plan, error) 
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", program, err)
 	}
-	return &Plan{Name: name, StreamGraph: sg, JobGraph: jg, NotChained: notChained, Jar: jar}, nil
+	topology, err := dot.TopologyOf(jg)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", program, err)
+	}
+	return &Plan{Name: name, StreamGraph: sg, JobGraph: jg, NotChained: notChained, Topology: topology, Jar: jar}, nil
 }
 
 // resolve turns the PROGRAM|JAR argument into an output name, a program
@@ -236,13 +242,14 @@ func (p *Plan) SequenceFile() string { return p.Name + "-sequence.mmd" }
 // SequenceDOTFile names the file of SequenceDOT.
 func (p *Plan) SequenceDOTFile() string { return p.Name + "-sequence.dot" }
 
-// ExecutionGraphDOT draws the run's ExecutionGraph, with the edges of the
-// planned JobGraph; nil for a job the Dispatcher refused, which never had one.
+// ExecutionGraphDOT draws the run's ExecutionGraph, with the edges, partition
+// groups and regions of the planned JobGraph; nil for a job the Dispatcher
+// refused, which never had one.
 func (p *Plan) ExecutionGraphDOT(run *Run) []byte {
 	if run.ExecutionGraph == nil {
 		return nil
 	}
-	return dot.ExecutionGraph(run.ExecutionGraph, dot.EdgesOf(p.JobGraph))
+	return dot.ExecutionGraph(run.ExecutionGraph, p.Topology)
 }
 
 // SequenceMermaid draws the run's submission sequence as Mermaid.
@@ -444,8 +451,9 @@ ship strategy and distribution pattern on each edge.
 ## ExecutionGraph
 
 What the JobMaster builds from the JobGraph (step m4) and schedules: one
-subtask per vertex and parallel instance, each with its attempt number and
-state, here after the run below finished.
+subtask per vertex and parallel instance, each with its attempt number, its
+state (here after the run below finished) and its pipelined region; each
+edge with the number of ConsumedPartitionGroups it became.
 
 ![ExecutionGraph]({{.Name}}-executiongraph.svg) ([DOT]({{.Name}}-executiongraph.dot))
 

@@ -66,7 +66,7 @@ func DrawJob(ctx context.Context, address, jobID string) (map[string][]byte, err
 	name := id.String()
 	return map[string][]byte{
 		name + "-jobgraph.dot":       dot.JobGraph(jobGraphOf(plan.Plan), nil),
-		name + "-executiongraph.dot": dot.ExecutionGraph(graph, edgesOf(plan.Plan)),
+		name + "-executiongraph.dot": dot.ExecutionGraph(graph, dot.Topology{Edges: edgesOf(plan.Plan)}),
 		name + "-sequence.dot":       dot.SequenceDOT(events.Events),
 		name + "-sequence.mmd":       dot.SequenceDiagram(events.Events),
 	}, nil

@@ -120,7 +120,7 @@ func TestExecutionGraphSmall(t *testing.T) {
 		{Source: source, Target: sink, DistributionPattern: jobgraph.AllToAll, ShipStrategy: "HASH"},
 		{Source: source, Target: api.NewJobVertexID()}, // unknown vertex: left out
 	}
-	checkGolden(t, "small_executiongraph.dot", ExecutionGraph(g, edges))
+	checkGolden(t, "small_executiongraph.dot", ExecutionGraph(g, Topology{Edges: edges}))
 }
 
 func TestExecutionGraphOverThreshold(t *testing.T) {
@@ -142,7 +142,7 @@ func TestExecutionGraphOverThreshold(t *testing.T) {
 		{Source: source, Target: mapper, DistributionPattern: jobgraph.AllToAll, ShipStrategy: "REBALANCE"},
 		{Source: mapper, Target: sink, DistributionPattern: jobgraph.AllToAll, ShipStrategy: "REBALANCE"},
 	}
-	got := ExecutionGraph(g, edges)
+	got := ExecutionGraph(g, Topology{Edges: edges})
 	checkGolden(t, "big_executiongraph.dot", got)
 
 	if want := "Map: 1000 subtasks: 998 RUNNING, 2 DEPLOYING, attempts up to #3"; VertexSummary(g.Vertices[1]) != want {
@@ -161,9 +161,26 @@ func TestExecutionGraphOfJobGraph(t *testing.T) {
 	for _, v := range jg.Vertices() {
 		g.Vertices = append(g.Vertices, gateway.ArchivedExecutionJobVertex{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, Subtasks: subtasks(v.Parallelism, api.ExecutionCreated)})
 	}
-	got := string(ExecutionGraph(g, EdgesOf(jg)))
+	got := string(ExecutionGraph(g, Topology{Edges: EdgesOf(jg)}))
 	if want := `v0_s0 -> v1_s0 [label="ALL_TO_ALL\nHASH", ltail=cluster_v0, lhead=cluster_v1];`; !strings.Contains(got, want) {
 		t.Errorf("ExecutionGraph of WordCount lacks %s; got:\n%s", want, got)
+	}
+
+	// TopologyOf adds what building the ExecutionGraph decides: one
+	// ConsumedPartitionGroup for the ALL_TO_ALL edge, and one pipelined
+	// region for the whole streaming job.
+	topology, err := TopologyOf(jg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = string(ExecutionGraph(g, topology))
+	for _, want := range []string{
+		`v0_s0 -> v1_s0 [label="ALL_TO_ALL\nHASH\n1 ConsumedPartitionGroup", ltail=cluster_v0, lhead=cluster_v1];`,
+		`v1_s1 [label="2/2 #0\nCREATED\nregion 1"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ExecutionGraph of WordCount with its topology lacks %s; got:\n%s", want, got)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 )
@@ -24,6 +25,46 @@ type Edge struct {
 	Source, Target      api.JobVertexID
 	DistributionPattern jobgraph.DistributionPattern
 	ShipStrategy        string
+	// PartitionGroups is the number of ConsumedPartitionGroups the edge
+	// became: 1 for ALL_TO_ALL, one per range of partitions for POINTWISE;
+	// 0 when unknown.
+	PartitionGroups int
+}
+
+// Topology is what a diagram of an ExecutionGraph draws besides the
+// snapshot, which keeps neither: the edges between its vertices, and the
+// pipelined region of each subtask (numbered from 1; nil when unknown).
+type Topology struct {
+	Edges   []Edge
+	Regions map[api.ExecutionVertexID]int
+}
+
+// TopologyOf builds the ExecutionGraph of g as the JobMaster would, and
+// returns its edges (EdgesOf), each with the number of its
+// ConsumedPartitionGroups, and its pipelined regions.
+func TopologyOf(g *jobgraph.JobGraph) (Topology, error) {
+	built, err := executiongraph.BuildGraph(g)
+	if err != nil {
+		return Topology{}, err
+	}
+	t := Topology{Edges: EdgesOf(g), Regions: make(map[api.ExecutionVertexID]int)}
+	inputs := make(map[api.JobVertexID]int) // EdgesOf lists each consumer's inputs in order
+	for i, e := range t.Edges {
+		consumers := built.JobVertex(e.Target)
+		input := inputs[e.Target]
+		inputs[e.Target]++
+		groups := make(map[*executiongraph.ConsumedPartitionGroup]bool)
+		for _, subtask := range consumers.TaskVertices() {
+			groups[subtask.ConsumedPartitionGroups()[input]] = true
+		}
+		t.Edges[i].PartitionGroups = len(groups)
+	}
+	for i, region := range built.PipelinedRegions() {
+		for _, subtask := range region.Vertices {
+			t.Regions[subtask.ID()] = i + 1
+		}
+	}
+	return t, nil
 }
 
 // EdgesOf returns the edges of g, by consumer and then in the order of its
@@ -49,11 +90,13 @@ func EdgesOf(g *jobgraph.JobGraph) []Edge {
 // ExecutionGraph returns the DOT source of a snapshot of a job's
 // ExecutionGraph. Each vertex of parallelism up to SummaryThreshold is a box
 // (a DOT cluster) holding one node per subtask, labelled with its index,
-// attempt number and state and filled with the state's colour; a larger
-// vertex is a single node labelled VertexSummary(v). Edges join vertices, not
-// subtasks, in the order given; an edge naming a vertex g does not have is
-// left out.
-func ExecutionGraph(g *gateway.ArchivedExecutionGraph, edges []Edge) []byte {
+// attempt number, state and pipelined region (when t has regions) and
+// filled with the state's colour; a larger vertex is a single node labelled
+// VertexSummary(v). Edges join vertices, not subtasks, in the order of
+// t.Edges, labelled with their pattern, ship strategy and number of
+// ConsumedPartitionGroups (when known); an edge naming a vertex g does not
+// have is left out.
+func ExecutionGraph(g *gateway.ArchivedExecutionGraph, t Topology) []byte {
 	var b bytes.Buffer
 	b.WriteString("digraph ExecutionGraph {\n")
 	writeGraphAttributes(&b, fmt.Sprintf("%s (ExecutionGraph, %s)", g.JobName, g.State))
@@ -71,16 +114,23 @@ func ExecutionGraph(g *gateway.ArchivedExecutionGraph, edges []Edge) []byte {
 		}
 		anchor[v.ID] = fmt.Sprintf("v%d_s0", i)
 		cluster[v.ID] = fmt.Sprintf("cluster_v%d", i)
-		writeSubtasks(&b, i, v)
+		writeSubtasks(&b, i, v, t.Regions)
 	}
 
-	for _, e := range edges {
+	for _, e := range t.Edges {
 		source, okSource := anchor[e.Source]
 		target, okTarget := anchor[e.Target]
 		if !okSource || !okTarget {
 			continue
 		}
-		attrs := []string{"label=" + quote(edgeLabel(e.DistributionPattern, e.ShipStrategy))}
+		label := edgeLabel(e.DistributionPattern, e.ShipStrategy)
+		switch {
+		case e.PartitionGroups == 1:
+			label += "\n1 ConsumedPartitionGroup"
+		case e.PartitionGroups > 1:
+			label += fmt.Sprintf("\n%d ConsumedPartitionGroups", e.PartitionGroups)
+		}
+		attrs := []string{"label=" + quote(label)}
 		if c := cluster[e.Source]; c != "" {
 			attrs = append(attrs, "ltail="+c)
 		}
@@ -98,10 +148,10 @@ func summarize(v gateway.ArchivedExecutionJobVertex) bool {
 	return v.Parallelism > SummaryThreshold || len(v.Subtasks) > SummaryThreshold
 }
 
-// writeSubtasks writes vertex i as a box of subtask nodes, in subtask order.
-// A vertex without subtasks still gets one (empty) node, so that edges have
-// somewhere to go.
-func writeSubtasks(b *bytes.Buffer, i int, v gateway.ArchivedExecutionJobVertex) {
+// writeSubtasks writes vertex i as a box of subtask nodes, in subtask order,
+// each with its region when regions has it. A vertex without subtasks still
+// gets one (empty) node, so that edges have somewhere to go.
+func writeSubtasks(b *bytes.Buffer, i int, v gateway.ArchivedExecutionJobVertex, regions map[api.ExecutionVertexID]int) {
 	fmt.Fprintf(b, "\tsubgraph cluster_v%d {\n", i)
 	fmt.Fprintf(b, "\t\tlabel=%s;\n", quote(fmt.Sprintf("%s\nparallelism %d", chainLines(v.Name), v.Parallelism)))
 	subtasks := slices.Clone(v.Subtasks)
@@ -111,6 +161,9 @@ func writeSubtasks(b *bytes.Buffer, i int, v gateway.ArchivedExecutionJobVertex)
 	}
 	for k, s := range subtasks {
 		label := fmt.Sprintf("%d/%d #%d\n%s", s.SubtaskIndex+1, v.Parallelism, s.AttemptNumber, s.State)
+		if region, ok := regions[api.ExecutionVertexID{JobVertexID: v.ID, SubtaskIndex: s.SubtaskIndex}]; ok {
+			label += fmt.Sprintf("\nregion %d", region)
+		}
 		fmt.Fprintf(b, "\t\tv%d_s%d [label=%s, style=\"rounded,filled\", fillcolor=%s];\n", i, k, quote(label), quote(stateColor(s.State)))
 	}
 	b.WriteString("\t}\n")
