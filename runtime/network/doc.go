@@ -9,6 +9,7 @@
 //	localInputChannel       reads one subpartition in-process      (Flink: LocalInputChannel)
 //	remoteInputChannel      reads one subpartition of another process (Flink: RemoteInputChannel)
 //	InputGate               all channels of one consumer input     (Flink: SingleInputGate)
+//	UnionInputGate          several InputGates read as one         (Flink: UnionInputGate)
 //	ShuffleEnvironment      one per TaskExecutor, creates the above (Flink: NettyShuffleEnvironment)
 //	PartitionRequestServer  serves a process's partitions over TCP (Flink: NettyServer, PartitionRequestQueue)
 //	partitionRequestClient  one TCP connection to such a server    (Flink: NettyPartitionRequestClient)

@@ -106,6 +106,9 @@ type InputGate struct {
 	mu                    sync.Mutex
 	inputChannelsWithData []inputChannel // FIFO; each channel at most once; grows as channels get data
 	isClosed              bool
+	// unionAvailable, for a gate read through a UnionInputGate, is the
+	// union's token: queueing a channel wakes the union's reader too.
+	unionAvailable chan struct{}
 }
 
 func newInputGate(env *ShuffleEnvironment, gdd gateway.InputGateDeploymentDescriptor) *InputGate {
@@ -144,7 +147,7 @@ func (g *InputGate) Next(ctx context.Context) ([]byte, error) {
 			return record, nil
 		}
 		// Once per buffer: fetch the next one.
-		if err := g.getNextBufferOrEvent(ctx); err != nil {
+		if _, err := g.nextBufferOrEvent(ctx, true); err != nil {
 			return nil, err
 		}
 	}
@@ -216,29 +219,51 @@ func (g *InputGate) createInputChannels() {
 	g.mu.Unlock()
 }
 
-// getNextBufferOrEvent waits for the next data buffer and hands it to the
-// deserializer. EndOfPartition events are counted on the way; when the last
-// channel has ended it returns io.EOF. Flink: SingleInputGate.getNextBufferOrEvent.
-func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
+// pollNext is Next without waiting, for a UnionInputGate: ok is false when
+// no channel has data yet.
+func (g *InputGate) pollNext(ctx context.Context) (record []byte, ok bool, err error) {
+	for {
+		if record, ok := g.deserializer.nextRecord(); ok {
+			return record, true, nil
+		}
+		got, err := g.nextBufferOrEvent(ctx, false)
+		if err != nil || !got {
+			return nil, false, err
+		}
+	}
+}
+
+// nextBufferOrEvent fetches the next data buffer and hands it to the
+// deserializer, reporting true. EndOfPartition events are counted on the
+// way; when the last channel has ended it returns io.EOF. With wait set it
+// waits for a channel with data (Flink: SingleInputGate.getNextBufferOrEvent);
+// without, it reports false when there is none (Flink: pollNext).
+func (g *InputGate) nextBufferOrEvent(ctx context.Context, wait bool) (bool, error) {
 	if g.err != nil {
-		return g.err
+		return false, g.err
 	}
 	if g.closed.Err() != nil {
-		return ErrInputGateClosed
+		return false, ErrInputGateClosed
 	}
 	if err := g.RequestPartitions(ctx); err != nil {
-		return err
+		return false, err
 	}
 	for g.numberOfFinishedChannels < len(g.channels) {
-		channel, err := g.waitForChannelWithData(ctx)
-		if err != nil {
-			return err
+		channel := g.pollChannelWithData()
+		if channel == nil && !wait {
+			return false, nil
+		}
+		if channel == nil {
+			var err error
+			if channel, err = g.waitForChannelWithData(ctx); err != nil {
+				return false, err
+			}
 		}
 		next, ok, err := channel.getNextBuffer()
 		if err != nil {
 			base := channel.base()
 			g.err = fmt.Errorf("input channel %d (partition %s): %w", base.channelIndex, base.partitionID(), err)
-			return g.err
+			return false, g.err
 		}
 		if !ok {
 			continue // woken for a buffer another poll already took
@@ -249,30 +274,37 @@ func (g *InputGate) getNextBufferOrEvent(ctx context.Context) error {
 		switch next.buffer.DataType() {
 		case DataBuffer:
 			g.deserializer.setNextBuffer(next.buffer)
-			return nil
+			return true, nil
 		case EndOfPartitionEvent:
 			g.numberOfFinishedChannels++
 		}
 	}
-	return io.EOF
+	return false, io.EOF
+}
+
+// pollChannelWithData takes the first channel from inputChannelsWithData,
+// or returns nil when there is none.
+func (g *InputGate) pollChannelWithData() inputChannel {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.inputChannelsWithData) == 0 {
+		return nil
+	}
+	channel := g.inputChannelsWithData[0]
+	copy(g.inputChannelsWithData, g.inputChannelsWithData[1:])
+	g.inputChannelsWithData[len(g.inputChannelsWithData)-1] = nil
+	g.inputChannelsWithData = g.inputChannelsWithData[:len(g.inputChannelsWithData)-1]
+	channel.base().isQueued = false
+	return channel
 }
 
 // waitForChannelWithData takes the first channel from inputChannelsWithData,
 // waiting while there is none.
 func (g *InputGate) waitForChannelWithData(ctx context.Context) (inputChannel, error) {
 	for {
-		g.mu.Lock()
-		if len(g.inputChannelsWithData) > 0 {
-			channel := g.inputChannelsWithData[0]
-			copy(g.inputChannelsWithData, g.inputChannelsWithData[1:])
-			g.inputChannelsWithData[len(g.inputChannelsWithData)-1] = nil
-			g.inputChannelsWithData = g.inputChannelsWithData[:len(g.inputChannelsWithData)-1]
-			channel.base().isQueued = false
-			g.mu.Unlock()
+		if channel := g.pollChannelWithData(); channel != nil {
 			return channel, nil
 		}
-		g.mu.Unlock()
-
 		select {
 		case <-g.dataAvailable:
 		case <-g.closed.Done():
@@ -294,11 +326,14 @@ func (g *InputGate) queueChannel(channel inputChannel) {
 	}
 	channel.base().isQueued = true
 	g.inputChannelsWithData = append(g.inputChannelsWithData, channel)
+	union := g.unionAvailable
 	g.mu.Unlock()
 
-	select {
-	case g.dataAvailable <- struct{}{}:
-	default: // the reader has a token already
+	for _, available := range []chan struct{}{g.dataAvailable, union} {
+		select {
+		case available <- struct{}{}:
+		default: // the reader has a token already (or there is no union)
+		}
 	}
 }
 
@@ -318,9 +353,14 @@ func (g *InputGate) Close() {
 	channels := g.channels
 	clear(g.inputChannelsWithData)
 	g.inputChannelsWithData = g.inputChannelsWithData[:0]
+	union := g.unionAvailable
 	g.mu.Unlock()
 
 	g.closeCancel()
+	select {
+	case union <- struct{}{}: // a union's reader wakes and finds the gate closed
+	default:
+	}
 	// The channels are released outside mu: releasing takes a
 	// subpartition's or a remote channel's lock, which comes before the
 	// gate's in the lock order.

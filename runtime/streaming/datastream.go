@@ -153,6 +153,28 @@ func (ds *DataStream[T]) Forward() *DataStream[T] {
 	return ds.partition(&ForwardPartitioner{})
 }
 
+// Union merges this stream with others of the same type into one, in no
+// particular order between them (Flink: DataStream#union). It runs
+// nothing: the next operator reads every input directly, through the
+// network, so it never chains to them (IsChainable: it has several inputs).
+func (ds *DataStream[T]) Union(others ...*DataStream[T]) *DataStream[T] {
+	inputs := []*transformation{ds.t}
+	for _, other := range others {
+		if other == nil || other.env != ds.env {
+			ds.env.fail(fmt.Errorf("Union of %s: every stream must come from the same StreamExecutionEnvironment", ds.t.describe()))
+			return ds
+		}
+		inputs = append(inputs, other.t)
+	}
+	t := ds.env.addTransformation(&transformation{
+		kind:       unionTransformation,
+		name:       "Union",
+		inputs:     inputs,
+		outputType: ds.t.outputType,
+	})
+	return &DataStream[T]{env: ds.env, t: t}
+}
+
 // partition adds a partition transformation (Flink: DataStream.setConnectionType).
 func (ds *DataStream[T]) partition(partitioner StreamPartitioner) *DataStream[T] {
 	t := ds.env.addTransformation(&transformation{
@@ -302,8 +324,9 @@ func setChainingStrategy(env *StreamExecutionEnvironment, t *transformation, str
 	}
 }
 
-// errNotAnOperator is wrapped when a setting is applied to a partitioned stream.
-var errNotAnOperator = errors.New("only operators have this setting, and a partitioned stream is no operator")
+// errNotAnOperator is wrapped when a setting is applied to a partitioned
+// stream or a union.
+var errNotAnOperator = errors.New("only operators have this setting, and a partitioned stream or a union is no operator")
 
 func checkIsOperator(env *StreamExecutionEnvironment, t *transformation, method string) bool {
 	if t.isOperator() {

@@ -61,8 +61,9 @@
 //
 // Each call above records a transformation and gives it the next ID: 1, 2,
 // 3, … in the order the program makes them. KeyBy, Rebalance, Rescale,
-// Broadcast and Forward record partition transformations: they run
-// nothing, they only say how records travel to the next operator.
+// Shuffle, Broadcast and Forward record partition transformations: they run
+// nothing, they only say how records travel to the next operator. Union
+// runs nothing either: the operator after it reads each of its streams.
 //
 // # Step 2: the StreamGraph
 //

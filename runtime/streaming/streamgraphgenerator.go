@@ -23,11 +23,11 @@ var ErrNoOperators = errors.New("No operators defined in streaming topology. Can
 //     parallelism (or the environment's), its max parallelism (or the
 //     default for its parallelism) and its slot sharing group (or its
 //     input's, or "default").
-//  3. Each node gets an edge from its input. Partition transformations
-//     between the two become the edge's partitioner (the one nearest the
-//     consumer wins); without one, the edge is FORWARD when both sides have
-//     the same parallelism and REBALANCE otherwise (Flink's
-//     StreamGraph.addEdgeInternal).
+//  3. Each node gets an edge from its input, or from each input of a union
+//     it reads. Partition transformations between the two become the
+//     edge's partitioner (the one nearest the consumer wins); without one,
+//     the edge is FORWARD when both sides have the same parallelism and
+//     REBALANCE otherwise (Flink's StreamGraph.addEdgeInternal).
 //
 // Transformations are visited in ID order, which is a topological order:
 // a stream exists before anything reads it.
@@ -56,9 +56,10 @@ func generateStreamGraph(env *StreamExecutionEnvironment, jobName string) (*Stre
 		if t.input == nil {
 			continue
 		}
-		upstream, partitioner := resolveInput(t.input)
-		if err := connect(g, g.StreamNode(upstream.id), node, partitioner); err != nil {
-			return nil, err
+		for _, in := range resolveInputs(t.input, nil) {
+			if err := connect(g, g.StreamNode(in.upstream.id), node, in.partitioner); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return g, nil
@@ -72,14 +73,23 @@ func neededTransformations(transformations []*transformation) map[*transformatio
 		if t.kind != oneInputTransformation && t.kind != sinkTransformation {
 			continue
 		}
-		for in := t; in != nil && !needed[in]; in = in.input {
-			needed[in] = true
-		}
+		markNeeded(needed, t)
 	}
 	if len(needed) == 0 {
 		return nil
 	}
 	return needed
+}
+
+// markNeeded marks t and everything it reads from.
+func markNeeded(needed map[*transformation]bool, t *transformation) {
+	if needed[t] {
+		return
+	}
+	needed[t] = true
+	for _, in := range t.upstream() {
+		markNeeded(needed, in)
+	}
 }
 
 // newStreamNode makes the node of an operator transformation, resolving
@@ -115,32 +125,55 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 }
 
 // determineSlotSharingGroup mirrors StreamGraphGenerator.determineSlotSharingGroup:
-// the group the operator set; else its input's group (Flink: when all
-// inputs share one group; ours have one input at most); else "default".
+// the group the operator set; else the group of its inputs when they all
+// have the same (a union's may not); else "default".
 func determineSlotSharingGroup(g *StreamGraph, t *transformation) string {
 	if t.slotSharingGroup != "" {
 		return t.slotSharingGroup
 	}
-	if t.input != nil {
-		upstream, _ := resolveInput(t.input)
-		return g.StreamNode(upstream.id).SlotSharingGroup
+	if t.input == nil {
+		return DefaultSlotSharingGroup
 	}
-	return DefaultSlotSharingGroup
+	inputGroup := ""
+	for _, in := range resolveInputs(t.input, nil) {
+		candidate := g.StreamNode(in.upstream.id).SlotSharingGroup
+		switch {
+		case inputGroup == "":
+			inputGroup = candidate
+		case inputGroup != candidate:
+			return DefaultSlotSharingGroup
+		}
+	}
+	return inputGroup
 }
 
-// resolveInput walks back from an input through partition transformations
-// to the operator that produces the records, and returns it with the
-// partitioner nearest the consumer (nil if there is none). Flink does the
-// same through its virtual partition nodes.
-func resolveInput(input *transformation) (*transformation, StreamPartitioner) {
-	var partitioner StreamPartitioner
-	for input.kind == partitionTransformation {
+// resolvedInput is an operator an edge comes from, and the partitioner of
+// that edge (nil for the default).
+type resolvedInput struct {
+	upstream    *transformation
+	partitioner StreamPartitioner
+}
+
+// resolveInputs walks back from an input through partition and union
+// transformations to the operators that produce the records, and returns
+// each with the partitioner nearest the consumer (partitioner, if set, is
+// one already seen nearer). Flink does the same through its virtual
+// partition nodes, and a union's inputs become the consumer's inputs.
+func resolveInputs(input *transformation, partitioner StreamPartitioner) []resolvedInput {
+	switch input.kind {
+	case partitionTransformation:
 		if partitioner == nil {
 			partitioner = input.partitioner
 		}
-		input = input.input
+		return resolveInputs(input.input, partitioner)
+	case unionTransformation:
+		var resolved []resolvedInput
+		for _, in := range input.inputs {
+			resolved = append(resolved, resolveInputs(in, partitioner)...)
+		}
+		return resolved
 	}
-	return input, partitioner
+	return []resolvedInput{{upstream: input, partitioner: partitioner}}
 }
 
 // connect adds the edge upstream → downstream. It mirrors

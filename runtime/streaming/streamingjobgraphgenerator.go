@@ -192,7 +192,8 @@ func (gen *jobGraphGenerator) streamConfig(chain *operatorChain) *StreamConfig {
 // network stack. It mirrors StreamingJobGraphGenerator.isChainable; all of
 // these must hold:
 //
-//  1. the downstream operator has exactly one input;
+//  1. the downstream operator has exactly one input (an operator that
+//     reads a Union has one per stream, and reads them through the network);
 //  2. chaining is enabled for the job (no DisableOperatorChaining);
 //  3. both operators are in the same slot sharing group;
 //  4. the upstream chaining strategy is not NEVER;
@@ -200,9 +201,11 @@ func (gen *jobGraphGenerator) streamConfig(chain *operatorChain) *StreamConfig {
 //  6. both operators have the same parallelism;
 //  7. the partitioner is FORWARD.
 //
-// Flink 2.0 adds two conditions that never fail here: no union of inputs
-// (our operators read one stream) and equal max parallelism (which Flink
-// waives by default, pipeline.operator-chaining.chain-operators-with-different-max-parallelism).
+// Flink checks two more conditions, which never fail here: that no other
+// input of the downstream operator has the same input position (a union;
+// condition 1 already rules it out, as our operators have one input
+// position), and, since 2.0, equal max parallelism (which Flink waives by
+// default, pipeline.operator-chaining.chain-operators-with-different-max-parallelism).
 func IsChainable(edge *StreamEdge, streamGraph *StreamGraph) bool {
 	return NotChainableReason(edge, streamGraph) == ""
 }

@@ -5,7 +5,7 @@ import (
 	"reflect"
 )
 
-// transformationKind tells the four kinds of transformation apart.
+// transformationKind tells the five kinds of transformation apart.
 type transformationKind int
 
 const (
@@ -21,6 +21,10 @@ const (
 	// It becomes no StreamNode, only the partitioner of the edges that read
 	// through it.
 	partitionTransformation
+	// unionTransformation merges several streams of one type into one, and
+	// runs nothing itself either (Flink: UnionTransformation). It becomes no
+	// StreamNode: the operator that reads it gets an edge from each input.
+	unionTransformation
 )
 
 // transformation is one step of the program, as the DataStream API records
@@ -30,10 +34,11 @@ const (
 // as SetParallelism change the transformation of the stream they are called
 // on.
 type transformation struct {
-	id    int
-	kind  transformationKind
-	name  string // without the "Source: " or "Sink: " prefix
-	input *transformation
+	id     int
+	kind   transformationKind
+	name   string            // without the "Source: " or "Sink: " prefix
+	input  *transformation   // the one input; nil for sources and unions
+	inputs []*transformation // union transformations only
 
 	operator    Operator
 	keySelector func(record any) any // keyed operators only
@@ -49,7 +54,21 @@ type transformation struct {
 
 // isOperator reports whether the transformation becomes a StreamNode, and so
 // has the per-operator settings.
-func (t *transformation) isOperator() bool { return t.kind != partitionTransformation }
+func (t *transformation) isOperator() bool {
+	return t.kind != partitionTransformation && t.kind != unionTransformation
+}
+
+// upstream returns what the transformation reads: its input, or a union's
+// inputs.
+func (t *transformation) upstream() []*transformation {
+	if t.kind == unionTransformation {
+		return t.inputs
+	}
+	if t.input == nil {
+		return nil
+	}
+	return []*transformation{t.input}
+}
 
 // describe names the transformation in error messages, e.g. "Map (id 3)".
 func (t *transformation) describe() string { return fmt.Sprintf("%s (id %d)", t.name, t.id) }

@@ -53,7 +53,8 @@ func Chains(env *streaming.StreamExecutionEnvironment, args []string) error {
 }
 
 // FanOut is the program whose edges are RESCALE and BROADCAST between
-// operators of different parallelism (see the package doc).
+// operators of different parallelism, ending in a union (see the package
+// doc).
 func FanOut(env *streaming.StreamExecutionEnvironment, args []string) error {
 	output, err := parseOutput(FanOutProgramClass, args)
 	if err != nil {
@@ -62,7 +63,8 @@ func FanOut(env *streaming.StreamExecutionEnvironment, args []string) error {
 	readings := streaming.FromGenerator(env, identity, Count, 0).Name("readings").SetParallelism(4)
 	compacted := streaming.Map(readings.Rescale(), double).Name("compact").SetParallelism(2)
 	widened := streaming.Map(compacted.Rescale(), square).Name("widen").SetParallelism(4)
-	audited := streaming.Map(widened.Broadcast(), label).Name("audit").SetParallelism(3)
+	late := streaming.FromGenerator(env, identity, Count, 0).Name("late-readings").SetParallelism(3)
+	audited := streaming.Map(widened.Broadcast().Union(late), label).Name("audit").SetParallelism(3)
 	sink(audited, output).SetParallelism(3)
 	return env.Execute(FanOutJobName)
 }

@@ -29,11 +29,12 @@ func TestTheProgramsRun(t *testing.T) {
 			chains = append(chains, fmt.Sprintf("n=%d", 2*n*2*n))
 		}
 	}
-	var fanout []string // 2n, squared, broadcast to the 3 audit subtasks
+	var fanout []string // 2n, squared, broadcast to the 3 audit subtasks; and the late readings
 	for n := range int64(shapes.Count) {
 		for range 3 {
 			fanout = append(fanout, fmt.Sprintf("n=%d", 2*n*2*n))
 		}
+		fanout = append(fanout, fmt.Sprintf("n=%d", n))
 	}
 	for _, tt := range []struct {
 		program string

@@ -51,11 +51,19 @@ type SourceStreamTask struct {
 // records from the task's input gate, deserializes them and hands each to
 // the head, until every producer has finished (io.EOF) or the task is
 // cancelled. It mirrors Flink's OneInputStreamTask, whose
-// StreamOneInputProcessor reads a StreamTaskNetworkInput.
+// StreamOneInputProcessor reads a StreamTaskNetworkInput. A head that reads
+// a union has one gate per stream of the union, read as one
+// (network.UnionInputGate), as in Flink.
 type OneInputStreamTask struct {
 	StreamTask
-	input           *network.InputGate
+	input           recordInput
 	inputSerializer typeutils.TypeSerializer
+}
+
+// recordInput is where a OneInputStreamTask's records come from: an
+// InputGate, or the UnionInputGate of several.
+type recordInput interface {
+	Next(ctx context.Context) ([]byte, error)
 }
 
 // NewSourceStreamTask creates the invokable of a source chain; it is the
@@ -110,19 +118,20 @@ func (t *SourceStreamTask) Invoke(ctx context.Context) error {
 // (INITIALIZING).
 func (t *OneInputStreamTask) Restore(ctx context.Context) error {
 	defer t.closeOperatorsOnPanic()
-	if len(t.env.Inputs) != 1 {
-		return fmt.Errorf("a OneInputStreamTask reads one input gate, this one has %d", len(t.env.Inputs))
-	}
-	t.input = t.env.Inputs[0]
 	head, err := t.buildChain(ctx, false)
 	if err != nil {
 		return err
 	}
-	if len(head.InEdges) != 1 {
-		return fmt.Errorf("%v has %d inputs, a OneInputStreamTask reads one", head, len(head.InEdges))
+	switch {
+	case len(head.InEdges) == 0 || len(head.InEdges) != len(t.env.Inputs):
+		return fmt.Errorf("%v has %d inputs, its task %d input gates", head, len(head.InEdges), len(t.env.Inputs))
+	case len(t.env.Inputs) == 1:
+		t.input = t.env.Inputs[0]
+	default: // the streams of a union
+		t.input = network.NewUnionInputGate(t.env.Inputs...)
 	}
 	// The records arrive as bytes; the producer serialized them with the
-	// serializer of the same type.
+	// serializer of the same type (a union's streams are of one type).
 	t.inputSerializer, err = typeutils.CreateSerializer(head.InEdges[0].Source.OutputType)
 	if err != nil {
 		return fmt.Errorf("the records of %v cannot reach the task: %w", head.InEdges[0], err)
