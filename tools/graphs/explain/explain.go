@@ -7,7 +7,7 @@
 //
 //	go run ./tools/graphs -explain wordcount
 //
-// It is what the diagrams show, in words: lesson 02 reads alongside it.
+// It says in words what the diagrams of diagrams/ draw.
 package explain
 
 import (
