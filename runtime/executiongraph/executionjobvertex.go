@@ -106,6 +106,22 @@ func (ejv *ExecutionJobVertex) ProducedDataSets() []*IntermediateResult { return
 // belongs to the graph.
 func (ejv *ExecutionJobVertex) Inputs() []*IntermediateResult { return ejv.inputs }
 
+// ConsumedPartitionGroups returns the groups through which the subtasks
+// read input (an index into Inputs), each once, in the order of the
+// subtasks that read them: one for an ALL_TO_ALL input, one per range of
+// partitions for a POINTWISE one.
+func (ejv *ExecutionJobVertex) ConsumedPartitionGroups(input int) []*ConsumedPartitionGroup {
+	var groups []*ConsumedPartitionGroup
+	seen := make(map[*ConsumedPartitionGroup]bool)
+	for _, subtask := range ejv.taskVertices {
+		if group := subtask.consumedPartitionGroups[input]; !seen[group] {
+			seen[group] = true
+			groups = append(groups, group)
+		}
+	}
+	return groups
+}
+
 // AggregateState sums up the states of the subtasks in one state, for
 // display (the web UI's vertex status). The rules are Flink's
 // ExecutionJobVertex.getAggregateJobVertexState, first match wins:

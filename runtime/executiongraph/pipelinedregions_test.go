@@ -122,3 +122,17 @@ func TestStronglyConnectedComponents(t *testing.T) {
 	assert.Equal(t, [][]int{{0, 1, 2}, {3}, {4}}, stronglyConnectedComponents(outEdges))
 	assert.Equal(t, [][]int{{1}, {0}}, stronglyConnectedComponents([][]int{{1}, {}}), "no cycle: each alone, the reached one first")
 }
+
+// An input's groups: one shared by every subtask of an ALL_TO_ALL input,
+// one per range of partitions of a POINTWISE one.
+func TestConsumedPartitionGroupsOfAnInput(t *testing.T) {
+	for _, tt := range []struct {
+		pattern jobgraph.DistributionPattern
+		want    int
+	}{{jobgraph.AllToAll, 1}, {jobgraph.Pointwise, 2}} {
+		g, err := BuildGraph(twoVertexJob(4, 2, tt.pattern))
+		require.NoError(t, err)
+		sink := g.VerticesTopologically()[1]
+		assert.Len(t, sink.ConsumedPartitionGroups(0), tt.want, "%v", tt.pattern)
+	}
+}

@@ -53,11 +53,7 @@ func TopologyOf(g *jobgraph.JobGraph) (Topology, error) {
 		consumers := built.JobVertex(e.Target)
 		input := inputs[e.Target]
 		inputs[e.Target]++
-		groups := make(map[*executiongraph.ConsumedPartitionGroup]bool)
-		for _, subtask := range consumers.TaskVertices() {
-			groups[subtask.ConsumedPartitionGroups()[input]] = true
-		}
-		t.Edges[i].PartitionGroups = len(groups)
+		t.Edges[i].PartitionGroups = len(consumers.ConsumedPartitionGroups(input))
 	}
 	for i, region := range built.PipelinedRegions() {
 		for _, subtask := range region.Vertices {

@@ -13,7 +13,6 @@ package explain
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"flinklab/runtime/executiongraph"
@@ -102,12 +101,7 @@ func writeExecutionGraph(w io.Writer, jobGraph *jobgraph.JobGraph, executionGrap
 	for _, consumer := range jobGraph.Vertices() {
 		subtasks := executionGraph.JobVertex(consumer.ID).TaskVertices()
 		for input, edge := range consumer.Inputs() {
-			var groups []*executiongraph.ConsumedPartitionGroup
-			for _, subtask := range subtasks {
-				if group := subtask.ConsumedPartitionGroups()[input]; !slices.Contains(groups, group) {
-					groups = append(groups, group)
-				}
-			}
+			groups := executionGraph.JobVertex(consumer.ID).ConsumedPartitionGroups(input)
 			producer := edge.Source.Producer
 			fmt.Fprintf(w, "  %s → %s  %v: %s (one per subtask of %s), read by %s through %s\n",
 				names[producer], names[consumer], edge.DistributionPattern, count(producer.Parallelism, "partition", "partitions"), names[producer],
