@@ -77,6 +77,9 @@ func connectAllToAll(taskVertices []*ExecutionVertex, result *IntermediateResult
 //
 // Every range gets one ConsumedPartitionGroup and one ConsumerVertexGroup,
 // paired with each other.
+//
+// Step m4: the JobMaster builds the ExecutionGraph; this decides which
+// partitions each subtask of a POINTWISE edge reads.
 func connectPointwise(taskVertices []*ExecutionVertex, result *IntermediateResult) {
 	sourceCount := len(result.partitions)
 	targetCount := len(taskVertices)

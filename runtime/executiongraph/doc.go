@@ -40,6 +40,15 @@
 // partition is split into subpartitions, one per Map subtask that reads it;
 // ExecutionVertex.ConsumedSubpartitionIndex says which one a reader takes.
 //
+// A JobGraph that jobgraph.Validate accepts can still fail here: a vertex
+// whose parallelism is higher than its max parallelism (the number of key
+// groups its keyed state is split into) cannot be expanded, and BuildGraph
+// fails with Flink's JobException, "Vertex Map's parallelism (4) is higher
+// than the max parallelism (2). Please lower the parallelism or increase
+// the max parallelism." (ErrJobException). As in Flink, neither the client
+// nor the Dispatcher checks it: the job is accepted, and its JobMaster
+// fails to start at step m4.
+//
 // An ExecutionVertex stays for the life of the graph; an Execution is one
 // attempt to run it. A restart calls ResetForNewExecution, which makes
 // attempt #1, #2, ... with a new ExecutionAttemptID (graph ID, subtask,

@@ -265,11 +265,6 @@ func TestBuildGraphRejectsInvalidJobGraphs(t *testing.T) {
 			p.map_.InvokableClassName = ""
 			return p.jg
 		}, "has no invokable class."},
-		{"parallelism above max", func() *jobgraph.JobGraph {
-			p := newPipeline()
-			p.map_.MaxParallelism = 3
-			return p.jg
-		}, "Vertex Map's parallelism (4) is higher than the max parallelism (3)."},
 		{"cycle", func() *jobgraph.JobGraph {
 			p := newPipeline()
 			p.map_.ConnectNewDataSetAsInput(p.sink, jobgraph.Pointwise, jobgraph.PipelinedBounded)
@@ -286,6 +281,56 @@ func TestBuildGraphRejectsInvalidJobGraphs(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// A vertex whose parallelism is higher than its max parallelism is a
+// well-formed JobGraph (jobgraph.Validate and so the Dispatcher accept it)
+// that cannot become an ExecutionGraph: as Flink's ExecutionJobVertex
+// throws a JobException, BuildGraph fails with ErrJobException and Flink's
+// words.
+func TestBuildGraphRefusesAParallelismAboveTheMaxParallelism(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func() *jobgraph.JobGraph
+		want  string
+	}{
+		{"set on the vertex", func() *jobgraph.JobGraph {
+			p := newPipeline()
+			p.map_.MaxParallelism = 3
+			return p.jg
+		}, "JobException: Vertex Map's parallelism (4) is higher than the max parallelism (3). " +
+			"Please lower the parallelism or increase the max parallelism."},
+		{"the default, for a parallelism above the upper bound", func() *jobgraph.JobGraph {
+			p := newPipeline()
+			p.sink.Parallelism = jobgraph.UpperBoundMaxParallelism + 1
+			return p.jg
+		}, "JobException: Vertex Sink's parallelism (32769) is higher than the max parallelism (32768). " +
+			"Please lower the parallelism or increase the max parallelism."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jg := tt.build()
+			require.NoError(t, jg.Validate(), "the client and the Dispatcher accept the job")
+
+			g, err := BuildGraph(jg)
+
+			assert.Nil(t, g)
+			require.ErrorIs(t, err, ErrJobException)
+			assert.NotErrorIs(t, err, jobgraph.ErrInvalidJobGraph, "the JobGraph is well formed")
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestBuildGraphAcceptsAParallelismEqualToTheMaxParallelism(t *testing.T) {
+	p := newPipeline()
+	p.map_.MaxParallelism = 4
+
+	g, err := BuildGraph(p.jg)
+
+	require.NoError(t, err)
+	assert.Equal(t, 4, g.JobVertex(p.map_.ID).MaxParallelism())
+	assert.Len(t, g.JobVertex(p.map_.ID).TaskVertices(), 4)
 }
 
 func TestAllExecutionVertices(t *testing.T) {

@@ -8,14 +8,14 @@ import (
 	"flinklab/runtime/jobgraph"
 )
 
-// BuildGraph expands a JobGraph into an ExecutionGraph. It mirrors Flink's
-// DefaultExecutionGraphBuilder.buildGraph and DefaultExecutionGraph's
-// attachJobGraph:
+// BuildGraph expands a JobGraph into an ExecutionGraph, as Flink's
+// DefaultExecutionGraphBuilder.buildGraph and attachJobGraph do:
 //
 //  1. validate the JobGraph (errors wrap jobgraph.ErrInvalidJobGraph);
 //  2. sort its vertices topologically, so producers come before consumers;
 //  3. attach: one ExecutionJobVertex per JobVertex, with one
-//     IntermediateResult per data set it produces;
+//     IntermediateResult per data set it produces; a parallelism above the
+//     max parallelism fails here (ErrJobException, Flink's JobException);
 //  4. initialize each job vertex in that order: Parallelism
 //     ExecutionVertices, each with its first Execution (attempt 0, CREATED)
 //     and one IntermediateResultPartition per produced result; then connect
@@ -64,10 +64,15 @@ func BuildGraph(jg *jobgraph.JobGraph, opts ...Option) (*ExecutionGraph, error) 
 
 // attachJobGraph mirrors DefaultExecutionGraph.attachJobGraph: first every
 // job vertex and the results it will produce, then, in topological order,
-// the subtasks of each vertex and their connections to what it reads.
+// the subtasks of each vertex and their connections to what it reads. A
+// vertex whose parallelism is higher than its max parallelism stops it
+// before any subtask exists (ErrJobException).
 func (g *ExecutionGraph) attachJobGraph(sorted []*jobgraph.JobVertex) error {
 	for _, jv := range sorted {
-		ejv := newExecutionJobVertex(g, jv)
+		ejv, err := newExecutionJobVertex(g, jv)
+		if err != nil {
+			return err
+		}
 		g.tasks[jv.ID] = ejv
 		g.verticesInCreationOrder = append(g.verticesInCreationOrder, ejv)
 		for _, result := range ejv.producedDataSets {

@@ -1,6 +1,7 @@
 package executiongraph
 
 import (
+	"errors"
 	"fmt"
 
 	"flinklab/runtime/api"
@@ -20,12 +21,35 @@ type ExecutionJobVertex struct {
 	inputs           []*IntermediateResult
 }
 
+// ErrJobException is wrapped by the error of a JobGraph that is well formed
+// but cannot become an ExecutionGraph: a vertex whose parallelism is higher
+// than its max parallelism. It is Flink's org.apache.flink.runtime.JobException,
+// which the constructor of ExecutionJobVertex throws.
+//
+// It is not an invalid JobGraph (jobgraph.ErrInvalidJobGraph): the client
+// and the Dispatcher accept such a job, as Flink's do, and only the
+// JobMaster, building the ExecutionGraph at step m4, refuses it. The job
+// then ends FAILED during initialization, "JobInitializationException:
+// Could not start the JobMaster." with this error as its cause. In Flink
+// that is typically a job rescaled (flink run -p, or the web UI's
+// parallelism) past the max parallelism its program sets.
+var ErrJobException = errors.New("JobException")
+
 // newExecutionJobVertex creates the job vertex and the results it produces,
-// but no subtasks yet (see initialize).
-func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) *ExecutionJobVertex {
+// but no subtasks yet (see initialize). It fails, wrapping ErrJobException,
+// when the vertex's parallelism is higher than its max parallelism, which
+// is jobgraph.DefaultMaxParallelism of its parallelism when the JobVertex
+// sets none.
+func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) (*ExecutionJobVertex, error) {
 	maxParallelism := jv.MaxParallelism
 	if maxParallelism == 0 {
 		maxParallelism = jobgraph.DefaultMaxParallelism(jv.Parallelism)
+	}
+	// Verify that our parallelism is not higher than the maximum
+	// parallelism (Flink's words, in the same place).
+	if jv.Parallelism > maxParallelism {
+		return nil, fmt.Errorf("%w: Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
+			ErrJobException, jv.Name, jv.Parallelism, maxParallelism)
 	}
 	ejv := &ExecutionJobVertex{
 		graph:            g,
@@ -36,7 +60,7 @@ func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) *Execution
 	for i, dataSet := range jv.ProducedDataSets() {
 		ejv.producedDataSets[i] = newIntermediateResult(dataSet, ejv)
 	}
-	return ejv
+	return ejv, nil
 }
 
 // initialize creates the subtasks: each gets its partitions of every

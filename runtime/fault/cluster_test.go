@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/examples/numbers"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
@@ -23,9 +24,12 @@ import (
 // shortened, a fixed-delay restart strategy) and reads the cluster's INFO
 // log as the demo does: the log shows the kind of failure that was
 // injected (for m8, whose kinds can leave the same lines, possibly only
-// what either kind shows), and three to five of its lines prove it. Steps
-// m1–m3 break in the REST endpoint and the Dispatcher behind it, which the
-// demo's test (tools/demo) drives through real HTTP.
+// what either kind shows), and three to five of its lines prove it. The two
+// kinds of m4 end alike, the job FAILED during initialization, and the log
+// tells them apart: for max-parallelism-exceeded the JobMaster never
+// created its ExecutionGraph, and the cause is the ExecutionGraph's own
+// check. Steps m1–m3 break in the REST endpoint and the Dispatcher behind
+// it, which the demo's test (tools/demo) drives through real HTTP.
 func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 	for _, step := range fault.Steps() {
 		if step == trace.M1 || step == trace.M2 || step == trace.M3 {
@@ -58,8 +62,17 @@ func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 					require.NoError(t, cluster.Faults().Inject(f))
 					_, err = cluster.SubmitJob(context.Background(), job)
 					require.NoError(t, err)
-					_, err = cluster.RequestJobResult(context.Background(), job.JobID)
+					result, err := cluster.RequestJobResult(context.Background(), job.JobID)
 					require.NoError(t, err)
+					if step == trace.M4 {
+						assert.Equal(t, api.JobFailed, result.JobStatus)
+						assert.Contains(t, result.FailureCause, "JobInitializationException: Could not start the JobMaster.")
+					}
+					if kind == fault.MaxParallelismExceeded {
+						assert.Contains(t, result.FailureCause, "Vertex Source: numbers's parallelism (2) is higher than the max parallelism (1). "+
+							"Please lower the parallelism or increase the max parallelism.", "the ExecutionGraph's own check, on the widest vertex")
+						assert.NotContains(t, result.FailureCause, "fault", "the cause is the real one")
+					}
 
 					synctest.Wait() // what the job's end sets off is logged too
 					d, ok := fault.Diagnose(cluster.Trace().JobEvents(job.JobID))
@@ -76,6 +89,9 @@ func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 					for _, line := range d.Proof {
 						assert.Equal(t, records[line.Index], line.Record, "a proving line is a line of the log")
 						assert.True(t, line.Clue.Matches(line.Record))
+					}
+					if kind == fault.MaxParallelismExceeded {
+						assert.Contains(t, d.String(), "is higher than the max parallelism (1).", "the proof quotes the cause:\n%s", d)
 					}
 				})
 			})

@@ -15,6 +15,9 @@
 //	m2    malformed-run-request                   400 Bad Request, no job is created
 //	m3    invalid-jobgraph, duplicate-job-id      JobSubmissionException / DuplicateJobSubmissionException, nothing persisted
 //	m4    jobmaster-start-failure                 "Could not start the JobMaster.": the job is FAILED during initialization
+//	      max-parallelism-exceeded                the JobGraph cannot become an ExecutionGraph: "Vertex …'s parallelism (N)
+//	                                              is higher than the max parallelism (M)…": FAILED during initialization,
+//	                                              the ExecutionGraph never built
 //	m5    resourcemanager-unreachable             the JobMaster's registration times out and is retried with backoff; armed
 //	                                              for every attempt (always), the job's slot requests fail after
 //	                                              slot.request.timeout: "Slot request bulk is not fulfillable!", failover
@@ -38,6 +41,16 @@
 // (m9) is refused as it would be without the fault, which stays armed.
 // Nothing else about them changes, so a run with a fault is a real run of
 // the real code.
+//
+// Some kinds make the real failure happen rather than report it. For
+// max-parallelism-exceeded the JobMaster builds the ExecutionGraph from a
+// copy of the JobGraph in which the widest vertex has half its parallelism
+// as max parallelism, as if the program had set it so and the job had been
+// rescaled (flink run -p) past it; the ExecutionGraph's own check then
+// fails with Flink's JobException. A job whose every vertex has
+// parallelism 1 cannot be past any max parallelism, so there it does not
+// fire. Where one step breaks in two places (m4: the JobMaster's creation,
+// then its start), each place asks only for its own kind (FireKind).
 //
 // Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
 // --inject and POST /cluster/faults, STEP[:KIND][,times=N|always][,job=JOBID]:

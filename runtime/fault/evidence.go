@@ -344,6 +344,29 @@ var evidence = map[Kind]Evidence{
 			clue("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(JobInitializationException: Could not start the JobMaster\..*)`),
 		},
 	},
+	MaxParallelismExceeded: {
+		Step: trace.M4,
+		Cause: `the JobMaster could not build the job's ExecutionGraph: a vertex's parallelism is higher than ` +
+			`its max parallelism ("Vertex …'s parallelism (N) is higher than the max parallelism (M). Please lower ` +
+			`the parallelism or increase the max parallelism.", a JobException); the client and the Dispatcher had ` +
+			`accepted the job, and it went to FAILED during initialization ("JobInitializationException: Could not ` +
+			`start the JobMaster."), with no restart, before any ExecutionGraph existed`,
+		WhereToLook: `the JobManager log: the cause under the Dispatcher's "reached terminal state FAILED" and ` +
+			`"Could not start the JobMaster." names the vertex, its parallelism and its max parallelism. Compare ` +
+			`the parallelism the job was submitted with (flink run -p, the run request's parallelism, ` +
+			`parallelism.default) with the max parallelism its program sets (setMaxParallelism, ` +
+			`pipeline.max-parallelism). Fix: lower the parallelism or raise the max parallelism, knowing that the ` +
+			`max parallelism is the number of key groups a job's keyed state is split into: a job with keyed ` +
+			`state that changes it loses the mapping of its state to key groups and cannot be restored from its ` +
+			`savepoints`,
+		Clues: []Clue{
+			clue("JobMasterServiceLeadershipRunner", `was granted leadership with leader id .*Creating new JobMasterServiceProcess\.`),
+			clue("JobMaster", `^Initializing job `),
+			// No "Created execution graph" comes between them: the
+			// JobMaster failed while it built it.
+			clue("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(JobInitializationException: Could not start the JobMaster\.).*(Vertex .*'s parallelism \(\d+\) is higher than the max parallelism \(\d+\)\.)`),
+		},
+	},
 	ResourceManagerUnreachable: {
 		Step: trace.M5,
 		Cause: `the JobMaster's first registerJobMaster call got no answer within the registration timeout ` +

@@ -23,6 +23,7 @@ const (
 	InvalidJobGraph            Kind = "invalid-jobgraph"            // m3
 	DuplicateJobID             Kind = "duplicate-job-id"            // m3
 	JobMasterStartFailure      Kind = "jobmaster-start-failure"     // m4
+	MaxParallelismExceeded     Kind = "max-parallelism-exceeded"    // m4
 	ResourceManagerUnreachable Kind = "resourcemanager-unreachable" // m5
 	RegistrationError          Kind = "registration-error"          // m5
 	ResourceDeclarationLost    Kind = "resource-declaration-lost"   // m6
@@ -40,7 +41,7 @@ var kinds = map[trace.Step][]Kind{
 	trace.M1:  {UploadRejected},
 	trace.M2:  {MalformedRunRequest},
 	trace.M3:  {InvalidJobGraph, DuplicateJobID},
-	trace.M4:  {JobMasterStartFailure},
+	trace.M4:  {JobMasterStartFailure, MaxParallelismExceeded},
 	trace.M5:  {ResourceManagerUnreachable, RegistrationError},
 	trace.M6:  {ResourceDeclarationLost},
 	trace.M7:  {NoMatchingSlot},
@@ -211,13 +212,29 @@ func (in *Injector) Clear() {
 // its passes. The zero JobID (a step not tied to a job yet) matches only
 // faults for any job.
 func (in *Injector) Fire(step trace.Step, job api.JobID) (Kind, bool) {
+	return in.fire(step, job, "")
+}
+
+// FireKind is Fire for a step whose kinds break in different places: it
+// fires only a fault of that step and kind, and reports whether it did.
+// Each place asks for its own kind, so that a fault armed for one is never
+// used up by another that the run passes first. At m4, the JobMaster's
+// creation asks for max-parallelism-exceeded, and its start, later, for
+// jobmaster-start-failure.
+func (in *Injector) FireKind(step trace.Step, job api.JobID, kind Kind) bool {
+	_, ok := in.fire(step, job, kind)
+	return ok
+}
+
+// fire is Fire, for faults of the given kind only when kind is not empty.
+func (in *Injector) fire(step trace.Step, job api.JobID, kind Kind) (Kind, bool) {
 	if in == nil {
 		return "", false
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for i, a := range in.armed {
-		if a.Step != step || (!a.JobID.IsZero() && a.JobID != job) {
+		if a.Step != step || (!a.JobID.IsZero() && a.JobID != job) || (kind != "" && a.Kind != kind) {
 			continue
 		}
 		if a.left != Always {

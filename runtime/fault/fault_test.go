@@ -22,6 +22,7 @@ func TestParse(t *testing.T) {
 		want fault.Fault
 	}{
 		{"m9", fault.Fault{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1}},
+		{"m4:max-parallelism-exceeded", fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded, Times: 1}},
 		{" M10:jar-corrupted ", fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted, Times: 1}},
 		{"m8:slot-offer-timeout,times=2", fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout, Times: 2}},
 		{"m11,times=always,job=" + job.String(), fault.Fault{Step: trace.M11, Kind: fault.OperatorOpenThrows, Times: fault.Always, JobID: job}},
@@ -99,6 +100,46 @@ func TestAFaultFiresOnlyAtItsStepAndForItsJob(t *testing.T) {
 	fired := in.Fired()
 	require.Len(t, fired, 1)
 	assert.Equal(t, mine, fired[0].JobID)
+}
+
+// At a step whose kinds break in different places (m4: the JobMaster's
+// creation, then its start), each place fires only its own kind, and never
+// uses up a fault armed for the other.
+func TestFireKindFiresOnlyAFaultOfItsKind(t *testing.T) {
+	in := fault.NewInjector(nil)
+	job := api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M4, Kind: fault.JobMasterStartFailure}))
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded, Times: 2}))
+
+	assert.True(t, in.FireKind(trace.M4, job, fault.MaxParallelismExceeded), "the creation's kind, armed second")
+	assert.Equal(t, []fault.Fault{
+		{Step: trace.M4, Kind: fault.JobMasterStartFailure, Times: 1},
+		{Step: trace.M4, Kind: fault.MaxParallelismExceeded, Times: 1},
+	}, in.Armed(), "the other kind is left armed")
+	assert.False(t, in.FireKind(trace.M5, job, fault.MaxParallelismExceeded), "another step")
+	assert.False(t, in.FireKind(trace.M4, job, fault.NoMatchingSlot), "a kind that is not armed")
+
+	assert.True(t, in.FireKind(trace.M4, job, fault.JobMasterStartFailure))
+	assert.True(t, in.FireKind(trace.M4, job, fault.MaxParallelismExceeded))
+	assert.False(t, in.FireKind(trace.M4, job, fault.MaxParallelismExceeded), "used up")
+	assert.Empty(t, in.Armed())
+	var fired []fault.Kind
+	for _, f := range in.Fired() {
+		fired = append(fired, f.Fault.Kind)
+	}
+	assert.Equal(t, []fault.Kind{fault.MaxParallelismExceeded, fault.JobMasterStartFailure, fault.MaxParallelismExceeded}, fired)
+
+	var none *fault.Injector
+	assert.False(t, none.FireKind(trace.M4, job, fault.MaxParallelismExceeded), "a nil injector never fires")
+}
+
+func TestFireKindHonoursTheFaultsJob(t *testing.T) {
+	in := fault.NewInjector(nil)
+	mine, other := api.NewJobID(), api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded, JobID: mine}))
+
+	assert.False(t, in.FireKind(trace.M4, other, fault.MaxParallelismExceeded), "another job")
+	assert.True(t, in.FireKind(trace.M4, mine, fault.MaxParallelismExceeded))
 }
 
 func TestAlwaysFiresUntilCleared(t *testing.T) {

@@ -73,7 +73,10 @@
 // Validate collects the checks Flink performs on the way from submission to
 // ExecutionGraph (empty job, missing invokable class, bad parallelism,
 // dangling edges, cycles) and reports the first failure, with Flink's
-// wording, as an error wrapping ErrInvalidJobGraph.
+// wording, as an error wrapping ErrInvalidJobGraph. One check is left where
+// Flink makes it: a parallelism higher than the max parallelism passes the
+// client and the Dispatcher, and fails the building of the ExecutionGraph
+// in the JobMaster (runtime/executiongraph).
 //
 // Encode and Decode turn a graph into readable, stable JSON and back.
 // Decode is strict (unknown fields, unknown references and reused IDs are

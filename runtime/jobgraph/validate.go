@@ -25,8 +25,7 @@ func invalid(format string, args ...any) error {
 //   - the graph has at least one vertex ("The given job is empty");
 //   - no two vertices share an ID, and no two data sets share an ID;
 //   - every vertex has an invokable class, a parallelism of at least one,
-//     a max parallelism (if set) between 1 and 32768, and a parallelism not
-//     above its max parallelism (or the default max parallelism if unset);
+//     and a max parallelism (if set) between 1 and 32768;
 //   - every edge is whole and known: it has a source data set with a
 //     producer, a target, a known pattern and result type, and both of its
 //     vertices are part of this graph (an edge to or from a vertex that was
@@ -36,7 +35,8 @@ func invalid(format string, args ...any) error {
 //
 // In Flink these checks are spread over the Dispatcher, the JobVertex
 // setters, JobMaster creation and DefaultExecutionGraphBuilder; here they
-// run once, so a learner finds them together.
+// run once, so a learner finds them together, all but a parallelism above
+// the max parallelism: as in Flink, only the ExecutionGraph refuses it.
 func (g *JobGraph) Validate() error {
 	if g.IsEmpty() {
 		return invalid("The given job is empty")
@@ -84,7 +84,11 @@ func (g *JobGraph) validateIDs() error {
 	return nil
 }
 
-// validateVertex checks the settings of one vertex.
+// validateVertex checks the settings of one vertex. A parallelism above the
+// max parallelism is the ExecutionGraph's to refuse: as in Flink, the
+// client and the Dispatcher accept such a job, and the JobMaster fails to
+// build it (executiongraph.ErrJobException, Flink's JobException), so the
+// job ends FAILED during initialization.
 func validateVertex(v *JobVertex) error {
 	if v.InvokableClassName == "" {
 		return invalid("The vertex %s (%s) has no invokable class.", v.ID, v.Name)
@@ -92,16 +96,9 @@ func validateVertex(v *JobVertex) error {
 	if v.Parallelism < 1 {
 		return invalid("vertex %s: The parallelism must be at least one, found %d.", v, v.Parallelism)
 	}
-	maxParallelism := v.MaxParallelism
-	if maxParallelism == 0 {
-		maxParallelism = DefaultMaxParallelism(v.Parallelism)
-	} else if maxParallelism < 1 || maxParallelism > UpperBoundMaxParallelism {
+	if v.MaxParallelism != 0 && (v.MaxParallelism < 1 || v.MaxParallelism > UpperBoundMaxParallelism) {
 		return invalid("vertex %s: Maximum parallelism must be between 1 and %d. Found: %d",
-			v, UpperBoundMaxParallelism, maxParallelism)
-	}
-	if v.Parallelism > maxParallelism {
-		return invalid("Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
-			v.Name, v.Parallelism, maxParallelism)
+			v, UpperBoundMaxParallelism, v.MaxParallelism)
 	}
 	return nil
 }

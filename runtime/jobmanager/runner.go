@@ -81,7 +81,7 @@ type RunnerConfig struct {
 	JobMasterFactory JobMasterServiceFactory
 	Logger           *slog.Logger
 	Trace            *trace.Recorder
-	// Faults may break step m4; nil injects nothing.
+	// Faults may break step m4 (the JobMaster's start); nil injects nothing.
 	Faults *fault.Injector
 }
 
@@ -230,15 +230,15 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 
 // startJobMaster records step m4 and starts the created JobMaster (in
 // Flink, DefaultJobMasterServiceFactory starts the JobMaster right after
-// creating it). An injected fault at step m4 keeps it from starting.
+// creating it). An injected jobmaster-start-failure keeps it from starting.
 func (r *JobMasterServiceLeadershipRunner) startJobMaster(session api.LeaderSessionID, jobMaster JobMasterService) error {
 	jobID := r.JobID()
 	r.cfg.Trace.Emit(trace.M4, "JobManagerRunner", "JobMaster", jobID,
 		"leadership granted (leader id %s); JobMaster created for job '%s', ExecutionGraph built", session, r.cfg.JobGraph.Name)
-	if kind, ok := r.cfg.Faults.Fire(trace.M4, jobID); ok {
+	if r.cfg.Faults.FireKind(trace.M4, jobID, fault.JobMasterStartFailure) {
 		// Step m4 (fault): the JobMaster does not start; the job fails
 		// during initialization.
-		return fault.Injected(trace.M4, kind)
+		return fault.Injected(trace.M4, fault.JobMasterStartFailure)
 	}
 	return jobMaster.Start()
 }

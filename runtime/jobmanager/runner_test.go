@@ -644,3 +644,24 @@ func TestAFaultAtStepM4FailsTheJobDuringInitialization(t *testing.T) {
 		require.NoError(t, f.runner.Close())
 	})
 }
+
+// Step m4 breaks in two places: the JobMaster's creation
+// (max-parallelism-exceeded, in jobmaster.New) and its start
+// (jobmaster-start-failure, here). The runner fires only its own kind: a
+// fault armed for the creation is not used up by the start.
+func TestTheRunnerFiresOnlyItsOwnKindOfM4(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRunnerFixture(t)
+		require.NoError(t, f.faults.Inject(fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded}))
+		require.NoError(t, f.runner.Start())
+		synctest.Wait()
+
+		assert.False(t, isDone(f.runner), "the JobMaster runs")
+		starts, _ := f.jm.counts()
+		assert.Equal(t, 1, starts)
+		assert.Empty(t, f.faults.Fired())
+		assert.Equal(t, []fault.Fault{{Step: trace.M4, Kind: fault.MaxParallelismExceeded, Times: 1}}, f.faults.Armed(),
+			"the fault of the JobMaster's creation stays armed")
+		require.NoError(t, f.runner.Close())
+	})
+}

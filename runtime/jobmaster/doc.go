@@ -11,7 +11,10 @@
 //	New        "Initializing job 'name' (id)." — build the ExecutionGraph and
 //	           the scheduler (Flink does this in the constructor, through
 //	           createScheduler). An invalid graph fails here, and the runner
-//	           reports "Could not start the JobMaster."
+//	           reports "Could not start the JobMaster."; so does a vertex
+//	           whose parallelism is higher than its max parallelism, which
+//	           the client and the Dispatcher accept, as in Flink
+//	           (executiongraph.ErrJobException).
 //	Start      onStart → startJobExecution: "Starting execution of job ...",
 //	           leader retrieval of the ResourceManager, startScheduling.
 //	           Slot requests wait in the slot pool until the ResourceManager
@@ -92,4 +95,9 @@
 //     answered the last declaration; Flink relies on it arriving first.
 //   - Step m8's fault (package fault) fires only for an offer that passed
 //     the fencing check and comes from a registered TaskManager.
+//   - Step m4's fault max-parallelism-exceeded (package fault) builds the
+//     ExecutionGraph from a copy of the JobGraph whose widest vertex has
+//     half its parallelism as max parallelism, so that the ExecutionGraph's
+//     own check fails; it fires only for a job with a vertex of parallelism
+//     2 or more.
 package jobmaster

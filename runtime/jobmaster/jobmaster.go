@@ -56,7 +56,7 @@ type Deps struct {
 	RPC   rpc.Service
 	HA    highavailability.Services
 	Trace *trace.Recorder
-	// Faults may break steps m5, m6 and m8; nil injects nothing.
+	// Faults may break steps m4, m5, m6 and m8; nil injects nothing.
 	Faults *fault.Injector
 }
 
@@ -162,11 +162,11 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	jm.log.Info(fmt.Sprintf("Initializing job '%s' (%s).", jobGraph.Name, jobGraph.JobID))
 
 	// Step m4 (continued): the ExecutionGraph and the scheduler are built
-	// while the JobMaster is created, so a job that cannot be built fails
-	// before the JobMaster starts.
-	graph, err := executiongraph.BuildGraph(jobGraph)
+	// now, so a job that cannot be built fails before the JobMaster starts.
+	// Step m4 (fault): max-parallelism-exceeded: a copy past its max parallelism.
+	graph, err := executiongraph.BuildGraph(graphToBuild(jobGraph, deps.Faults))
 	if err != nil {
-		return nil, fmt.Errorf("Could not create the ExecutionGraph of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
+		return nil, err // BuildGraph names the job; the runner adds "Could not start the JobMaster."
 	}
 	jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
 	jm.graph = graph
@@ -603,4 +603,54 @@ func (jm *JobMaster) Cancel(ctx context.Context) error {
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// graphToBuild is the JobGraph the JobMaster builds its ExecutionGraph
+// from: g itself, unless step m4's fault max-parallelism-exceeded fires.
+// Then it is a copy of g in which the widest vertex (the first of them in
+// topological order) has half its parallelism, at least 1, as max
+// parallelism: the program set it so, and the job was submitted with a
+// higher parallelism (flink run -p). BuildGraph's own check then fails
+// with Flink's JobException, as it would for such a program. The JobGraph
+// the Dispatcher stored is left as it is. A job whose every vertex has
+// parallelism 1 is past no max parallelism: there the fault does not fire
+// and stays armed.
+func graphToBuild(g *jobgraph.JobGraph, faults *fault.Injector) *jobgraph.JobGraph {
+	widest := widestVertex(g)
+	if widest == nil || widest.Parallelism < 2 || !faults.FireKind(trace.M4, g.JobID, fault.MaxParallelismExceeded) {
+		return g
+	}
+	copied, err := copyOf(g)
+	if err != nil {
+		return g // a graph that cannot be written down fails BuildGraph on its own
+	}
+	copied.Vertex(widest.ID).MaxParallelism = max(1, widest.Parallelism/2)
+	return copied
+}
+
+// widestVertex returns the first vertex, in topological order, with the
+// highest parallelism, or nil for a graph that cannot be sorted (BuildGraph
+// then fails on its own).
+func widestVertex(g *jobgraph.JobGraph) *jobgraph.JobVertex {
+	sorted, err := g.VerticesSortedTopologicallyFromSources()
+	if err != nil {
+		return nil
+	}
+	var widest *jobgraph.JobVertex
+	for _, v := range sorted {
+		if widest == nil || v.Parallelism > widest.Parallelism {
+			widest = v
+		}
+	}
+	return widest
+}
+
+// copyOf is a deep copy of g, through its JSON form (the one the
+// JobGraphStore writes).
+func copyOf(g *jobgraph.JobGraph) (*jobgraph.JobGraph, error) {
+	data, err := jobgraph.Encode(g)
+	if err != nil {
+		return nil, err
+	}
+	return jobgraph.Decode(data)
 }

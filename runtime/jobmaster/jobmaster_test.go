@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
@@ -865,4 +866,65 @@ func TestCloseOfAJobMasterThatNeverStarted(t *testing.T) {
 		assert.Zero(t, time.Since(start), "Close must not wait for an RPC timeout")
 		assert.Empty(t, h.journal.all())
 	})
+}
+
+// The fault max-parallelism-exceeded of step m4 breaks the JobMaster's
+// creation as a program whose max parallelism is below its parallelism
+// would: the widest vertex (the first of them, in topological order) gets
+// half its parallelism as max parallelism, in a copy of the JobGraph, and
+// the ExecutionGraph's own check fails with Flink's words. The JobGraph the
+// Dispatcher stored is left alone.
+func TestTheMaxParallelismFaultFailsTheJobMastersCreation(t *testing.T) {
+	tests := []struct {
+		name         string
+		parallelisms []int // of source → map → sink
+		arm          fault.Kind
+		want         string // "": the JobMaster is created
+	}{
+		{"the widest vertex", []int{2, 5, 5}, fault.MaxParallelismExceeded,
+			"JobException: Vertex Map's parallelism (5) is higher than the max parallelism (2). " +
+				"Please lower the parallelism or increase the max parallelism."},
+		{"the source, widest and first", []int{4, 4, 1}, fault.MaxParallelismExceeded,
+			"JobException: Vertex Source's parallelism (4) is higher than the max parallelism (2)."},
+		{"parallelism 1 cannot exceed a max parallelism", []int{1, 1, 1}, fault.MaxParallelismExceeded, ""},
+		{"the other kind of m4 breaks the JobMaster's start, not its creation", []int{2, 2, 2}, fault.JobMasterStartFailure, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := jobgraph.New("rescaled job")
+				source := jobgraph.NewJobVertex("Source", "test.Source", tt.parallelisms[0])
+				mapper := jobgraph.NewJobVertex("Map", "test.Map", tt.parallelisms[1])
+				sink := jobgraph.NewJobVertex("Sink", "test.Sink", tt.parallelisms[2])
+				mapper.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded)
+				sink.ConnectNewDataSetAsInput(mapper, jobgraph.Pointwise, jobgraph.PipelinedBounded)
+				g.AddVertex(sink) // out of order: the fault follows the topological order
+				g.AddVertex(source)
+				g.AddVertex(mapper)
+				stored, err := jobgraph.Encode(g)
+				require.NoError(t, err)
+				faults := fault.NewInjector(nil)
+				require.NoError(t, faults.Inject(fault.Fault{Step: trace.M4, Kind: tt.arm}))
+
+				jm, err := jobmaster.New(jobmaster.Config{Logger: slog.New(slog.DiscardHandler)},
+					jobmaster.Deps{RPC: rpc.NewLocalService(), HA: highavailability.NewEmbeddedHaServices(), Faults: faults},
+					g, api.NewJobMasterID(), func(*gateway.ArchivedExecutionGraph) {})
+
+				if tt.want == "" {
+					require.NoError(t, err)
+					assert.NoError(t, jm.Close())
+					assert.Len(t, faults.Armed(), 1, "the fault stays armed")
+					assert.Empty(t, faults.Fired())
+					return
+				}
+				require.ErrorIs(t, err, executiongraph.ErrJobException)
+				assert.Contains(t, err.Error(), tt.want)
+				assert.NotContains(t, err.Error(), "fault", "the error is the real check's")
+				assert.Len(t, faults.Fired(), 1)
+				again, err := jobgraph.Encode(g)
+				require.NoError(t, err)
+				assert.Equal(t, string(stored), string(again), "the JobGraph itself is not changed")
+			})
+		})
+	}
 }

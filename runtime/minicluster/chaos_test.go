@@ -352,7 +352,10 @@ func runChaos(t seededT, plan chaosPlan) {
 		case api.JobFinished:
 			assertEverySquareCollected(t, collectors[i].Values(), plan.jobs[i].count, fmt.Sprintf("job%d", i))
 		case api.JobFailed:
-			m4 := strings.Contains(result.FailureCause, fault.Injected(trace.M4, fault.JobMasterStartFailure).Error())
+			// Either kind of m4: the JobMaster did not start, or could not
+			// build the ExecutionGraph of a job past its max parallelism.
+			m4 := strings.Contains(result.FailureCause, fault.Injected(trace.M4, fault.JobMasterStartFailure).Error()) ||
+				strings.Contains(result.FailureCause, "is higher than the max parallelism")
 			exhausted := strings.Contains(result.FailureCause, fmt.Sprintf(
 				"Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=%d,", chaosRestarts.FixedDelay.Attempts))
 			assert.True(t, m4 || exhausted, "job%d FAILED with no fault to explain it: %s", i, result.FailureCause)

@@ -46,6 +46,7 @@ func TestAFaultAtEachStepFailsAsFlinkWouldAndTheJobRecovers(t *testing.T) {
 	}{
 		{fault.Fault{Step: trace.M3}, 0, 0, "Received JobGraph submission", "Dispatcher"},
 		{fault.Fault{Step: trace.M4}, api.JobFailed, 0, "JobInitializationException: Could not start the JobMaster.", "JobMaster"},
+		{fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded}, api.JobFailed, 0, "is higher than the max parallelism (1).", "JobMaster"},
 		{fault.Fault{Step: trace.M5}, api.JobFinished, 0, "JobManager successfully registered at ResourceManager", "ResourceManager"},
 		{fault.Fault{Step: trace.M5, Kind: fault.RegistrationError}, api.JobFinished, 0, "Pausing and re-attempting registration in 10000 ms", "ResourceManager"},
 		{fault.Fault{Step: trace.M6}, api.JobFinished, 0, "Failed to declare resource requirements of job", "SlotPool"},

@@ -348,3 +348,48 @@ func TestRejectedSubmissionsPersistNothing(t *testing.T) {
 		assert.Empty(t, stored(), "nothing persisted, and finished jobs cleaned up")
 	})
 }
+
+// TestAJobPastItsMaxParallelismIsAcceptedAndFailsDuringInitialization: a
+// vertex whose parallelism is higher than its max parallelism (a job
+// rescaled past the max parallelism its program sets) passes the client
+// and the Dispatcher, as in Flink. The submission is acknowledged; the
+// JobMaster fails building the ExecutionGraph, in the ExecutionJobVertex,
+// so the job ends FAILED during initialization with Flink's JobException
+// as the cause, and never asks for a slot.
+func TestAJobPastItsMaxParallelismIsAcceptedAndFailsDuringInitialization(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster, logs := startCluster(t, 2, 2)
+		ctx := context.Background()
+		job := numbersJob(t, cluster, numbers.Config{Count: 10, Parallelism: 4, Collector: numbers.NewCollector()})
+		square := job.Vertices()[1]
+		require.Equal(t, "Map: square", square.Name)
+		square.MaxParallelism = 2
+
+		jobID, err := cluster.SubmitJob(ctx, job)
+		require.NoError(t, err, "the Dispatcher acknowledges the submission: it does not check the max parallelism")
+		assert.Equal(t, job.JobID, jobID)
+
+		result, err := cluster.RequestJobResult(ctx, job.JobID)
+		require.NoError(t, err)
+		assert.Equal(t, api.JobFailed, result.JobStatus)
+		assert.True(t, strings.HasPrefix(result.FailureCause, "JobInitializationException: Could not start the JobMaster.: "), result.FailureCause)
+		assert.Contains(t, result.FailureCause, "JobException: Vertex Map: square's parallelism (4) is higher than the max parallelism (2). "+
+			"Please lower the parallelism or increase the max parallelism.", "the cause is the ExecutionJobVertex's, in Flink's words")
+		synctest.Wait()
+
+		log := logs.String()
+		assertInOrder(t, log,
+			"Submitting job 'numbers' ("+job.JobID.String()+").",
+			"Initializing job 'numbers' ("+job.JobID.String()+").",
+			"Job "+job.JobID.String()+" reached terminal state FAILED.")
+		assert.NotContains(t, log, "Created execution graph", "the ExecutionGraph is never built")
+		assert.NotContains(t, log, "Received resource requirements from job", "nor are slots asked for")
+		assert.Equal(t, 4, freeSlots(t, cluster))
+
+		events := cluster.Trace().JobEvents(job.JobID)
+		failures := trace.Failures(events)
+		require.Len(t, failures, 1)
+		assert.Equal(t, trace.M4, failures[0].Step, "the JobMaster's creation broke, after the Dispatcher's step m3")
+		assert.Contains(t, trace.Steps(events), trace.M3)
+	})
+}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/jobgraph"
 )
 
 // testPrograms numbers the programs tests register, so that names stay
@@ -227,8 +226,10 @@ func TestRegisteredProgramsIsSorted(t *testing.T) {
 	}
 }
 
-// TestParallelismTooHighForMaxParallelism: the StreamGraph is fine, but
-// the JobGraph fails validation, as Flink rejects it at submission.
+// TestParallelismTooHighForMaxParallelism: as in Flink, the client builds
+// the JobGraph of a program whose parallelism is higher than its max
+// parallelism, and the Dispatcher would accept it; only the JobMaster,
+// building the ExecutionGraph, refuses it (executiongraph.ErrJobException).
 func TestParallelismTooHighForMaxParallelism(t *testing.T) {
 	env := NewStreamExecutionEnvironment().SetParallelism(4).SetMaxParallelism(2)
 	FromElements(env, 1).Print()
@@ -236,9 +237,17 @@ func TestParallelismTooHighForMaxParallelism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = CreateJobGraph(sg)
-	if !errors.Is(err, jobgraph.ErrInvalidJobGraph) || !strings.Contains(err.Error(), "is higher than the max parallelism") {
-		t.Fatalf("CreateJobGraph error = %v, want the max parallelism check", err)
+	jg, err := CreateJobGraph(sg)
+	if err != nil {
+		t.Fatalf("CreateJobGraph error = %v, want the JobGraph: the client does not check the max parallelism", err)
+	}
+	for _, v := range jg.Vertices() {
+		if v.Parallelism != 4 || v.MaxParallelism != 2 {
+			t.Errorf("vertex %s: parallelism %d, max parallelism %d; want 4 and 2, as the program set them", v, v.Parallelism, v.MaxParallelism)
+		}
+	}
+	if err := jg.Validate(); err != nil {
+		t.Errorf("Validate() = %v, want nil: the Dispatcher accepts the job", err)
 	}
 }
 

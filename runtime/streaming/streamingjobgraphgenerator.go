@@ -113,6 +113,9 @@ func (gen *jobGraphGenerator) startChain(head *StreamNode) {
 // the outputs of chained successors come first, then current's own; and
 // the name joins the successors' names with " -> ", in parentheses when
 // there are several ("Map -> (Filter, Sink: Print to Std. Out)").
+//
+// Step m2: the JarRunHandler (or `flink run`, on the client) plans the
+// program into a JobGraph; here the operators of one task are gathered.
 func (gen *jobGraphGenerator) createChain(current *StreamNode, chain *operatorChain) ([]*StreamEdge, string) {
 	chain.nodes = append(chain.nodes, current)
 	gen.chainOf[current.ID] = chain
@@ -214,6 +217,10 @@ func IsChainable(edge *StreamEdge, streamGraph *StreamGraph) bool {
 // in IsChainable's order), in a few words for a diagram's edge or
 // `go run ./tools/graphs -explain`: "parallelism 4 ≠ 2", "REBALANCE, not
 // FORWARD". It returns "" when the edge can be chained.
+//
+// Step m2: while the program is planned into a JobGraph, this decides
+// whether two operators run as one task or exchange records through the
+// network.
 func NotChainableReason(edge *StreamEdge, streamGraph *StreamGraph) string {
 	up, down := edge.Source, edge.Target
 	switch {

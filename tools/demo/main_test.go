@@ -58,6 +58,7 @@ func TestMakeRunWithAFault(t *testing.T) {
 		fault.InvalidJobGraph:            "JobSubmissionException: The JobGraph is invalid.",
 		fault.DuplicateJobID:             "DuplicateJobSubmissionException: Job has already been submitted.",
 		fault.JobMasterStartFailure:      "Could not start the JobMaster.",
+		fault.MaxParallelismExceeded:     "is higher than the max parallelism (1).",
 		fault.ResourceManagerUnreachable: "Registering job manager",
 		fault.RegistrationError:          "Pausing and re-attempting registration",
 		fault.ResourceDeclarationLost:    "Failed to declare resource requirements of job",

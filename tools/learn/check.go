@@ -24,6 +24,9 @@ func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer)
 	case exercise.Read:
 		return c.checkReading(ctx, e, out)
 	case exercise.Predict:
+		if e.Prediction.Graphs() {
+			return c.checkGraphPrediction(ctx, e, out)
+		}
 		return c.checkPrediction(ctx, e, out)
 	case exercise.Diagnose:
 		return c.checkDrill(e, out)

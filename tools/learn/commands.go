@@ -93,6 +93,10 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 	case exercise.Read:
 		fmt.Fprintf(out, "Answer in %s: the calls from %s to %s, one per line.\n", answerFile(e), e.Reading.From, e.Reading.To)
 	case exercise.Predict:
+		if e.Prediction.Graphs() {
+			fmt.Fprintf(out, "Answer in %s: for each program, its JobVertices, subtasks and slots, and the operators of each task.\n", answerFile(e))
+			break
+		}
 		fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
 	case exercise.Diagnose:
 		c.describeDrill(e, out)
@@ -305,7 +309,15 @@ func (c *course) list(out io.Writer) {
 	for _, e := range c.exercises {
 		width = max(width, utf8.RuneCountInString(e.Title))
 	}
+	lesson := ""
 	for _, e := range c.exercises {
+		if e.LessonFile() != lesson {
+			lesson = e.LessonFile()
+			if lesson != c.exercises[0].LessonFile() {
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintf(out, "  %s\n", c.lessonTitle(lesson))
+		}
 		s := c.state(e)
 		if s == done {
 			finished++
@@ -327,6 +339,21 @@ func (c *course) list(out io.Writer) {
 		}
 		fmt.Fprintf(out, "  next: %s · go run ./tools/learn %s %s\n", next.ID, verb, next.ID)
 	}
+}
+
+// lessonTitle is the first heading of a lesson ("01 · Anatomy of the
+// JobManager"), or its path when it has none.
+func (c *course) lessonTitle(lesson string) string {
+	data, err := c.read(lesson)
+	if err != nil {
+		return lesson
+	}
+	for line := range strings.Lines(string(data)) {
+		if title, ok := strings.CutPrefix(line, "# "); ok {
+			return strings.TrimSpace(title)
+		}
+	}
+	return lesson
 }
 
 // next is the first exercise that is not done.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +124,25 @@ func TestDescribeFailureExplainsATimeout(t *testing.T) {
 func TestDescribeFailureSaysWhenNoTestRan(t *testing.T) {
 	result := &gotest.Result{NoTests: true, Output: []string{"ok  \tflinklab/exercises/m03\t0.01s [no tests to run]"}}
 	assert.Equal(t, "No test passed: none matched the exercise's tests.run pattern, or each was skipped.\n", describeFailure(result))
+}
+
+// list shows the exercises lesson by lesson, each lesson under its title,
+// in the order of the lessons' files, and the drill of a lesson's fault
+// with the lesson's exercises.
+func TestListGroupsTheExercisesUnderTheirLessons(t *testing.T) {
+	c := testCourse(t)
+	var out bytes.Buffer
+	c.list(&out)
+	text := out.String()
+
+	anatomy := strings.Index(text, "  01 · Anatomy of the JobManager\n")
+	graphs := strings.Index(text, "  02a · Graph transformations\n")
+	require.True(t, anatomy >= 0 && graphs > anatomy, "the lessons' titles, in order:\n%s", text)
+	for _, id := range []string{" m01 ", " r03 ", " d18 "} {
+		at := strings.Index(text, id)
+		assert.True(t, at > anatomy && at < graphs, "%s is listed under lesson 01", id)
+	}
+	for _, id := range []string{" g01 ", " g05 ", " d19 "} {
+		assert.Greater(t, strings.Index(text, id), graphs, "%s is listed under lesson 02a", id)
+	}
 }

@@ -213,12 +213,9 @@ func mutantBody(src []byte, name string, m exercise.Mutant) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	body := fn.Body
-	for _, edit := range m.Edits {
-		if n := strings.Count(body, edit.Replace); n != 1 {
-			return "", fmt.Errorf("%q occurs %d times in %s, want once", edit.Replace, n, name)
-		}
-		body = strings.Replace(body, edit.Replace, edit.With, 1)
+	body, err := applyEdits(fn.Body, m.Edits)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return body, nil
 }
@@ -323,6 +320,9 @@ func (c *course) verifyOne(ctx context.Context, e *exercise.Exercise, complete m
 	case exercise.Read:
 		return c.verifyReading(ctx, e)
 	case exercise.Predict:
+		if e.Prediction.Graphs() {
+			return c.verifyGraphPrediction(ctx, e, complete)
+		}
 		return c.verifyPrediction(ctx, e, complete)
 	case exercise.Diagnose:
 		return c.verifyDrill(ctx, e)

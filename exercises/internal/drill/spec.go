@@ -113,12 +113,16 @@ func (s Spec) start() time.Time {
 
 // usualCauses are, per kind, what a real cluster would give as the cause
 // where the runtime puts the injected one: the reason a production
-// engineer would find under the line.
+// engineer would find under the line. Empty for a kind whose failure is
+// real, with no injected cause to replace: the jar's bytes are damaged
+// (jar-corrupted), the max parallelism is below the parallelism
+// (max-parallelism-exceeded).
 var usualCauses = map[fault.Kind]string{
 	fault.UploadRejected:             "java.nio.file.FileSystemException: /tmp/flink-web-upload: No space left on device",
 	fault.MalformedRunRequest:        `Unrecognized field "programArgs" (class org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody), not marked as ignorable`,
 	fault.InvalidJobGraph:            "java.lang.IllegalStateException: The vertex 7a1b (Source: file-input) has no invokable class.",
 	fault.JobMasterStartFailure:      "java.lang.ClassNotFoundException: org.example.wordcount.CheckpointStorageFactory",
+	fault.MaxParallelismExceeded:     "", // the ExecutionGraph's own check fails: its words are the cause
 	fault.ResourceManagerUnreachable: "the connection to the ResourceManager was lost",
 	fault.RegistrationError:          "java.net.ConnectException: Connection refused: jobmanager/10.0.4.17:6123",
 	fault.ResourceDeclarationLost:    "the connection to the ResourceManager was lost",

@@ -127,11 +127,50 @@ type Reading struct {
 	Scenario string `yaml:"scenario"`
 }
 
-// Prediction is a predict-then-run exercise: the learner writes the
-// messages they expect, the tool runs the scenario test and compares.
+// Prediction is a predict-then-run exercise: the learner writes what they
+// expect, the tool runs the test and compares. What is predicted is the
+// trace of a run (PredictTrace, r03: the messages and how often each
+// comes) or the graphs of programs (PredictGraphs, g05: the test reads
+// the answers and compares them with the graphs it builds).
 type Prediction struct {
 	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
-	Test   string `yaml:"test"`   // the test that runs the scenario and logs its trace
+	Test   string `yaml:"test"`   // the test that runs the scenario and logs its trace, or compares the answers
+	Of     string `yaml:"of"`     // PredictTrace (the default) or PredictGraphs
+}
+
+// What a predict exercise predicts.
+const (
+	PredictTrace  = "trace"
+	PredictGraphs = "graphs"
+)
+
+// Graphs reports whether the prediction is of graphs, checked by the
+// exercise's own test.
+func (p *Prediction) Graphs() bool { return p.Of == PredictGraphs }
+
+// WrongFile is where the wrong answers of a prediction of graphs are
+// kept, relative to the repository root: "solutions/g05/wrong.yaml", a
+// list of Wrong.
+func WrongFile(id string) string { return "solutions/" + id + "/wrong.yaml" }
+
+// Wrong is an answer people really write to a prediction of graphs: the
+// reference with edits. The exercise's test must refuse it.
+type Wrong struct {
+	Name  string `yaml:"name"`
+	Edits []Edit `yaml:"edits"`
+}
+
+// LoadWrong reads the wrong answers of exercise id under root.
+func LoadWrong(root, id string) ([]Wrong, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(WrongFile(id))))
+	if err != nil {
+		return nil, err
+	}
+	var wrong []Wrong
+	if err := decodeStrict(data, &wrong); err != nil {
+		return nil, fmt.Errorf("%s: %w", WrongFile(id), err)
+	}
+	return wrong, nil
 }
 
 // Diagnosis is a log-detective drill: the learner reads the logs of a
@@ -158,8 +197,9 @@ func (d *Drill) Fault() string {
 // repository root: "solutions/d07/drill.yaml".
 func DrillFile(id string) string { return "solutions/" + id + "/drill.yaml" }
 
-// Load reads every exercises/*/exercise.yaml under root, in ID order
-// (m01 … m11, then r01 …).
+// Load reads every exercises/*/exercise.yaml under root, in course order:
+// lesson by lesson, and within a lesson in ID order (m01 … m11, then
+// r01 …, then the drills).
 func Load(root string) ([]*Exercise, error) {
 	paths, err := filepath.Glob(filepath.Join(root, "exercises", "*", "exercise.yaml"))
 	if err != nil {
@@ -173,7 +213,12 @@ func Load(root string) ([]*Exercise, error) {
 		}
 		all = append(all, e)
 	}
-	sort.Slice(all, func(i, j int) bool { return order(all[i].ID) < order(all[j].ID) })
+	sort.SliceStable(all, func(i, j int) bool {
+		if a, b := all[i].LessonFile(), all[j].LessonFile(); a != b {
+			return a < b
+		}
+		return order(all[i].ID) < order(all[j].ID)
+	})
 	return all, nil
 }
 
@@ -351,6 +396,9 @@ func (e *Exercise) validate() error {
 		if e.Prediction == nil || e.Prediction.Answer == "" || e.Prediction.Test == "" {
 			errs = append(errs, errors.New("a predict exercise needs prediction.answer and prediction.test"))
 		}
+		if e.Prediction != nil && e.Prediction.Of != "" && e.Prediction.Of != PredictTrace && e.Prediction.Of != PredictGraphs {
+			errs = append(errs, fmt.Errorf("prediction.of %q: want %q or %q", e.Prediction.Of, PredictTrace, PredictGraphs))
+		}
 	case Diagnose:
 		if e.Diagnosis == nil || e.Diagnosis.Answer == "" {
 			errs = append(errs, errors.New("a drill needs diagnosis.answer"))
@@ -365,6 +413,13 @@ func (e *Exercise) validate() error {
 		errs = append(errs, fmt.Errorf("unknown kind %q", e.Kind))
 	}
 	return errors.Join(errs...)
+}
+
+// LessonFile is the lesson the exercise belongs to, without the section:
+// "lessons/01-jobmanager-anatomy.md".
+func (e *Exercise) LessonFile() string {
+	file, _, _ := strings.Cut(e.Lesson, "#")
+	return file
 }
 
 // MutantHole returns the hole a mutant changes.

@@ -102,6 +102,27 @@ func TestLoadFileReadsAReadingExerciseWithoutMutants(t *testing.T) {
 	assert.Empty(t, e.Mutants)
 }
 
+// A prediction of graphs is a predict exercise whose test compares the
+// answers; its wrong answers are read on their own (LoadWrong).
+func TestLoadFileReadsAPredictionOfGraphs(t *testing.T) {
+	e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md#counting\nhints: [a, b, c]\nprediction: {of: graphs, answer: answer.txt, test: TestYours}\n", "-")
+	require.NoError(t, err)
+	assert.True(t, e.Prediction.Graphs())
+	assert.Equal(t, "lessons/a.md", e.LessonFile())
+
+	root := t.TempDir()
+	path := filepath.Join(root, filepath.FromSlash(WrongFile("x01")))
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("- name: counts slots as subtasks\n  edits:\n    - replace: \"slots: 3\"\n      with: \"slots: 9\"\n"), 0o644))
+	wrong, err := LoadWrong(root, "x01")
+	require.NoError(t, err)
+	assert.Equal(t, []Wrong{{Name: "counts slots as subtasks", Edits: []Edit{{Replace: "slots: 3", With: "slots: 9"}}}}, wrong)
+
+	require.NoError(t, os.WriteFile(path, []byte("- name: x\n  answer: whole\n"), 0o644))
+	_, err = LoadWrong(root, "x01")
+	assert.ErrorContains(t, err, "field answer not found", "a wrong answer is edits of the reference")
+}
+
 func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -115,6 +136,8 @@ func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 			"holes in runtime/calc/calc.go and runtime/other/calc.go"},
 		{"a reading exercise without its answer", "id: x01\ntitle: t\nkind: read\nlesson: lessons/a.md\nhints: [a, b, c]\nreading: {from: a.F, to: a.G}\n",
 			"a reading exercise needs reading.from, reading.to, reading.answer and reading.scenario"},
+		{"a prediction of something unknown", "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: logs, answer: answer.txt, test: TestYours}\n",
+			`prediction.of "logs": want "trace" or "graphs"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/imports"
 )
 
 // Import is one import of a file: its path and, if it has one, its name.
@@ -234,7 +235,12 @@ func fixImports(src []byte, known []Import) ([]byte, error) {
 	if err := format.Node(&buf, fset, f); err != nil {
 		return nil, err
 	}
-	return format.Source(buf.Bytes())
+	// astutil puts an added import next to the one whose path is most
+	// alike, which can land a module import among the standard library's;
+	// goimports' grouping (standard library, others, this module) puts it
+	// back where the file had it.
+	imports.LocalPrefix = "flinklab"
+	return imports.Process("", buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
 }
 
 func hasImport(f *ast.File, path string) bool {

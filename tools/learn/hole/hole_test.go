@@ -94,6 +94,39 @@ func TestReplaceRestoresTheReferenceAndItsImports(t *testing.T) {
 	assert.Equal(t, string(formatted), string(restored), "punch then restore must give the file back")
 }
 
+// An import of the module that only the hole used comes back in its own
+// group after the standard library's, not among them.
+func TestReplaceRestoresAModuleImportToItsGroup(t *testing.T) {
+	const grouped = `package demo
+
+import (
+	"fmt"
+	"slices"
+
+	"flinklab/runtime/jobgraph"
+)
+
+func Sorted(s []int) []int { slices.Sort(s); return s }
+
+func AllToAll(pattern fmt.Stringer) bool {
+	return pattern == jobgraph.AllToAll
+}
+`
+	punched, err := Punch([]byte(grouped), "g99", map[string]string{"AllToAll": "todo"})
+	require.NoError(t, err)
+	assert.NotContains(t, string(punched), "jobgraph\"", "the import only the hole used is dropped")
+	ref, err := Find([]byte(grouped), "AllToAll")
+	require.NoError(t, err)
+	known, err := Imports([]byte(grouped))
+	require.NoError(t, err)
+
+	restored, err := Replace(punched, map[string]string{"AllToAll": ref.Body}, known)
+	require.NoError(t, err)
+	formatted, err := Replace([]byte(grouped), nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(formatted), string(restored))
+}
+
 func TestReplaceSplicesSeveralBodies(t *testing.T) {
 	got, err := Replace([]byte(source), map[string]string{
 		"Checker.Check": "\n\treturn nil\n",
