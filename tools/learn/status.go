@@ -117,8 +117,11 @@ func (s *checkStatus) run() {
 	}
 	// Elsewhere than a terminal the status is a log, not an animation:
 	// one line now, and one with the estimate if the build takes long.
+	// The first line never waits for the count, nor shows it: the count
+	// comes from another goroutine, so whether it is there yet is
+	// chance, and the log must not depend on it.
 	running, packages, changed := s.snapshot()
-	fmt.Fprintln(s.out, s.describe(running, packages))
+	fmt.Fprintln(s.out, s.describe(running, -1))
 	for packages < 0 && !running {
 		select {
 		case <-s.ctx.Done():
