@@ -184,6 +184,17 @@ func TestVerifyCatchesAMutantThatSurvives(t *testing.T) {
 	assert.Contains(t, out.String(), `✗ x01: mutant "shift" survives`)
 }
 
+// The mutants are built together; one that does not compile breaks that
+// build, and verify then builds them one by one to name it.
+func TestVerifyNamesAMutantThatDoesNotCompile(t *testing.T) {
+	c, e := newTinyCourse(t)
+	e.Mutants = append(e.Mutants, exercise.Mutant{Name: "undefined name", Body: "return m * 2"})
+	var out bytes.Buffer
+	assert.Error(t, c.verify(t.Context(), nil, &out))
+	assert.Contains(t, out.String(), `✗ x01: mutant "undefined name" does not compile`)
+	assert.Contains(t, out.String(), "undefined: m")
+}
+
 // With several holes, each must matter on its own: a hole no test needs
 // could be left punched in an exercise that passes.
 func TestVerifyCatchesAHoleNoTestNeeds(t *testing.T) {

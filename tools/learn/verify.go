@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -174,7 +175,77 @@ func holesSummary(e *exercise.Exercise) string {
 // verifyMutantsCaught is check (b): every mutant compiles and makes at
 // least one test fail. A mutant that survives is a defect of the
 // exercise's tests, not of the mutant.
+//
+// The tests are built once with every mutant in (hole.Dispatch: each
+// hole's body picks a mutant by the variable envMutant) and the binary
+// runs once per mutant: a build costs more than most runs. When that one
+// build fails, each mutant is built on its own, to name the one that
+// does not compile.
 func (c *course) verifyMutantsCaught(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
+	files, err := batchedMutants(e, complete)
+	if err != nil {
+		return err
+	}
+	run := c.testRun(e, files)
+	run.FailFast = true
+	binary, failed, cleanup, err := gotest.Compile(ctx, run)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if failed != nil {
+		return c.verifyMutantsOneByOne(ctx, e, complete)
+	}
+	for i, m := range e.Mutants {
+		one := run
+		one.Env = []string{envMutant + "=" + strconv.Itoa(i)}
+		result, err := gotest.ExecuteBinary(ctx, one, binary)
+		if err != nil {
+			return err
+		}
+		if result.Passed {
+			return fmt.Errorf("mutant %q survives: every test passes with it", m.Name)
+		}
+	}
+	return nil
+}
+
+// envMutant names the mutant a batched build runs (see batchedMutants).
+const envMutant = "FLINKLAB_MUTANT"
+
+// batchedMutants returns the complete runtime with every mutant of e
+// compiled in beside the reference: mutant i of a hole runs when envMutant
+// is i, the reference when it is unset.
+func batchedMutants(e *exercise.Exercise, complete map[string][]byte) (map[string][]byte, error) {
+	files := maps.Clone(complete)
+	for _, h := range e.Holes {
+		variants := map[string]string{}
+		for i, m := range e.Mutants {
+			if e.MutantHole(m) != h {
+				continue
+			}
+			body, err := mutantBody(complete[h.File], h.Func, m)
+			if err != nil {
+				return nil, fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
+			}
+			variants[strconv.Itoa(i)] = body
+		}
+		if len(variants) == 0 {
+			continue
+		}
+		imports, err := hole.Imports(complete[h.File])
+		if err != nil {
+			return nil, err
+		}
+		if files[h.File], err = hole.Dispatch(files[h.File], h.Func, variants, envMutant, imports); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Func, err)
+		}
+	}
+	return files, nil
+}
+
+// verifyMutantsOneByOne is check (b) with one build per mutant.
+func (c *course) verifyMutantsOneByOne(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
 	for _, m := range e.Mutants {
 		h := e.MutantHole(m)
 		body, err := mutantBody(complete[h.File], h.Func, m)

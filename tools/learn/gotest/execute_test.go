@@ -64,3 +64,68 @@ func TestStartWatcherFindsTheStartEventInAnyPieces(t *testing.T) {
 		}
 	}
 }
+
+// envTests is a module whose test passes or fails by the environment and
+// reads a file of its package's directory, as exercise tests do.
+var envTests = map[string]string{
+	"go.mod":       "module envtests\n\ngo 1.26\n",
+	"sub/want.txt": "yes\n",
+	"sub/env_test.go": `package sub
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestFirst(t *testing.T) {
+	want, err := os.ReadFile("want.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("ANSWER"); got != strings.TrimSpace(string(want)) {
+		t.Errorf("ANSWER is %q", got)
+	}
+}
+
+func TestSecond(t *testing.T) {}
+`,
+}
+
+// A binary Compile built runs as go test would run it, once per
+// environment, in the package's directory; a package that does not build
+// is a Result, not an error.
+func TestCompileOnceThenExecuteTheBinaryManyTimes(t *testing.T) {
+	root := t.TempDir()
+	for name, content := range envTests {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	run := Run{Root: root, Package: "./sub", SkipVet: true, FailFast: true}
+	binary, failed, cleanup, err := Compile(t.Context(), run)
+	require.NoError(t, err)
+	require.Nil(t, failed)
+	defer cleanup()
+
+	run.Env = []string{"ANSWER=yes"}
+	passed, err := ExecuteBinary(t.Context(), run, binary)
+	require.NoError(t, err)
+	assert.True(t, passed.Passed, strings.Join(passed.Output, "\n"))
+	assert.Len(t, passed.Tests, 2)
+
+	run.Env = []string{"ANSWER=no"}
+	wrong, err := ExecuteBinary(t.Context(), run, binary)
+	require.NoError(t, err)
+	assert.False(t, wrong.Passed)
+	require.NotNil(t, wrong.FirstFailure())
+	assert.Equal(t, "TestFirst", wrong.FirstFailure().Name)
+	assert.Contains(t, strings.Join(wrong.FirstFailure().Output, "\n"), `ANSWER is "no"`)
+	assert.Nil(t, wrong.Test("TestSecond"), "-failfast: nothing runs after the first failure")
+
+	run.Overlay = map[string][]byte{"sub/env_test.go": []byte("package sub\n\nfunc broken( {\n")}
+	_, failed, cleanup, err = Compile(t.Context(), run)
+	require.NoError(t, err)
+	defer cleanup()
+	require.NotNil(t, failed)
+	assert.True(t, failed.BuildFailed)
+}

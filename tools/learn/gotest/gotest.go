@@ -7,6 +7,12 @@
 // tests can run against the holes punched, a mutant, or the reference.
 // The build cache is keyed on content, so a stand-in equal to what is on
 // disk reuses the cached build and result.
+//
+// go test links its test binary on every run, and for a test of a whole
+// cluster the link costs more than the tests. Compile builds the binary
+// once (go test -c) and ExecuteBinary runs it as often as needed, each
+// time with its own environment, its output read the same way through go
+// tool test2json.
 package gotest
 
 import (
@@ -136,9 +142,15 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 	}
 	args = append(args, run.Package)
 
-	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = run.Root
+	return execute(ctx, cmd, run)
+}
+
+// execute runs cmd, which writes go test -json's events, and reads their
+// outcome.
+func execute(ctx context.Context, cmd *exec.Cmd, run Run) (*Result, error) {
+	start := time.Now()
 	if len(run.Env) > 0 {
 		cmd.Env = append(os.Environ(), run.Env...)
 	}
@@ -162,9 +174,76 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 		}
 	}
 	if _, exited := err.(*exec.ExitError); err != nil && !exited {
-		return nil, fmt.Errorf("go test: %w", err)
+		return nil, fmt.Errorf("%s: %w", filepath.Base(cmd.Path), err)
 	}
 	return result, nil
+}
+
+// Compile builds run's test binary once (go test -c, with run's overlay
+// and -race), to be run many times by ExecuteBinary: a build is most of
+// what a run of an exercise's tests costs. A package that does not build
+// gives a Result with BuildFailed and no binary; cleanup removes the
+// binary.
+func Compile(ctx context.Context, run Run) (binary string, failed *Result, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "learn-test-")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	binary = filepath.Join(dir, "exercise.test")
+	args := []string{"test", "-c", "-o", binary}
+	if run.Race {
+		args = append(args, "-race")
+	}
+	if run.SkipVet {
+		args = append(args, "-vet=off")
+	}
+	if len(run.Overlay) > 0 {
+		overlay, removeOverlay, err := writeOverlay(run.Root, run.Overlay)
+		if err != nil {
+			cleanup()
+			return "", nil, nil, err
+		}
+		defer removeOverlay()
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, run.Package)...)
+	cmd.Dir = run.Root
+	stopWholeRun(cmd)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		cleanup()
+		return "", nil, nil, ctx.Err()
+	}
+	if err != nil {
+		cleanup()
+		if _, exited := err.(*exec.ExitError); !exited {
+			return "", nil, nil, fmt.Errorf("go test -c: %w", err)
+		}
+		return "", &Result{BuildFailed: true, Output: strings.Split(strings.TrimRight(string(out), "\n"), "\n")}, func() {}, nil
+	}
+	return binary, nil, cleanup, nil
+}
+
+// ExecuteBinary runs a test binary Compile built from run, as Execute
+// would run the tests: in the package's directory, with run's Pattern,
+// FailFast, Timeout and Env, its output turned into go test -json's
+// events by go tool test2json.
+func ExecuteBinary(ctx context.Context, run Run, binary string) (*Result, error) {
+	timeout := run.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	args := []string{"tool", "test2json", "-t", "-p", run.Package, binary, "-test.v=test2json", "-test.timeout", timeout.String()}
+	if run.FailFast {
+		args = append(args, "-test.failfast")
+	}
+	if run.Pattern != "" {
+		args = append(args, "-test.run", run.Pattern)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = filepath.Join(run.Root, filepath.FromSlash(run.Package))
+	return execute(ctx, cmd, run)
 }
 
 // startWatcher keeps what go test -json writes, and calls started once,
