@@ -8,6 +8,8 @@ import (
 // ResourceProfile describes what a slot offers or what a requirement needs.
 // Flink's profile has more dimensions (task heap, task off-heap, network and
 // managed memory, extended resources); two are enough to teach matching.
+// A TaskManager's full account of its resources, which the REST endpoint
+// reports, is clusterframework.ResourceProfile.
 //
 // The zero value is UnknownResourceProfile: "any slot will do". Jobs that do
 // not configure resources (the common case, and the only one Flink's

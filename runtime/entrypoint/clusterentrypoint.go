@@ -92,7 +92,7 @@ func newClusterEntrypoint(name string, cfg Config, app *Application) *ClusterEnt
 // On an error, what was started is stopped again, and the error says what
 // could not start (Flink: "Could not start cluster entrypoint …").
 func (e *ClusterEntrypoint) Start() error {
-	logEnvironmentInfo(e.log, e.name)
+	logEnvironmentInfo(e.log, e.name, "")
 	e.log.Info(fmt.Sprintf("Starting %s.", e.name))
 	if err := e.start(); err != nil {
 		e.log.Error(fmt.Sprintf("Could not start cluster entrypoint %s.", e.name), "cause", err.Error())

@@ -106,7 +106,34 @@
 //
 // # TaskManagerRunner
 //
-// Start: the banner ("Starting TaskManager"), the RPC service on a free
+// Start first computes the TaskManager's memory from its configuration
+// (TaskManagerConfig.ProcessSpec: taskmanager.memory.*,
+// taskmanager.cpu.cores, the slots; the distribution's
+// taskmanager.memory.process.size of 1728m unless the memory is sized
+// otherwise). In Flink the start script does this before the JVM starts
+// (BashJavaUtils), and hands the TaskManager what it computed, which the
+// TaskManager logs above its banner as " Preconfiguration: ":
+//
+//	INFO  TaskManagerRunner [] - --------------------------------------------------------------------------------
+//	INFO  TaskManagerRunner [] -  Preconfiguration:
+//	INFO  TaskManagerRunner [] -
+//
+//
+//	RESOURCE_PARAMS extraction logs:
+//	jvm_params: -Xmx536870902 -Xms536870902 -XX:MaxDirectMemorySize=268435458 -XX:MaxMetaspaceSize=268435456
+//	dynamic_configs: -D taskmanager.memory.network.min=134217730b -D taskmanager.cpu.cores=1.0 … -D taskmanager.memory.jvm-overhead.max=201326592b
+//	logs: INFO  [] - Final TaskExecutor Memory configuration:
+//	INFO  [] -   Total Process Memory:          1.688gb (1811939328 bytes)
+//	…
+//
+// So does ours (preconfiguration, in logging.go). A Go process has no
+// JVM: the JVM parameters and dynamic properties are what Flink would
+// pass to it, computed and logged, not applied. A memory configuration
+// that does not add up stops the start with Flink's message ("TaskManager
+// memory configuration failed: ..."); `flink start-cluster` checks it
+// before it starts any process.
+//
+// Then: the banner ("Starting TaskManager"), the RPC service on a free
 // port, the standalone HA services pointing at the JobManager, the data
 // plane with its PartitionRequestServer on a free port; then, made by
 // taskmanagerrunner.StartTaskManager as in the MiniCluster, the BlobCache
@@ -143,6 +170,11 @@
 //	slot.request.timeout                       the JobManager: how long a job's slot requests may stay
 //	                                           unfulfillable before they fail (5 min); also the
 //	                                           ResourceManager's start-up period
+//	taskmanager.memory.*                       a TaskManager: its memory (the distribution's
+//	                                           taskmanager.memory.process.size of 1728m by default)
+//	taskmanager.cpu.cores                      a TaskManager: its CPU cores (one per slot)
+//	taskmanager.numberOfTaskSlots              a TaskManager: its slots (1; TaskManagerConfig.NumberOfSlots,
+//	                                           flink's --slots, wins over it)
 //
 // The JobManager hands these options to component.Create, which creates
 // every JobMaster with them through jobmaster.CreateJobManagerRunner; the

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/logging"
 )
 
@@ -80,8 +81,18 @@ func (l *ProcessLog) Close() error {
 // starts, as which user, where, with which arguments. It is the first
 // thing to look for in a log: the line "Starting <component>" opens each
 // run of a process.
-func logEnvironmentInfo(log *slog.Logger, component string) {
+//
+// inheritedLogs, unless "", is what the start script computed before the
+// process started (Flink's environment variable FLINK_INHERITED_LOGS; see
+// preconfiguration): it comes first, under " Preconfiguration: ", logged
+// as one message of many lines, as Flink logs it.
+func logEnvironmentInfo(log *slog.Logger, component, inheritedLogs string) {
 	const rule = "--------------------------------------------------------------------------------"
+	if inheritedLogs != "" {
+		log.Info(rule)
+		log.Info(" Preconfiguration: ")
+		log.Info(inheritedLogs)
+	}
 	dir, _ := os.Getwd()
 	lines := []string{
 		rule,
@@ -99,6 +110,54 @@ func logEnvironmentInfo(log *slog.Logger, component string) {
 	for _, line := range lines {
 		log.Info(line)
 	}
+}
+
+// preconfiguration is what Flink's start scripts hand a TaskManager in
+// FLINK_INHERITED_LOGS (config.sh, parseResourceParamsAndExportLogs, run by
+// taskmanager.sh), which its log shows under " Preconfiguration: ". Before
+// it starts the TaskManager's JVM, the script runs BashJavaUtils
+// GET_TM_RESOURCE_PARAMS, which derives the memory from the configuration
+// and prints the JVM parameters, the dynamic properties and its own log
+// lines; the script keeps all three:
+//
+//	(two empty lines)
+//	RESOURCE_PARAMS extraction logs:
+//	jvm_params: -Xmx536870902 -Xms536870902 -XX:MaxDirectMemorySize=268435458 -XX:MaxMetaspaceSize=268435456
+//	dynamic_configs: -D taskmanager.memory.network.min=134217730b -D taskmanager.cpu.cores=1.0 … -D taskmanager.memory.jvm-overhead.max=201326592b
+//	logs: INFO  [] - Final TaskExecutor Memory configuration:
+//	INFO  [] -   Total Process Memory:          1.688gb (1811939328 bytes)
+//	…
+//	INFO  [] -     JVM Overhead:                192.000mb (201326592 bytes)
+//
+// A Go process has no JVM: the JVM parameters and the dynamic properties
+// are what Flink would pass to the TaskManager's JVM, computed from the
+// spec as Flink computes them and logged, not applied. (Flink 1.10's
+// taskmanager.sh wrote "TM_RESOURCE_PARAMS extraction logs:"; once the
+// JobManager's memory was computed the same way, config.sh took the
+// export over for both and writes "RESOURCE_PARAMS", as Flink 1.20 does.)
+//
+// Differs from Flink: BashJavaUtils' own log also has a line "Loading
+// configuration property: key, value" for each line of the configuration
+// file, which we do not have, and the INFO lines of the derivation ("The
+// derived from fraction jvm overhead memory (172.800mb (181193935 bytes))
+// is less than its min value 192.000mb (201326592 bytes), min value will be
+// used instead"), which package clusterframework does not log. The logs
+// are the memory block alone. A Flink JobManager's log starts with a
+// Preconfiguration of its own (its memory, from jobmanager.sh); ours has
+// none: the JobManager's memory model is left out.
+func preconfiguration(spec clusterframework.TaskExecutorProcessSpec) string {
+	// BashJavaUtils logs with the pattern "%-5p [] - %m%n".
+	summary := clusterframework.LogSummary(spec)
+	logs := make([]string, len(summary))
+	for i, line := range summary {
+		logs[i] = fmt.Sprintf("%-5s [] - %s", logging.LevelName(slog.LevelInfo), line)
+	}
+	// The script's export: "\n$FLINK_INHERITED_LOGS\n\nRESOURCE_PARAMS …",
+	// FLINK_INHERITED_LOGS being empty before.
+	return "\n\n\nRESOURCE_PARAMS extraction logs:\n" +
+		"jvm_params: " + clusterframework.GenerateJVMParametersStr(spec) + "\n" +
+		"dynamic_configs: " + clusterframework.GenerateDynamicConfigsStr(spec) + "\n" +
+		"logs: " + strings.Join(logs, "\n") + "\n"
 }
 
 // revision is the VCS revision the binary was built from, if the build

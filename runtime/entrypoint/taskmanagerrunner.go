@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
+	"flinklab/runtime/configuration"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
 	"flinklab/runtime/highavailability"
@@ -29,7 +33,8 @@ type TaskManagerConfig struct {
 	// on (taskmanager.host and taskmanager.rpc.port), reachable by the
 	// JobManager. "" means DefaultTaskManagerRPCAddress, a free port.
 	RPCAddress string
-	// NumberOfSlots is taskmanager.numberOfTaskSlots (default 1).
+	// NumberOfSlots is taskmanager.numberOfTaskSlots. 0 takes it from
+	// Configuration (default 1); set, it wins over Configuration's.
 	NumberOfSlots int
 	// ResourceID is taskmanager.resource-id; "" means Flink's default, the
 	// RPC service's host:port and six random hex digits
@@ -46,8 +51,11 @@ type TaskManagerConfig struct {
 	// (config.yaml, `-D key=value`). The TaskManager reads heartbeat.*
 	// (how it watches the ResourceManager and its JobMasters, which should
 	// be what the JobManager was given), pekko.ask.timeout (its RPC
-	// timeout) and cluster.registration.* (how it retries its
-	// registrations). nil means Flink's defaults.
+	// timeout), cluster.registration.* (how it retries its
+	// registrations), and taskmanager.memory.*, taskmanager.cpu.cores and
+	// taskmanager.numberOfTaskSlots (its memory, CPU cores and slots; see
+	// ProcessSpec). nil means Flink's defaults, and the distribution's
+	// taskmanager.memory.process.size: 1728m.
 	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().
@@ -80,13 +88,30 @@ func NewTaskManagerRunner(cfg TaskManagerConfig) *TaskManagerRunner {
 	if cfg.RPCAddress == "" {
 		cfg.RPCAddress = DefaultTaskManagerRPCAddress
 	}
-	if cfg.NumberOfSlots <= 0 {
-		cfg.NumberOfSlots = 1
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	return &TaskManagerRunner{cfg: cfg, log: cfg.Logger.With("logger", "TaskManagerRunner")}
+}
+
+// ProcessSpec computes the TaskManager's CPU cores, memory and slots from
+// its Configuration and NumberOfSlots (taskmanagerrunner.ProcessSpec: the
+// distribution's taskmanager.memory.process.size of 1728m unless the
+// memory is sized otherwise). An illegal configuration is Flink's
+// IllegalConfigurationException, "TaskManager memory configuration
+// failed: ...". It is what Flink's start script computes before it starts
+// the TaskManager's JVM (BashJavaUtils GET_TM_RESOURCE_PARAMS); Start
+// computes it first, and `flink start-cluster` checks it before it starts
+// any process.
+func (c TaskManagerConfig) ProcessSpec() (clusterframework.TaskExecutorProcessSpec, error) {
+	conf := maps.Clone(c.Configuration)
+	if c.NumberOfSlots > 0 {
+		if conf == nil {
+			conf = map[string]string{}
+		}
+		conf[configuration.NumTaskSlots.Key()] = strconv.Itoa(c.NumberOfSlots)
+	}
+	return taskmanagerrunner.ProcessSpec(conf)
 }
 
 // Start brings the TaskManager up. It returns once the TaskExecutor runs;
@@ -94,16 +119,33 @@ func NewTaskManagerRunner(cfg TaskManagerConfig) *TaskManagerRunner {
 // is retried while the JobManager cannot be reached (Flink's
 // cluster.registration.* options: first after 100 ms, after an error
 // every 10 s).
+//
+// The TaskManager's memory comes first, as in Flink, where the start
+// script computes it before the JVM starts and hands the TaskManager its
+// log (FLINK_INHERITED_LOGS), which the TaskManager prints as
+// "Preconfiguration:" above its banner (see preconfiguration). A
+// configuration that cannot work stops the start with Flink's message.
 func (r *TaskManagerRunner) Start() error {
-	logEnvironmentInfo(r.log, "TaskManager")
-	if err := r.start(); err != nil {
-		r.log.Error("Could not start the TaskManager.", "cause", err.Error())
-		return errors.Join(fmt.Errorf("could not start the TaskManager: %w", err), r.Close())
+	spec, err := r.cfg.ProcessSpec()
+	if err != nil {
+		logEnvironmentInfo(r.log, "TaskManager", "")
+		return r.failStart(err)
+	}
+	logEnvironmentInfo(r.log, "TaskManager", preconfiguration(spec))
+	if err := r.start(spec); err != nil {
+		return r.failStart(err)
 	}
 	return nil
 }
 
-func (r *TaskManagerRunner) start() error {
+// failStart logs why the TaskManager could not start, closes what was
+// started, and returns the error.
+func (r *TaskManagerRunner) failStart(err error) error {
+	r.log.Error("Could not start the TaskManager.", "cause", err.Error())
+	return errors.Join(fmt.Errorf("could not start the TaskManager: %w", err), r.Close())
+}
+
+func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec) error {
 	if err := checkHostPort("jobmanager.rpc.address", r.cfg.JobManagerAddress); err != nil {
 		return err
 	}
@@ -161,7 +203,7 @@ func (r *TaskManagerRunner) start() error {
 	// from the JobManager's BlobServer, and the TaskExecutor.
 	r.taskManager, err = taskmanagerrunner.StartTaskManager(taskmanagerrunner.Config{
 		ResourceID:     r.cfg.ResourceID,
-		NumberOfSlots:  r.cfg.NumberOfSlots,
+		ProcessSpec:    spec,
 		DataAddress:    r.dataPlane.address(),
 		RPCTimeout:     rpcTimeout,
 		Registration:   registrationRetries,

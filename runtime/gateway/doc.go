@@ -99,6 +99,10 @@
 //     RequestTaskManagerInfo: the REST endpoint holds the ResourceManager
 //     of its process, not one it found by leader retrieval. Flink's REST
 //     handlers retrieve the leader's gateway with its fencing token.
+//   - RequestTaskManagerInfo answers every TaskManager with its allocated
+//     slots (TaskManagerInfo.AllocatedSlots); Flink asks for one
+//     TaskManager's slots with requestTaskManagerDetailsInfo, which
+//     answers a TaskManagerInfoWithSlots.
 //   - Errors are registered for the wire in a list (errors.go); Flink
 //     serializes any exception with its cause chain.
 package gateway

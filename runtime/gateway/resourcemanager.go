@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
 )
 
 // ResourceManagerGateway is what JobMasters, TaskExecutors and the REST
@@ -84,12 +85,35 @@ type JobMasterRegistrationSuccess struct {
 }
 
 // TaskExecutorRegistration is what a TaskExecutor tells the ResourceManager
-// about itself when it registers.
+// about itself when it registers (Flink's TaskExecutorRegistration).
 type TaskExecutorRegistration struct {
-	ResourceID                 api.ResourceID      `json:"resourceId"`
-	TaskExecutorAddress        string              `json:"taskExecutorAddress"`
-	NumberOfSlots              int                 `json:"numberSlots"`
+	ResourceID          api.ResourceID `json:"resourceId"`
+	TaskExecutorAddress string         `json:"taskExecutorAddress"`
+	NumberOfSlots       int            `json:"numberSlots"`
+	// DefaultSlotResourceProfile is the profile each slot offers to the
+	// SlotManager's matching (UnknownResourceProfile unless configured).
 	DefaultSlotResourceProfile api.ResourceProfile `json:"defaultSlotResourceProfile"`
+	// TotalResourceProfile is everything the TaskExecutor's slots share:
+	// its CPU cores and its task heap, task off-heap, managed and network
+	// memory. Each slot takes an equal share of it.
+	TotalResourceProfile clusterframework.ResourceProfile `json:"totalResourceProfile"`
+	// MemoryConfiguration is the size of each part of the TaskManager's
+	// memory.
+	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration `json:"memoryConfiguration"`
+	// HardwareDescription describes the machine it runs on.
+	HardwareDescription HardwareDescription `json:"hardwareDescription"`
+}
+
+// HardwareDescription is Flink's HardwareDescription: the machine a
+// TaskManager runs on, as it reports it when it registers. In Flink,
+// FreeMemory is the JVM's maximum heap (-Xmx) and ManagedMemory the
+// TaskManager's managed memory. PhysicalMemory is -1 where the TaskManager
+// cannot tell.
+type HardwareDescription struct {
+	CPUCores       int   `json:"cpuCores"`
+	PhysicalMemory int64 `json:"physicalMemory"`
+	FreeMemory     int64 `json:"freeMemory"`
+	ManagedMemory  int64 `json:"managedMemory"`
 }
 
 // TaskExecutorRegistrationSuccess answers a successful RegisterTaskExecutor
@@ -151,15 +175,36 @@ type ResourceOverview struct {
 }
 
 // TaskManagerInfo describes one registered TaskExecutor (the part of
-// Flink's TaskManagerInfo we have; the REST endpoint adds the fields it
-// has no value for). NumberSlots and NumberFreeSlots are 0 until its
-// first slot report.
+// Flink's TaskManagerInfo we have, and the allocated slots of Flink's
+// TaskManagerInfoWithSlots; the REST endpoint adds the fields it has no
+// value for). NumberSlots and NumberFreeSlots are 0 until its first slot
+// report.
 type TaskManagerInfo struct {
 	ResourceID      api.ResourceID `json:"id"`
 	Address         string         `json:"path"`
 	InstanceID      api.InstanceID `json:"instanceId"`
 	NumberSlots     int            `json:"slotsNumber"`
 	NumberFreeSlots int            `json:"freeSlots"`
+	// TotalResource is what the TaskExecutor registered with, and
+	// FreeResource what is left of it once each allocated slot has taken
+	// its share (TotalResource divided by the number of slots).
+	TotalResource clusterframework.ResourceProfile `json:"totalResource"`
+	FreeResource  clusterframework.ResourceProfile `json:"freeResource"`
+	// Hardware and MemoryConfiguration are what the TaskExecutor
+	// registered with.
+	Hardware            HardwareDescription                              `json:"hardware"`
+	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration `json:"memoryConfiguration"`
+	// AllocatedSlots has one entry per slot that is allocated to a job, or
+	// being allocated, ordered by slot number.
+	AllocatedSlots []SlotInfo `json:"allocatedSlots"`
+}
+
+// SlotInfo is one allocated slot of a TaskManager: the job it is
+// allocated to and the resources it takes (Flink's SlotInfo, which the
+// ResourceManager's TaskManagerInfoWithSlots lists).
+type SlotInfo struct {
+	JobID           api.JobID                        `json:"jobId"`
+	ResourceProfile clusterframework.ResourceProfile `json:"resource"`
 }
 
 // Registration outcomes other than success, as errors. A RetryingRegistration

@@ -45,6 +45,27 @@
 //
 // The trace of every job (steps m3…m11) is kept in Trace().
 //
+// # The TaskManagers' memory
+//
+// Each TaskManager's CPU cores and memory come from Config.Configuration
+// (Flink's keys: taskmanager.memory.*, taskmanager.cpu.cores) and
+// NumSlotsPerTaskManager, computed as a TaskManager process computes its
+// own (taskmanagerrunner.ProcessSpec). With nothing configured, a
+// TaskManager has the 1728m of Flink's distribution and one core per
+// slot, and GET /taskmanagers/{taskmanagerid} reports Flink's numbers for
+// it: 402653174 bytes of task heap, 536870920 of managed memory, and so
+// on (package clusterframework shows the derivation). New refuses a
+// configuration that does not add up, with Flink's message:
+//
+//	minicluster: TaskManager memory configuration failed: Sum of configured Framework Heap Memory (…) … exceed configured Total Flink Memory (252.000mb (264241152 bytes)).
+//
+// Differs from Flink: Flink's MiniCluster computes memory for local
+// execution instead (TaskExecutorResourceUtils#adjustForLocalExecution:
+// practically unlimited task heap, task off-heap and CPU cores, 64m of
+// network and 128m of managed memory, unless configured). Ours uses the
+// distribution's default, so that it reports what a standalone
+// TaskManager reports.
+//
 // # Losing a TaskManager
 //
 // The components watch each other with heartbeats, configured for all of

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/clusterframework"
+	"flinklab/runtime/configuration"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/entrypoint/component"
 	"flinklab/runtime/executiongraph/failover"
@@ -34,6 +38,15 @@ import (
 type Config struct {
 	NumTaskManagers        int // default 1
 	NumSlotsPerTaskManager int // default 1 (Flink's taskmanager.numberOfTaskSlots)
+	// Configuration holds the TaskManagers' options under Flink's keys,
+	// as `-D key=value` gives them: taskmanager.memory.* and
+	// taskmanager.cpu.cores (taskmanager.numberOfTaskSlots is
+	// NumSlotsPerTaskManager's). Each TaskManager's memory is computed
+	// from it as a TaskManager process computes its own
+	// (taskmanagerrunner.ProcessSpec): without any memory size,
+	// taskmanager.memory.process.size is the distribution's 1728m. New
+	// refuses a configuration that cannot work, with Flink's message.
+	Configuration map[string]string
 	// WorkingDir holds the JobGraphStore, the BlobServer's storage and
 	// each TaskExecutor's BLOB cache. Empty: a temporary directory that
 	// Close removes.
@@ -87,6 +100,10 @@ type MiniCluster struct {
 	trace      *trace.Recorder
 	faults     *fault.Injector
 
+	// spec is every TaskManager's CPU cores, memory and slots, computed
+	// by New from the Config.
+	spec clusterframework.TaskExecutorProcessSpec
+
 	rpc              *rpc.LocalService
 	ha               *highavailability.EmbeddedHaServices
 	blobServer       *blob.BlobServer
@@ -117,7 +134,19 @@ func New(cfg Config) (*MiniCluster, error) {
 	if err := cfg.Heartbeat.Validate(); err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
+	// A TaskManager whose memory does not add up does not start (Flink's
+	// IllegalConfigurationException); a cluster of them does not either.
+	conf := maps.Clone(cfg.Configuration)
+	if conf == nil {
+		conf = map[string]string{}
+	}
+	conf[configuration.NumTaskSlots.Key()] = strconv.Itoa(cfg.NumSlotsPerTaskManager)
+	spec, err := taskmanagerrunner.ProcessSpec(conf)
+	if err != nil {
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
 	return &MiniCluster{
+		spec:   spec,
 		cfg:    cfg,
 		log:    cfg.Logger.With("logger", "MiniCluster"),
 		trace:  trace.NewRecorder(),
@@ -192,16 +221,27 @@ func (c *MiniCluster) componentConfig() component.Config {
 		RestartStrategy:       c.cfg.RestartStrategy,
 		SlotRequestTimeout:    c.cfg.SlotRequestTimeout,
 		REST:                  c.cfg.REST,
-		// Under Flink's keys, heartbeat.* in ms, as Flink reads them.
-		Configuration: map[string]string{
-			"minicluster.number-of-taskmanagers": fmt.Sprint(c.cfg.NumTaskManagers),
-			"taskmanager.numberOfTaskSlots":      fmt.Sprint(c.cfg.NumSlotsPerTaskManager),
-			"heartbeat.interval":                 fmt.Sprint(c.cfg.Heartbeat.Interval.Milliseconds()),
-			"heartbeat.timeout":                  fmt.Sprint(c.cfg.Heartbeat.Timeout.Milliseconds()),
-			"heartbeat.rpc-failure-threshold":    fmt.Sprint(c.cfg.Heartbeat.RPCFailureThreshold),
-		},
-		Logger: c.cfg.Logger,
+		Configuration:         c.configuration(),
+		Logger:                c.cfg.Logger,
 	}
+}
+
+// configuration is what GET /jobmanager/config lists: the TaskManagers'
+// options the cluster was given, and the cluster's own under Flink's
+// keys, heartbeat.* in ms, as Flink reads them.
+func (c *MiniCluster) configuration() map[string]string {
+	conf := maps.Clone(c.cfg.Configuration)
+	if conf == nil {
+		conf = map[string]string{}
+	}
+	maps.Copy(conf, map[string]string{
+		"minicluster.number-of-taskmanagers": fmt.Sprint(c.cfg.NumTaskManagers),
+		"taskmanager.numberOfTaskSlots":      fmt.Sprint(c.cfg.NumSlotsPerTaskManager),
+		"heartbeat.interval":                 fmt.Sprint(c.cfg.Heartbeat.Interval.Milliseconds()),
+		"heartbeat.timeout":                  fmt.Sprint(c.cfg.Heartbeat.Timeout.Milliseconds()),
+		"heartbeat.rpc-failure-threshold":    fmt.Sprint(c.cfg.Heartbeat.RPCFailureThreshold),
+	})
+	return conf
 }
 
 // startTaskExecutor starts the i-th TaskManager as a TaskManager process
@@ -216,7 +256,7 @@ func (c *MiniCluster) startTaskExecutor(i int) error {
 	}
 	tm, err := taskmanagerrunner.StartTaskManager(taskmanagerrunner.Config{
 		ResourceID:     resourceID,
-		NumberOfSlots:  c.cfg.NumSlotsPerTaskManager,
+		ProcessSpec:    c.spec,
 		RPCTimeout:     c.cfg.RPCTimeout,
 		Registration:   c.cfg.Registration,
 		Heartbeat:      c.cfg.Heartbeat,

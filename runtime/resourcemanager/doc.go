@@ -70,7 +70,7 @@
 //	  HeartbeatFromJobManager
 //	from the REST endpoint (not fenced)
 //	  RequestResourceOverview        counts of TaskManagers, slots and free slots (GET /overview)
-//	  RequestTaskManagerInfo         each TaskManager's address and slots (GET /taskmanagers)
+//	  RequestTaskManagerInfo         each TaskManager's address, slots, resources and memory (GET /taskmanagers)
 //	to a TaskExecutor (through the SlotManager)
 //	  RequestSlot                m7  give this slot to this job
 //
@@ -84,6 +84,18 @@
 //
 //	Registering TaskManager with ResourceID tm-1 (pekko://flink/user/rpc/taskmanager_0) at ResourceManager
 //	Registering task executor tm-1 under 5b9f... at the slot manager.
+//
+// Its registration (gateway.TaskExecutorRegistration) also carries its
+// resources, as Flink's does: the total its slots share
+// (clusterframework.ResourceProfile: CPU cores and task heap, task
+// off-heap, managed and network memory), the size of each part of its
+// memory (clusterframework.TaskExecutorMemoryConfiguration) and its
+// hardware. The ResourceManager keeps them with the registration and
+// answers them to the REST endpoint (RequestTaskManagerInfo), with what is
+// free: each slot that is allocated, or being allocated, takes the
+// default slot profile, the total divided by the number of slots
+// (clusterframework.DefaultSlotResourceProfile, Flink's
+// SlotManagerUtils#generateDefaultSlotResourceProfile).
 //
 // # Heartbeats
 //
@@ -154,4 +166,12 @@
 //   - The JobMaster and TaskExecutor are not told when the ResourceManager
 //     disconnects them (their gateways have no disconnectResourceManager).
 //     They notice when its heartbeat requests stop, and register again.
+//   - Flink's SlotManager keeps the account of each TaskManager's
+//     resources itself (getRegisteredResourceOf, getFreeResourceOf) and
+//     matches slots by these full profiles; ours counts slots and matches
+//     the two dimensions of api.ResourceProfile, so the ResourceManager
+//     works the free resources out from the registration and the
+//     allocated slots (SlotManager.AllocatedSlotsOf) when asked. Every
+//     allocated slot takes the default share: jobs here configure no
+//     resources.
 package resourcemanager

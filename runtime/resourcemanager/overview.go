@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 )
@@ -46,20 +47,61 @@ func (rm *ResourceManager) NumberOfFreeSlots(ctx context.Context) (int, error) {
 }
 
 // RequestTaskManagerInfo describes every registered TaskExecutor, ordered
-// by ResourceID.
+// by ResourceID: its slots, its resources and what is free of them, its
+// memory and its hardware (Flink's requestTaskManagerInfo and, for the
+// allocated slots, requestTaskManagerDetailsInfo).
 func (rm *ResourceManager) RequestTaskManagerInfo(ctx context.Context) ([]gateway.TaskManagerInfo, error) {
 	return rpc.CallAsync(ctx, rm.Endpoint, func() ([]gateway.TaskManagerInfo, error) {
 		infos := make([]gateway.TaskManagerInfo, 0, len(rm.taskExecutors))
 		for _, reg := range rm.taskExecutors {
+			allocated, free := rm.allocatedSlotsAndFreeResourceOf(reg)
 			infos = append(infos, gateway.TaskManagerInfo{
-				ResourceID:      reg.resourceID,
-				Address:         reg.address,
-				InstanceID:      reg.instanceID,
-				NumberSlots:     rm.slotManager.NumberOfRegisteredSlotsOf(reg.instanceID),
-				NumberFreeSlots: rm.slotManager.NumberOfFreeSlotsOf(reg.instanceID),
+				ResourceID:          reg.resourceID,
+				Address:             reg.address,
+				InstanceID:          reg.instanceID,
+				NumberSlots:         rm.slotManager.NumberOfRegisteredSlotsOf(reg.instanceID),
+				NumberFreeSlots:     rm.slotManager.NumberOfFreeSlotsOf(reg.instanceID),
+				TotalResource:       reg.totalResourceProfile,
+				FreeResource:        free,
+				Hardware:            reg.hardwareDescription,
+				MemoryConfiguration: reg.memoryConfiguration,
+				AllocatedSlots:      allocated,
 			})
 		}
 		slices.SortFunc(infos, func(a, b gateway.TaskManagerInfo) int { return cmp.Compare(a.ResourceID, b.ResourceID) })
 		return infos, nil
 	})
+}
+
+// allocatedSlotsAndFreeResourceOf lists a TaskExecutor's allocated slots,
+// PENDING or ALLOCATED, each with the job it is for and the resources it
+// takes, and works out what is left of the TaskExecutor's total: its
+// total minus each allocated slot's share.
+//
+// A slot takes the default slot profile, the total divided by the number
+// of slots (clusterframework.DefaultSlotResourceProfile, Flink's
+// SlotManagerUtils#generateDefaultSlotResourceProfile): jobs that
+// configure no resources ask for UnknownResourceProfile, and Flink gives
+// them a slot of the default profile.
+//
+// Differs from Flink: Flink's SlotManager keeps this account itself, per
+// TaskManager, as slots are allocated and freed (getRegisteredResourceOf,
+// getFreeResourceOf); ours counts slots only, and matches two-dimensional
+// profiles, so the ResourceManager works the resources out from the
+// registration when asked.
+func (rm *ResourceManager) allocatedSlotsAndFreeResourceOf(reg *workerRegistration) ([]gateway.SlotInfo, clusterframework.ResourceProfile) {
+	free := reg.totalResourceProfile
+	slots := rm.slotManager.AllocatedSlotsOf(reg.instanceID)
+	allocated := make([]gateway.SlotInfo, 0, len(slots))
+	if len(slots) == 0 {
+		return allocated, free
+	}
+	// The slots it reported: as many as it registered with.
+	numberOfSlots := rm.slotManager.NumberOfRegisteredSlotsOf(reg.instanceID)
+	share := clusterframework.DefaultSlotResourceProfile(reg.totalResourceProfile, numberOfSlots)
+	for _, slot := range slots {
+		allocated = append(allocated, gateway.SlotInfo{JobID: slot.JobID, ResourceProfile: share})
+		free = free.Subtract(share)
+	}
+	return allocated, free
 }

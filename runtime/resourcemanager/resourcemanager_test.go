@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/heartbeat"
@@ -119,11 +120,25 @@ func (c *cluster) registerTaskExecutor(name string, n int, te gateway.TaskExecut
 	require.NoError(c.t, c.svc.Register(address, te))
 	success, err := c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
 		ResourceID: api.ResourceID(name), TaskExecutorAddress: address, NumberOfSlots: n,
+		TotalResourceProfile: defaultTaskManagerResources(n),
 	})
 	require.NoError(c.t, err)
 	assert.Equal(c.t, api.ResourceID("resourcemanager-test"), success.ResourceManagerResourceID)
 	require.NoError(c.t, c.rm.SendSlotReport(c.ctx, c.rmID, api.ResourceID(name), success.RegistrationID, freeSlots(name, n)))
 	return success.RegistrationID
+}
+
+// defaultTaskManagerResources is what a default TaskManager
+// (taskmanager.memory.process.size: 1728m) with n slots offers them: one
+// core per slot, and Flink's task heap, managed and network memory for
+// 1728m, to the byte.
+func defaultTaskManagerResources(n int) clusterframework.ResourceProfile {
+	return clusterframework.ResourceProfile{
+		CPUCores:       float64(n),
+		TaskHeapMemory: 402653174,
+		ManagedMemory:  536870920,
+		NetworkMemory:  134217730,
+	}
 }
 
 func freeSlots(name string, n int) gateway.SlotReport {
@@ -250,10 +265,16 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 			t.Log(e)
 		}
 
+		// The slot being allocated takes half of the TaskManager's
+		// resources, each halved in whole bytes (SlotManagerUtils#
+		// generateDefaultSlotResourceProfile); the rest is free.
 		infos, err := c.rm.RequestTaskManagerInfo(c.ctx)
 		require.NoError(t, err)
+		half := clusterframework.ResourceProfile{CPUCores: 1, TaskHeapMemory: 201326587, ManagedMemory: 268435460, NetworkMemory: 67108865}
 		assert.Equal(t, []gateway.TaskManagerInfo{{ResourceID: "tm-1", Address: c.svc.Address("taskmanager_tm-1"),
-			InstanceID: instanceID, NumberSlots: 2, NumberFreeSlots: 1}}, infos)
+			InstanceID: instanceID, NumberSlots: 2, NumberFreeSlots: 1,
+			TotalResource: defaultTaskManagerResources(2), FreeResource: half,
+			AllocatedSlots: []gateway.SlotInfo{{JobID: jm.jobID, ResourceProfile: half}}}}, infos)
 
 		// The log reads like a Flink JobManager log, line by line.
 		want := []struct{ logger, msg string }{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/resourcemanager/slotmanager"
@@ -20,6 +21,10 @@ type workerRegistration struct {
 	instanceID api.InstanceID
 	address    string
 	gateway    gateway.TaskExecutorGateway
+	// What the TaskExecutor registered with, for GET /taskmanagers.
+	totalResourceProfile clusterframework.ResourceProfile
+	memoryConfiguration  clusterframework.TaskExecutorMemoryConfiguration
+	hardwareDescription  gateway.HardwareDescription
 	// atSlotManager is set once the first slot report registered the
 	// TaskExecutor at the SlotManager.
 	atSlotManager bool
@@ -67,10 +72,13 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 	// accepts only the workers its ResourceManagerDriver started (Flink:
 	// getWorkerNodeIfAcceptRegistration) and rejects the others.
 	reg := &workerRegistration{
-		resourceID: resourceID,
-		instanceID: api.NewInstanceID(),
-		address:    registration.TaskExecutorAddress,
-		gateway:    taskExecutor,
+		resourceID:           resourceID,
+		instanceID:           api.NewInstanceID(),
+		address:              registration.TaskExecutorAddress,
+		gateway:              taskExecutor,
+		totalResourceProfile: registration.TotalResourceProfile,
+		memoryConfiguration:  registration.MemoryConfiguration,
+		hardwareDescription:  registration.HardwareDescription,
 	}
 	rm.log.Info(fmt.Sprintf("Registering TaskManager with ResourceID %s (%s) at ResourceManager", resourceID, reg.address))
 	rm.taskExecutors[resourceID] = reg

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 )
 
@@ -217,8 +218,13 @@ func (s *Server) handleTaskManagerDetails(_ http.ResponseWriter, r *http.Request
 	if i < 0 {
 		return nil, notFound(fmt.Sprintf("Could not find TaskExecutor %s.", id))
 	}
+	allocated := make([]SlotInfo, 0, len(infos[i].AllocatedSlots))
+	for _, slot := range infos[i].AllocatedSlots {
+		allocated = append(allocated, SlotInfo{Resource: resourceProfileInfoOf(slot.ResourceProfile), JobID: slot.JobID})
+	}
 	return TaskManagerDetailsInfo{
 		TaskManagerInfo: taskManagerInfoOf(infos[i]),
+		AllocatedSlots:  allocated,
 		Metrics:         TaskManagerMetricsInfo{GarbageCollectors: []GarbageCollectorInfo{}},
 	}, nil
 }
@@ -228,11 +234,28 @@ const noPort = -1
 
 func taskManagerInfoOf(info gateway.TaskManagerInfo) TaskManagerInfo {
 	return TaskManagerInfo{
-		ID:          info.ResourceID,
-		Path:        info.Address,
-		DataPort:    noPort,
-		JMXPort:     noPort,
-		SlotsNumber: info.NumberSlots,
-		FreeSlots:   info.NumberFreeSlots,
+		ID:                  info.ResourceID,
+		Path:                info.Address,
+		DataPort:            noPort,
+		JMXPort:             noPort,
+		SlotsNumber:         info.NumberSlots,
+		FreeSlots:           info.NumberFreeSlots,
+		TotalResource:       resourceProfileInfoOf(info.TotalResource),
+		FreeResource:        resourceProfileInfoOf(info.FreeResource),
+		Hardware:            info.Hardware,
+		MemoryConfiguration: info.MemoryConfiguration,
+	}
+}
+
+// resourceProfileInfoOf is Flink's ResourceProfileInfo#fromResourceProfile:
+// the memory in whole MiB, rounded down.
+func resourceProfileInfoOf(p clusterframework.ResourceProfile) ResourceProfileInfo {
+	return ResourceProfileInfo{
+		CPUCores:          p.CPUCores,
+		TaskHeapMemory:    int(p.TaskHeapMemory.MebiBytes()),
+		TaskOffHeapMemory: int(p.TaskOffHeapMemory.MebiBytes()),
+		ManagedMemory:     int(p.ManagedMemory.MebiBytes()),
+		NetworkMemory:     int(p.NetworkMemory.MebiBytes()),
+		ExtendedResources: map[string]float64{},
 	}
 }

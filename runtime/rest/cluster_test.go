@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -101,28 +103,50 @@ func TestClusterConfig(t *testing.T) {
 }
 
 // TestTaskManagers lists the ResourceManager's TaskManagers by ID, and
-// details one; an unknown one is Flink's 404.
+// details one; an unknown one is Flink's 404. The resources are in whole
+// MiB, rounded down, as Flink's ResourceProfileInfo shows them: the 1728m
+// default's task heap, 402653174 bytes, is 383 MiB, and a slot's half of
+// it, 201326587 bytes, 191.
 func TestTaskManagers(t *testing.T) {
 	h := newHarness(t)
 	h.rm.taskManagers[0], h.rm.taskManagers[1] = h.rm.taskManagers[1], h.rm.taskManagers[0] // the handler sorts
 
+	const (
+		total       = `{"cpuCores": 2, "taskHeapMemory": 383, "taskOffHeapMemory": 0, "managedMemory": 512, "networkMemory": 128, "extendedResources": {}}`
+		half        = `{"cpuCores": 1, "taskHeapMemory": 191, "taskOffHeapMemory": 0, "managedMemory": 256, "networkMemory": 64, "extendedResources": {}}`
+		hardware    = `{"cpuCores": 8, "physicalMemory": 17179869184, "freeMemory": 536870902, "managedMemory": 536870920}`
+		memory      = `{"frameworkHeap": 134217728, "taskHeap": 402653174, "frameworkOffHeap": 134217728, "taskOffHeap": 0, "networkMemory": 134217730, "managedMemory": 536870920, "jvmMetaspace": 268435456, "jvmOverhead": 201326592, "totalFlinkMemory": 1342177280, "totalProcessMemory": 1811939328}`
+		taskManager = `{"id": "taskexecutor-%d", "path": "local://taskexecutor-%d", "dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": %d,
+			"totalResource": ` + total + `, "freeResource": %s, "hardware": ` + hardware + `, "memoryConfiguration": ` + memory + `, "blocked": false`
+	)
 	for _, prefix := range []string{"", "/v1"} {
 		r := h.get(prefix + "/taskmanagers")
 		require.Equal(t, http.StatusOK, r.status, string(r.body))
-		assert.JSONEq(t, `{"taskmanagers": [
-			{"id": "taskexecutor-0", "path": "local://taskexecutor-0", "dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": 1, "blocked": false},
-			{"id": "taskexecutor-1", "path": "local://taskexecutor-1", "dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": 2, "blocked": false}]}`,
+		assert.JSONEq(t, `{"taskmanagers": [`+
+			fmt.Sprintf(taskManager, 0, 0, 1, half)+`}, `+
+			fmt.Sprintf(taskManager, 1, 1, 2, total)+`}]}`,
 			string(r.body))
+
+		r = h.get(prefix + "/taskmanagers/taskexecutor-0")
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		var details map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(r.body, &details))
+		assert.JSONEq(t, `[{"resource": `+half+`, "jobId": "3e7a6a2b9c1d4f5e8a7b6c5d4e3f2a1b"}]`, string(details["allocatedSlots"]))
+		assert.JSONEq(t, half, string(details["freeResource"]))
+		assert.JSONEq(t, memory, string(details["memoryConfiguration"]))
 
 		r = h.get(prefix + "/taskmanagers/taskexecutor-1")
 		require.Equal(t, http.StatusOK, r.status, string(r.body))
-		var details rest.TaskManagerDetailsInfo
-		decode(t, r, &details)
-		assert.Equal(t, rest.TaskManagerDetailsInfo{
-			TaskManagerInfo: rest.TaskManagerInfo{ID: "taskexecutor-1", Path: "local://taskexecutor-1", DataPort: -1, JMXPort: -1,
-				SlotsNumber: 2, FreeSlots: 2},
-			Metrics: rest.TaskManagerMetricsInfo{GarbageCollectors: []rest.GarbageCollectorInfo{}},
-		}, details)
+		var got rest.TaskManagerDetailsInfo
+		decode(t, r, &got)
+		assert.Equal(t, rest.TaskManagerInfo{ID: "taskexecutor-1", Path: "local://taskexecutor-1", DataPort: -1, JMXPort: -1,
+			SlotsNumber: 2, FreeSlots: 2,
+			TotalResource: rest.ResourceProfileInfo{CPUCores: 2, TaskHeapMemory: 383, ManagedMemory: 512, NetworkMemory: 128, ExtendedResources: map[string]float64{}},
+			FreeResource:  rest.ResourceProfileInfo{CPUCores: 2, TaskHeapMemory: 383, ManagedMemory: 512, NetworkMemory: 128, ExtendedResources: map[string]float64{}},
+			Hardware:      h.rm.taskManagers[0].Hardware, MemoryConfiguration: h.rm.taskManagers[0].MemoryConfiguration,
+		}, got.TaskManagerInfo)
+		assert.Equal(t, []rest.SlotInfo{}, got.AllocatedSlots, "no slot is allocated: [], not null")
+		assert.Equal(t, rest.TaskManagerMetricsInfo{GarbageCollectors: []rest.GarbageCollectorInfo{}}, got.Metrics)
 
 		r = h.get(prefix + "/taskmanagers/taskexecutor-9")
 		assert.Equal(t, http.StatusNotFound, r.status)

@@ -204,7 +204,34 @@
 // jobs per state; GET /config tells the
 // web UI how often to poll, the time zone and the version, and that it
 // may submit jars and cancel jobs. GET /taskmanagers lists the registered
-// TaskExecutors, with their RPC address as "path" and their slots.
+// TaskExecutors, with their RPC address as "path", their slots, and their
+// resources and memory; GET /taskmanagers/{taskmanagerid} adds the slots
+// that are allocated, and to which job. A TaskManager with Flink's default
+// configuration (taskmanager.memory.process.size: 1728m) and two slots
+// answers, as a Flink 1.20 TaskManager does:
+//
+//	{"id": "localhost:40531-3f2a9c", "path": "pekko.tcp://flink@localhost:40531/user/rpc/taskmanager_…",
+//	 "dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": 1,
+//	 "totalResource": {"cpuCores": 2, "taskHeapMemory": 383, "taskOffHeapMemory": 0,
+//	                   "managedMemory": 512, "networkMemory": 128, "extendedResources": {}},
+//	 "freeResource":  {"cpuCores": 1, "taskHeapMemory": 191, "taskOffHeapMemory": 0,
+//	                   "managedMemory": 256, "networkMemory": 64, "extendedResources": {}},
+//	 "hardware": {"cpuCores": 8, "physicalMemory": 16706215936, "freeMemory": 536870902, "managedMemory": 536870920},
+//	 "memoryConfiguration": {"frameworkHeap": 134217728, "taskHeap": 402653174,
+//	   "frameworkOffHeap": 134217728, "taskOffHeap": 0, "networkMemory": 134217730,
+//	   "managedMemory": 536870920, "jvmMetaspace": 268435456, "jvmOverhead": 201326592,
+//	   "totalFlinkMemory": 1342177280, "totalProcessMemory": 1811939328},
+//	 "blocked": false,
+//	 "allocatedSlots": [{"resource": {"cpuCores": 1, "taskHeapMemory": 191, …}, "jobId": "c36050…"}],
+//	 "metrics": {…}}
+//
+// memoryConfiguration is in bytes (Flink's TaskExecutorMemoryConfiguration,
+// package clusterframework derives it); the resources are Flink's
+// ResourceProfileInfo, in whole MiB rounded down, which is why 402653174
+// bytes of task heap (10 short of 384 MiB) show as 383. totalResource is
+// what the slots share, cpuCores one per slot unless
+// taskmanager.cpu.cores says otherwise; each allocated slot takes the
+// total divided by the number of slots, and freeResource is what is left.
 //
 // GET /jobmanager/config lists, sorted by key, the options the cluster
 // was started with (Deps.Configuration: the MiniCluster passes its
@@ -416,14 +443,17 @@
 //     abbreviation of the zone ("CET"), not Java's display name ("Central
 //     European Time"). /overview asks the ResourceManager itself; Flink's
 //     handler asks the Dispatcher, which asks the ResourceManager.
-//   - TaskManagerInfo has id, path (the RPC address), slotsNumber,
-//     freeSlots, dataPort and jmxPort (-1: a flinklab TaskExecutor moves
-//     data in process and has no JMX) and blocked (false). Flink's
-//     timeSinceLastHeartbeat, hardware, memoryConfiguration, totalResource
-//     and freeResource describe a JVM and its memory, which a TaskExecutor
-//     here does not have: they are left out, as is allocatedSlots in the
-//     details. Its metrics are all zero, Flink's answer for a TaskManager
-//     without metrics.
+//   - TaskManagerInfo has dataPort and jmxPort -1 (a flinklab TaskExecutor
+//     advertises its data address in its TaskManagerLocation, and has no
+//     JMX) and blocked false; Flink's timeSinceLastHeartbeat is left out.
+//     A Go process has no JVM: memoryConfiguration is what Flink would
+//     give the TaskManager's JVM, computed as Flink computes it, not
+//     enforced, and hardware's freeMemory, in Flink the JVM's maximum heap,
+//     is the heap Flink would give it (-Xmx). A slot's share of the
+//     resources is always the default one (the total divided by the
+//     number of slots): jobs here configure no resources. The metrics are
+//     all zero, Flink's answer for a TaskManager without metrics.
+//     allocatedSlots has Flink 1.20's fields; Flink 2 adds assignedTasks.
 //   - The log list leaves out symbolic links and subdirectories, which are
 //     not served either; Flink lists every file File.isFile accepts.
 package rest

@@ -8,6 +8,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/jobgraph"
@@ -206,10 +207,42 @@ type fakeResourceManager struct {
 var _ gateway.ResourceManagerGateway = (*fakeResourceManager)(nil)
 
 func newFakeResourceManager() *fakeResourceManager {
+	total, half, memory := defaultTaskManager()
 	return &fakeResourceManager{taskManagers: []gateway.TaskManagerInfo{
-		{ResourceID: "taskexecutor-0", Address: "local://taskexecutor-0", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 1},
-		{ResourceID: "taskexecutor-1", Address: "local://taskexecutor-1", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 2},
+		{ResourceID: "taskexecutor-0", Address: "local://taskexecutor-0", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 1,
+			TotalResource: total, FreeResource: half, MemoryConfiguration: memory, Hardware: fakeHardware,
+			AllocatedSlots: []gateway.SlotInfo{{JobID: jobInSlot, ResourceProfile: half}}},
+		{ResourceID: "taskexecutor-1", Address: "local://taskexecutor-1", InstanceID: api.NewInstanceID(), NumberSlots: 2, NumberFreeSlots: 2,
+			TotalResource: total, FreeResource: total, MemoryConfiguration: memory, Hardware: fakeHardware},
 	}}
+}
+
+// jobInSlot is the job that holds a slot of the fake's taskexecutor-0.
+var jobInSlot = func() api.JobID {
+	id, err := api.ParseJobID("3e7a6a2b9c1d4f5e8a7b6c5d4e3f2a1b")
+	if err != nil {
+		panic(err)
+	}
+	return id
+}()
+
+// fakeHardware is the machine of the fake's TaskManagers.
+var fakeHardware = gateway.HardwareDescription{CPUCores: 8, PhysicalMemory: 16 << 30, FreeMemory: 536870902, ManagedMemory: 536870920}
+
+// defaultTaskManager returns the resources of a TaskManager with two slots
+// and Flink's default configuration (taskmanager.memory.process.size:
+// 1728m), as its ResourceManager reports them: its total, one slot's
+// share (half of it), and its memory configuration.
+func defaultTaskManager() (total, half clusterframework.ResourceProfile, memory clusterframework.TaskExecutorMemoryConfiguration) {
+	spec, err := clusterframework.ProcessSpecFromConfig(map[string]string{
+		"taskmanager.memory.process.size": "1728m",
+		"taskmanager.numberOfTaskSlots":   "2",
+	})
+	if err != nil {
+		panic(err)
+	}
+	total = clusterframework.TotalResourceProfile(spec)
+	return total, clusterframework.DefaultSlotResourceProfile(total, 2), clusterframework.NewTaskExecutorMemoryConfiguration(spec)
 }
 
 func (f *fakeResourceManager) RequestResourceOverview(context.Context) (gateway.ResourceOverview, error) {

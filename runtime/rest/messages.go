@@ -4,7 +4,9 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/fault"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/trace"
 )
 
@@ -563,28 +565,64 @@ type TaskManagersInfo struct {
 }
 
 // TaskManagerInfo describes one registered TaskExecutor, with the fields
-// of Flink's TaskManagerInfo that flinklab has. DataPort and JMXPort are
-// -1, Flink's value for "none": a flinklab TaskExecutor moves data in
-// process and has no JMX. Blocked is always false. Flink's
-// timeSinceLastHeartbeat, hardware, memoryConfiguration, totalResource
-// and freeResource describe a JVM process and its memory, which a
-// flinklab TaskExecutor does not have: they are left out.
+// of Flink's TaskManagerInfo that flinklab has, in Flink's order.
+// DataPort and JMXPort are -1, Flink's value for "none": a flinklab
+// TaskExecutor advertises its data address in its TaskManagerLocation
+// instead, and has no JMX. Blocked is always false. Flink's
+// timeSinceLastHeartbeat is left out.
+//
+// TotalResource is what the TaskManager's slots share, and FreeResource
+// what is left once each allocated slot has taken its share (the total
+// divided by the number of slots); MemoryConfiguration is the size of each
+// part of its memory, in bytes; Hardware is the machine it runs on. All
+// are computed from the TaskManager's configuration as Flink computes
+// them (package clusterframework): a default TaskManager
+// (taskmanager.memory.process.size: 1728m) reports Flink's numbers to the
+// byte.
 type TaskManagerInfo struct {
-	ID          api.ResourceID `json:"id"`
-	Path        string         `json:"path"` // the TaskExecutor's RPC address
-	DataPort    int            `json:"dataPort"`
-	JMXPort     int            `json:"jmxPort"`
-	SlotsNumber int            `json:"slotsNumber"`
-	FreeSlots   int            `json:"freeSlots"`
-	Blocked     bool           `json:"blocked"`
+	ID                  api.ResourceID                                   `json:"id"`
+	Path                string                                           `json:"path"` // the TaskExecutor's RPC address
+	DataPort            int                                              `json:"dataPort"`
+	JMXPort             int                                              `json:"jmxPort"`
+	SlotsNumber         int                                              `json:"slotsNumber"`
+	FreeSlots           int                                              `json:"freeSlots"`
+	TotalResource       ResourceProfileInfo                              `json:"totalResource"`
+	FreeResource        ResourceProfileInfo                              `json:"freeResource"`
+	Hardware            gateway.HardwareDescription                      `json:"hardware"`
+	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration `json:"memoryConfiguration"`
+	Blocked             bool                                             `json:"blocked"`
+}
+
+// ResourceProfileInfo is Flink's ResourceProfileInfo: a ResourceProfile as
+// the REST API shows it, CPU cores as a double and each memory in whole
+// MiB, rounded down (Flink's MemorySize#getMebiBytes). That is why a
+// default TaskManager's 402653174 bytes of task heap, 10 bytes short of
+// 384 MiB, show as 383. ExtendedResources (GPUs, …) is always {}.
+type ResourceProfileInfo struct {
+	CPUCores          float64            `json:"cpuCores"`
+	TaskHeapMemory    int                `json:"taskHeapMemory"`
+	TaskOffHeapMemory int                `json:"taskOffHeapMemory"`
+	ManagedMemory     int                `json:"managedMemory"`
+	NetworkMemory     int                `json:"networkMemory"`
+	ExtendedResources map[string]float64 `json:"extendedResources"`
+}
+
+// SlotInfo is one allocated slot of GET /taskmanagers/{taskmanagerid}: the
+// job it is allocated to and the resources it takes (Flink's SlotInfo;
+// Flink 2 adds assignedTasks).
+type SlotInfo struct {
+	Resource ResourceProfileInfo `json:"resource"`
+	JobID    api.JobID           `json:"jobId"`
 }
 
 // TaskManagerDetailsInfo answers GET /taskmanagers/{taskmanagerid}: the
-// TaskManagerInfo and the TaskManager's metrics, which are all zero, as
-// Flink reports them for a TaskManager it has no metrics of.
+// TaskManagerInfo, the allocated slots, and the TaskManager's metrics,
+// which are all zero, as Flink reports them for a TaskManager it has no
+// metrics of.
 type TaskManagerDetailsInfo struct {
 	TaskManagerInfo
-	Metrics TaskManagerMetricsInfo `json:"metrics"`
+	AllocatedSlots []SlotInfo             `json:"allocatedSlots"`
+	Metrics        TaskManagerMetricsInfo `json:"metrics"`
 }
 
 // TaskManagerMetricsInfo is Flink's TaskManagerMetricsInfo: JVM memory,

@@ -30,6 +30,13 @@
 //	RegisterTaskExecutor, retried ─► "Successful registration at resource manager <addr> under registration id <id>."
 //	SendSlotReport: every slot and whom it is allocated to (nobody yet)
 //
+// The registration (gateway.TaskExecutorRegistration) carries, besides the
+// slots, what the REST endpoint reports of the TaskManager: the total its
+// slots share (Config.TotalResourceProfile), the size of each part of its
+// memory (Config.MemoryConfiguration) and its hardware (Config.Hardware),
+// which taskmanagerrunner.StartTaskManager computes from the TaskManager's
+// configuration (package clusterframework).
+//
 // Registration retries as Flink's RetryingRegistration does (package
 // registration): the address is resolved first; an attempt that gets no
 // answer is retried at once with double the timeout (100 ms up to 30 s); a
@@ -144,7 +151,10 @@
 //     ERROR and the TaskExecutor waits for the next leader.
 //   - The JobMaster gateway has no failSlot: a slot that cannot be marked
 //     active after an accepted offer is only logged.
-//   - Only static slots: each slot has an index and the default profile.
+//   - Only static slots: each slot has an index and the default profile,
+//     UnknownResourceProfile unless configured; the TaskSlotTable keeps no
+//     budget of memory and CPU (Flink's "Cannot allocate the requested
+//     resources."): the resources are reported, not allocated.
 //   - The task states DEPLOYING and CANCELING are not forwarded to the
 //     JobMaster, as Flink's Task never sends them.
 //   - A task that has not stopped within task.cancellation.timeout when

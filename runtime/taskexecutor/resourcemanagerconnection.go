@@ -86,6 +86,9 @@ func (te *TaskExecutor) connectToResourceManager() {
 		TaskExecutorAddress:        te.address,
 		NumberOfSlots:              te.cfg.NumberOfSlots,
 		DefaultSlotResourceProfile: te.cfg.DefaultSlotProfile,
+		TotalResourceProfile:       te.cfg.TotalResourceProfile,
+		MemoryConfiguration:        te.cfg.MemoryConfiguration,
+		HardwareDescription:        te.cfg.Hardware,
 	}
 	conn := &resourceManagerConnection{resourceManagerAddress: leader}
 	conn.registration = &registration.RetryingRegistration[gateway.ResourceManagerGateway, gateway.TaskExecutorRegistrationSuccess]{

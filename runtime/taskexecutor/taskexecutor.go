@@ -11,6 +11,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/heartbeat"
@@ -37,8 +38,22 @@ type Config struct {
 	ResourceID api.ResourceID
 	// NumberOfSlots is taskmanager.numberOfTaskSlots (default 1).
 	NumberOfSlots int
-	// DefaultSlotProfile is what each slot offers.
+	// DefaultSlotProfile is what each slot offers to the SlotManager's
+	// matching; the zero value, UnknownResourceProfile, matches every
+	// requirement.
 	DefaultSlotProfile api.ResourceProfile
+	// TotalResourceProfile is what the slots share: the TaskManager's CPU
+	// cores and task heap, task off-heap, managed and network memory
+	// (Flink: TaskManagerConfiguration#getTotalResourceProfile). The
+	// TaskExecutor registers at the ResourceManager with it, and with
+	// MemoryConfiguration and Hardware, for the REST endpoint to report;
+	// it does not change which slots match which requirements.
+	TotalResourceProfile clusterframework.ResourceProfile
+	// MemoryConfiguration is the size of each part of the TaskManager's
+	// memory (Flink's TaskExecutorMemoryConfiguration).
+	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration
+	// Hardware describes the machine (Flink's HardwareDescription).
+	Hardware gateway.HardwareDescription
 	// RPCTimeout bounds every call the TaskExecutor makes (DefaultRPCTimeout).
 	RPCTimeout time.Duration
 	// Registration is how registrations at the ResourceManager and the

@@ -45,6 +45,10 @@ func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
+	if err := checkTaskManagerMemory(opts); err != nil {
+		fmt.Fprintln(stderr, "flink:", err)
+		return 1
+	}
 	c := newCluster(opts, stdout, stderr)
 	fmt.Fprintln(stdout, "Starting cluster.")
 	jm, ok := c.start("jobmanager", entrypoint.DaemonStandaloneSession)
@@ -75,6 +79,10 @@ func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
+	if err := checkTaskManagerMemory(opts); err != nil {
+		fmt.Fprintln(stderr, "flink:", err)
+		return 1
+	}
 	c := newCluster(opts, stdout, stderr)
 	fmt.Fprintln(stdout, "Starting application cluster.")
 	jm, ok := c.start("standalone-job", entrypoint.DaemonStandaloneJob)
@@ -90,6 +98,25 @@ func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
 	}
 	c.stop()
 	return code
+}
+
+// checkTaskManagerMemory computes the memory of the TaskManagers the
+// cluster would start, from the -D options and --slots they would get,
+// and returns why they could not start, if they could not: Flink's
+// IllegalConfigurationException ("TaskManager memory configuration failed:
+// ..."). Flink's taskmanager.sh computes it before it starts a
+// TaskManager's JVM (BashJavaUtils) and stops there; start-cluster checks
+// it before it starts any process, so a cluster whose TaskManagers could
+// not start does not start at all.
+func checkTaskManagerMemory(opts clusterOptions) error {
+	_, err := entrypoint.TaskManagerConfig{
+		NumberOfSlots: opts.slots,
+		Configuration: opts.properties.configuration(),
+	}.ProcessSpec()
+	if err != nil {
+		return fmt.Errorf("the TaskManagers cannot start: %w", err)
+	}
+	return nil
 }
 
 // cluster is the set of processes start-cluster (or run-application)

@@ -102,6 +102,7 @@ func runTaskManager(opts taskManagerOptions, stderr io.Writer) int {
 		Logger:            plog.Logger,
 	})
 	if err := tm.Start(); err != nil {
+		fmt.Fprintln(stderr, "flink:", err) // its log says so too, with the cause
 		return 1
 	}
 	announceReady(opts.readyFD, fmt.Sprintf("resource-id=%s log=%s", tm.ResourceID(), plog.Path))

@@ -127,7 +127,10 @@ Action "start-cluster" starts a standalone session cluster on this machine.
   Starts the JobManager (jobmanager) and the TaskManagers (taskmanager) as
   processes of this binary, and stays in the foreground: Ctrl-C (SIGINT)
   or SIGTERM stops them all, TaskManagers first. A TaskManager that dies
-  is reported, and the cluster runs on without it.
+  is reported, and the cluster runs on without it. The TaskManagers'
+  memory comes from -D taskmanager.memory.* (default
+  taskmanager.memory.process.size=1728m, as in Flink's distribution); if
+  it does not add up, nothing starts.
 `},
 	{"jobmanager", `
 Action "jobmanager" runs a JobManager: a StandaloneSessionClusterEntrypoint.
@@ -169,7 +172,12 @@ Action "taskmanager" runs a TaskManager.
      --host <host>                    taskmanager.host (default localhost).
      --log-dir <dir>                  env.log.dir.
      -D <property=value>              An option of Flink's configuration: the
-                                      TaskManager reads heartbeat.*.
+                                      TaskManager reads heartbeat.*,
+                                      taskmanager.memory.* (default
+                                      taskmanager.memory.process.size=1728m)
+                                      and taskmanager.cpu.cores.
+  A TaskManager whose memory does not add up does not start, with Flink's
+  message ("TaskManager memory configuration failed: ...").
 `},
 }
 

@@ -304,6 +304,12 @@ func (sm *FineGrainedSlotManager) NumberOfFreeSlotsOf(instanceID api.InstanceID)
 	return sm.tracker.numberOfFreeSlotsOf(instanceID)
 }
 
+// AllocatedSlotsOf returns one TaskExecutor's slots that are PENDING or
+// ALLOCATED, by slot number (Flink's SlotManager#getAllocatedSlotsOf).
+func (sm *FineGrainedSlotManager) AllocatedSlotsOf(instanceID api.InstanceID) []SlotInfo {
+	return sm.tracker.allocatedSlotsOf(instanceID)
+}
+
 // Slots returns a snapshot of every slot: TaskExecutors in registration
 // order, each one's slots by slot number.
 func (sm *FineGrainedSlotManager) Slots() []SlotInfo { return sm.tracker.slotInfos() }

@@ -227,6 +227,18 @@ func (t *taskManagerTracker) numberOfFreeSlotsOf(instanceID api.InstanceID) int 
 	return n
 }
 
+func (t *taskManagerTracker) allocatedSlotsOf(instanceID api.InstanceID) []SlotInfo {
+	var infos []SlotInfo
+	if tm, ok := t.byInstance[instanceID]; ok {
+		for _, slot := range tm.slots {
+			if slot.state != SlotFree {
+				infos = append(infos, slot.info())
+			}
+		}
+	}
+	return infos
+}
+
 func (t *taskManagerTracker) slotInfos() []SlotInfo {
 	var infos []SlotInfo
 	for _, tm := range t.taskManagers {

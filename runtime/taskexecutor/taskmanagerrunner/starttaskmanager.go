@@ -7,6 +7,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/highavailability"
@@ -24,8 +25,10 @@ import (
 type Config struct {
 	// ResourceID names the TaskManager (taskmanager.resource-id).
 	ResourceID api.ResourceID
-	// NumberOfSlots is taskmanager.numberOfTaskSlots.
-	NumberOfSlots int
+	// ProcessSpec is the TaskManager's CPU cores, memory and number of
+	// slots (taskmanager.numberOfTaskSlots), computed from its
+	// configuration by ProcessSpec. Required.
+	ProcessSpec clusterframework.TaskExecutorProcessSpec
 	// DataAddress is where other processes read this TaskManager's
 	// partitions; "" when every reader is in this process.
 	DataAddress string
@@ -80,6 +83,10 @@ type TaskManager struct {
 // Differs from Flink: Flink's startTaskManager only creates the
 // TaskExecutor, and each caller starts it; both of ours start it at once.
 func StartTaskManager(cfg Config, deps Deps) (*TaskManager, error) {
+	spec := cfg.ProcessSpec
+	if spec.NumSlots <= 0 {
+		return nil, errors.New("start TaskManager: Config.ProcessSpec is not set (see ProcessSpec)")
+	}
 	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
 		StorageDir:    cfg.BlobStorageDir,
 		Source:        deps.BlobSource,
@@ -90,14 +97,21 @@ func StartTaskManager(cfg Config, deps Deps) (*TaskManager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Flink: TaskManagerServices and TaskManagerConfiguration, made from
+	// the TaskExecutorResourceSpec. The slots' matching profile stays
+	// UnknownResourceProfile; the resources are what the TaskExecutor
+	// reports.
 	te, err := taskexecutor.New(taskexecutor.Config{
-		ResourceID:    cfg.ResourceID,
-		NumberOfSlots: cfg.NumberOfSlots,
-		DataAddress:   cfg.DataAddress,
-		RPCTimeout:    cfg.RPCTimeout,
-		Registration:  cfg.Registration,
-		Heartbeat:     cfg.Heartbeat,
-		Logger:        cfg.Logger,
+		ResourceID:           cfg.ResourceID,
+		NumberOfSlots:        spec.NumSlots,
+		TotalResourceProfile: clusterframework.TotalResourceProfile(spec),
+		MemoryConfiguration:  clusterframework.NewTaskExecutorMemoryConfiguration(spec),
+		Hardware:             hardwareDescription(spec),
+		DataAddress:          cfg.DataAddress,
+		RPCTimeout:           cfg.RPCTimeout,
+		Registration:         cfg.Registration,
+		Heartbeat:            cfg.Heartbeat,
+		Logger:               cfg.Logger,
 	}, taskexecutor.Deps{
 		RPC:       deps.RPC,
 		HA:        deps.HA,

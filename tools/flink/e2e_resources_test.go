@@ -1,0 +1,160 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/client"
+	"flinklab/runtime/entrypoint"
+	"flinklab/runtime/rest"
+)
+
+// flink start-cluster --taskmanagers 1 --slots 2, then GET
+// /taskmanagers/{taskmanagerid}: the TaskManager process reports its
+// memory as Flink computes it, to the byte, for the distribution's default
+// (taskmanager.memory.process.size: 1728m) and for -D
+// taskmanager.memory.process.size=4g; its resources in whole MiB, rounded
+// down, one core per slot. Its log starts with the Preconfiguration block
+// a Flink TaskManager's does.
+func TestTaskManagerMemoryEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes: skipped with -short")
+	}
+	bin := buildFlink(t)
+	tests := []struct {
+		name       string
+		properties []string
+		want       string // the answer, without id, path, hardware and metrics
+		jvmParams  string
+	}{
+		{
+			name: "the distribution's 1728m",
+			want: `{"dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": 2,
+				"totalResource": {"cpuCores": 2, "taskHeapMemory": 383, "taskOffHeapMemory": 0, "managedMemory": 512, "networkMemory": 128, "extendedResources": {}},
+				"freeResource":  {"cpuCores": 2, "taskHeapMemory": 383, "taskOffHeapMemory": 0, "managedMemory": 512, "networkMemory": 128, "extendedResources": {}},
+				"memoryConfiguration": {"frameworkHeap": 134217728, "taskHeap": 402653174, "frameworkOffHeap": 134217728, "taskOffHeap": 0,
+					"networkMemory": 134217730, "managedMemory": 536870920, "jvmMetaspace": 268435456, "jvmOverhead": 201326592,
+					"totalFlinkMemory": 1342177280, "totalProcessMemory": 1811939328},
+				"blocked": false, "allocatedSlots": []}`,
+			jvmParams: "jvm_params: -Xmx536870902 -Xms536870902 -XX:MaxDirectMemorySize=268435458 -XX:MaxMetaspaceSize=268435456",
+		},
+		{
+			name:       "-D taskmanager.memory.process.size=4g",
+			properties: []string{"-D", "taskmanager.memory.process.size=4g"},
+			want: `{"dataPort": -1, "jmxPort": -1, "slotsNumber": 2, "freeSlots": 2,
+				"totalResource": {"cpuCores": 2, "taskHeapMemory": 1459, "taskOffHeapMemory": 0, "managedMemory": 1372, "networkMemory": 343, "extendedResources": {}},
+				"freeResource":  {"cpuCores": 2, "taskHeapMemory": 1459, "taskOffHeapMemory": 0, "managedMemory": 1372, "networkMemory": 343, "extendedResources": {}},
+				"memoryConfiguration": {"frameworkHeap": 134217728, "taskHeap": 1530082070, "frameworkOffHeap": 134217728, "taskOffHeap": 0,
+					"networkMemory": 359703515, "managedMemory": 1438814063, "jvmMetaspace": 268435456, "jvmOverhead": 429496736,
+					"totalFlinkMemory": 3597035104, "totalProcessMemory": 4294967296},
+				"blocked": false, "allocatedSlots": []}`,
+			jvmParams: "jvm_params: -Xmx1664299798 -Xms1664299798 -XX:MaxDirectMemorySize=493921243 -XX:MaxMetaspaceSize=268435456",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logDir := t.TempDir()
+			c := startClusterProcess(t, bin, append([]string{"start-cluster", "--taskmanagers", "1", "--slots", "2",
+				"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir}, tt.properties...)...)
+			restAddress := c.awaitLine(t, regexp.MustCompile(`REST endpoint http://(\S+),`))[1]
+			resourceID := c.awaitLine(t, regexp.MustCompile(`Starting taskexecutor daemon .*: ResourceID (\S+),`))[1]
+			c.awaitLine(t, regexp.MustCompile(`The cluster runs in the foreground`))
+			rc := client.NewRestClusterClient(restAddress)
+			awaitReportedSlots(t, rc, resourceID, 2)
+
+			var details map[string]json.RawMessage
+			require.NoError(t, rc.SendRequest(context.Background(), http.MethodGet, "/taskmanagers/"+resourceID, &details))
+			assert.JSONEq(t, `"`+resourceID+`"`, string(details["id"]))
+			var hardware struct {
+				CPUCores      int   `json:"cpuCores"`
+				FreeMemory    int64 `json:"freeMemory"`
+				ManagedMemory int64 `json:"managedMemory"`
+			}
+			require.NoError(t, json.Unmarshal(details["hardware"], &hardware))
+			assert.Positive(t, hardware.CPUCores)
+			for _, field := range []string{"id", "path", "hardware", "metrics"} {
+				delete(details, field)
+			}
+			got, err := json.Marshal(details)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(got))
+
+			var list rest.TaskManagersInfo
+			require.NoError(t, rc.SendRequest(context.Background(), http.MethodGet, "/taskmanagers", &list))
+			require.Len(t, list.TaskManagers, 1)
+			assert.Equal(t, hardware.ManagedMemory, list.TaskManagers[0].MemoryConfiguration.ManagedMemory)
+
+			require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+			c.awaitExit(t)
+			tmLog := readLog(t, logDir, entrypoint.DaemonTaskExecutor, 0)
+			assert.Regexp(t, `INFO  TaskManagerRunner \[\] -  Preconfiguration: \n`+
+				`\S+ \S+ INFO  TaskManagerRunner \[\] - \n\n\nRESOURCE_PARAMS extraction logs:\n`+
+				regexp.QuoteMeta(tt.jvmParams)+`\ndynamic_configs: -D taskmanager.memory.network.min=`, tmLog)
+			assert.Contains(t, tmLog, "\nlogs: INFO  [] - Final TaskExecutor Memory configuration:\n")
+		})
+	}
+}
+
+// A TaskManager memory configuration that does not add up: start-cluster
+// says why, with Flink's message, and starts nothing; flink taskmanager
+// does not start either.
+func TestAnIllegalTaskManagerMemoryConfigurationStartsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes: skipped with -short")
+	}
+	bin := buildFlink(t)
+	const flinks = "TaskManager memory configuration failed: Sum of configured Framework Heap Memory " +
+		"(128.000mb (134217728 bytes)), Framework Off-Heap Memory (128.000mb (134217728 bytes)), Task Off-Heap Memory " +
+		"(0 bytes), Managed Memory (100.800mb (105696462 bytes)) and Network Memory (64.000mb (67108864 bytes)) " +
+		"exceed configured Total Flink Memory (252.000mb (264241152 bytes))."
+
+	stdout, stderr, code := runFlinkCode(t, bin, "start-cluster", "--rpc-port", "0", "--rest-port", "0", "--blob-port", "0",
+		"--log-dir", t.TempDir(), "-D", "taskmanager.memory.process.size=700m")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "flink: the TaskManagers cannot start: "+flinks+"\n", stderr)
+	assert.NotContains(t, stdout, "daemon", "no process was started")
+
+	_, stderr, code = runFlinkCode(t, bin, "taskmanager", "-m", "localhost:6123", "--log-dir", "",
+		"-D", "taskmanager.memory.process.size=700m")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "flink: could not start the TaskManager: "+flinks+"\n")
+	assert.Contains(t, stderr, "ERROR TaskManagerRunner [] - Could not start the TaskManager.\n"+flinks+"\n")
+	assert.False(t, strings.Contains(stderr, "Preconfiguration"), "no memory, no Preconfiguration")
+}
+
+// awaitReportedSlots asks GET /taskmanagers until the TaskManager
+// resourceID has registered and reported its slots: it registers, then
+// sends its slot report, over TCP from a process of its own, and nothing
+// but the ResourceManager's answer tells when.
+func awaitReportedSlots(t testing.TB, rc *client.RestClusterClient, resourceID string, slots int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var info rest.TaskManagersInfo
+		err := rc.SendRequest(ctx, http.MethodGet, "/taskmanagers", &info)
+		for _, tm := range info.TaskManagers {
+			if string(tm.ID) == resourceID && tm.SlotsNumber == slots {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("TaskManager %s did not report %d slots within %v (last answer: %+v, error: %v)", resourceID, slots, e2eTimeout, info, err)
+		case <-tick.C:
+		}
+	}
+}
