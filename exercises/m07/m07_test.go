@@ -40,8 +40,8 @@ import (
 )
 
 var (
-	small   = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
-	large   = api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 1024}
+	small   = api.ResourceProfileFromResources(1, 512)
+	large   = api.ResourceProfileFromResources(2, 1024)
 	unknown = api.UnknownResourceProfile
 )
 

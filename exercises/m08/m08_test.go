@@ -41,7 +41,7 @@ import (
 	"flinklab/runtime/trace"
 )
 
-var slotProfile = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
+var slotProfile = api.ResourceProfileFromResources(1, 512)
 
 // jobMaster is a real JobMaster for the job Source(2) ──ALL_TO_ALL──►
 // Sink(2), whose four tasks share two slots, so the job waits for two
@@ -269,7 +269,7 @@ func offerToPool(t *testing.T, pool *slotpool.SlotPool, tm gateway.TaskManagerLo
 // slot too small for every waiting request is rejected.
 func TestTheSlotPoolGivesEachSlotToTheOldestRequestItCanServe(t *testing.T) {
 	small := slotProfile
-	large := api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 1024}
+	large := api.ResourceProfileFromResources(2, 1024)
 	pool := slotpool.New(api.NewJobID(), "pekko://flink/user/rpc/jobmanager_1", func(func()) {}, slog.New(slog.DiscardHandler))
 	tm := gateway.TaskManagerLocation{ResourceID: "taskexecutor-0", Address: "pekko://flink/user/rpc/taskmanager_0"}
 	var served []string // "request ← slot"

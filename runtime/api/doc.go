@@ -2,7 +2,7 @@
 // identifiers that travel between components (JobID, ResourceID,
 // AllocationID, ExecutionAttemptID, ...), the two lifecycles that a learner
 // meets in every log line (JobStatus and ExecutionState), and the
-// ResourceProfile that slots are matched by.
+// ResourceProfile that slots are made of and matched by.
 //
 // It mirrors several small corners of Flink that every component imports:
 //
@@ -12,7 +12,9 @@
 //	org.apache.flink.runtime.executiongraph.ExecutionAttemptID
 //	org.apache.flink.runtime.jobgraph.{JobVertexID, IntermediateDataSetID, IntermediateResultPartitionID}
 //
-// The package imports nothing else of ours, so any package may depend on it.
+// The package imports nothing else of ours but configuration (for
+// MemorySize, the amounts of a ResourceProfile), which imports nothing of
+// ours, so any package may depend on it.
 //
 // # Identifiers
 //

@@ -68,8 +68,8 @@ func TestStatesAndProfilesPrintAsFlinkPrintsThem(t *testing.T) {
 		{"ExecutionState", api.ExecutionInitializing, "INITIALIZING"},
 		{"JobStatus", api.JobCancelling, "CANCELLING"},
 		{"an unknown ResourceProfile", api.UnknownResourceProfile, "ResourceProfile{UNKNOWN}"},
-		{"a ResourceProfile", api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512},
-			"ResourceProfile{cpuCores=1, taskHeapMemory=512.000mb (536870912 bytes)}"},
+		{"a ResourceProfile", api.ResourceProfileFromResources(1, 512),
+			"ResourceProfile{cpuCores=1.0, taskHeapMemory=512.000mb (536870912 bytes), taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

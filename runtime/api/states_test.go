@@ -326,40 +326,6 @@ func TestJobResultJSONUsesFlinkNames(t *testing.T) {
 	assert.Equal(t, result, got)
 }
 
-func TestResourceProfileIsMatching(t *testing.T) {
-	small := api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
-	large := api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 1024}
-	tests := []struct {
-		name     string
-		slot     api.ResourceProfile
-		required api.ResourceProfile
-		want     bool
-	}{
-		{"unknown requirement, unknown slot", api.UnknownResourceProfile, api.UnknownResourceProfile, true},
-		{"unknown requirement, concrete slot", large, api.UnknownResourceProfile, true},
-		{"equal profiles", large, large, true},
-		{"larger slot", large, small, true},
-		{"smaller slot", small, large, false},
-		{"enough CPU, too little memory", api.ResourceProfile{CPUCores: 4, TaskHeapMiB: 512}, large, false},
-		{"enough memory, too little CPU", api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 4096}, large, false},
-		{"unknown slot, concrete requirement", api.UnknownResourceProfile, small, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.slot.IsMatching(tt.required))
-		})
-	}
-}
-
-func TestResourceProfileString(t *testing.T) {
-	assert.Equal(t, "ResourceProfile{UNKNOWN}", api.UnknownResourceProfile.String())
-	assert.True(t, api.ResourceProfile{}.IsUnknown())
-	got := api.ResourceProfile{CPUCores: 1.5, TaskHeapMiB: 256}.String()
-	assert.Equal(t, "ResourceProfile{cpuCores=1.5, taskHeapMemory=256.000mb (268435456 bytes)}", got)
-	got = api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 2048}.String()
-	assert.Equal(t, "ResourceProfile{cpuCores=2, taskHeapMemory=2.000gb (2147483648 bytes)}", got)
-}
-
 func TestCheckTaskTransitionAllowsATaskToSkipScheduled(t *testing.T) {
 	assert.NoError(t, api.CheckTaskTransition(api.ExecutionCreated, api.ExecutionDeploying))
 	assert.NoError(t, api.CheckTaskTransition(api.ExecutionDeploying, api.ExecutionInitializing))

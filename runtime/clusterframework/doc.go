@@ -135,10 +135,10 @@
 // bytes of memory, 16 decimal places of CPU cores. GET
 // /taskmanagers/{taskmanagerid} reports all of it.
 //
-// ResourceProfile is Flink's full profile. The SlotManager matches slots
-// by api.ResourceProfile, which keeps two of its dimensions, enough to
-// teach matching; this one is the TaskManager's account of what it has
-// and what is free.
+// The profile itself is api.ResourceProfile, Flink's ResourceProfile,
+// which every component shares: the TaskManager carves its slots out of
+// the total with it, the SlotManager and the slot pool match slots by it,
+// and the REST endpoint reports it.
 //
 // # Who calls it
 //

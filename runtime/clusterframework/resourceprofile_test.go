@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"flinklab/runtime/configuration"
+	"flinklab/runtime/api"
 )
 
 // The memory configuration a default TaskManager reports in REST, Flink's
@@ -39,30 +39,23 @@ func TestDefaultSlotResourceProfile(t *testing.T) {
 	})
 	require.NoError(t, err)
 	total := TotalResourceProfile(spec)
-	assert.Equal(t, ResourceProfile{CPUCores: 1, TaskHeapMemory: 402653174, ManagedMemory: 536870920, NetworkMemory: 134217730}, total)
+	assert.Equal(t, api.ResourceProfile{CPUCores: 1, TaskHeapMemory: 402653174, ManagedMemory: 536870920, NetworkMemory: 134217730}, total)
 
 	share := DefaultSlotResourceProfile(total, 3)
 	// 402653174 / 3 = 134217724.67, 536870920 / 3 = 178956973.33,
 	// 134217730 / 3 = 44739243.33; 1 / 3 = 0.3333333333333333.
-	assert.Equal(t, ResourceProfile{CPUCores: 0.3333333333333333, TaskHeapMemory: 134217724, ManagedMemory: 178956973, NetworkMemory: 44739243}, share)
+	assert.Equal(t, api.ResourceProfile{CPUCores: 0.3333333333333333, TaskHeapMemory: 134217724, ManagedMemory: 178956973, NetworkMemory: 44739243}, share)
 
 	// What is left once slots take their shares: what rounding down kept
 	// back stays free.
 	free := total.Subtract(share)
-	assert.Equal(t, ResourceProfile{CPUCores: 0.6666666666666667, TaskHeapMemory: 268435450, ManagedMemory: 357913947, NetworkMemory: 89478487}, free)
+	assert.Equal(t, api.ResourceProfile{CPUCores: 0.6666666666666667, TaskHeapMemory: 268435450, ManagedMemory: 357913947, NetworkMemory: 89478487}, free)
 	free = free.Subtract(share).Subtract(share)
-	assert.Equal(t, ResourceProfile{CPUCores: 1e-16, TaskHeapMemory: 2, ManagedMemory: 1, NetworkMemory: 1}, free)
+	assert.Equal(t, api.ResourceProfile{CPUCores: 1e-16, TaskHeapMemory: 2, ManagedMemory: 1, NetworkMemory: 1}, free)
 
 	assert.Equal(t, total, DefaultSlotResourceProfile(total, 1))
 	assert.Panics(t, func() { DefaultSlotResourceProfile(total, 0) })
+	assert.Equal(t, api.UnknownResourceProfile, DefaultSlotResourceProfile(api.UnknownResourceProfile, 2),
+		"a TaskManager not told its resources has unknown shares")
 	assert.Panics(t, func() { share.Subtract(total) }, "a slot cannot take more than is there")
-}
-
-// CPU cores are decimals in Flink (BigDecimal): subtracting 0.1 three
-// times from 0.3 leaves exactly 0, where float arithmetic would not.
-func TestCPUCoresAreDecimals(t *testing.T) {
-	p := ResourceProfile{CPUCores: 0.3, TaskHeapMemory: configuration.OfMebiBytes(3)}
-	tenth := ResourceProfile{CPUCores: 0.1, TaskHeapMemory: configuration.OfMebiBytes(1)}
-	assert.Equal(t, ResourceProfile{}, p.Subtract(tenth).Subtract(tenth).Subtract(tenth))
-	assert.Equal(t, 0.7, divideCPU(2.1, 3))
 }

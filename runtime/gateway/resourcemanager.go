@@ -90,13 +90,13 @@ type TaskExecutorRegistration struct {
 	ResourceID          api.ResourceID `json:"resourceId"`
 	TaskExecutorAddress string         `json:"taskExecutorAddress"`
 	NumberOfSlots       int            `json:"numberSlots"`
-	// DefaultSlotResourceProfile is the profile each slot offers to the
-	// SlotManager's matching (UnknownResourceProfile unless configured).
+	// DefaultSlotResourceProfile is the profile of each static slot: an
+	// equal share of TotalResourceProfile.
 	DefaultSlotResourceProfile api.ResourceProfile `json:"defaultSlotResourceProfile"`
 	// TotalResourceProfile is everything the TaskExecutor's slots share:
 	// its CPU cores and its task heap, task off-heap, managed and network
-	// memory. Each slot takes an equal share of it.
-	TotalResourceProfile clusterframework.ResourceProfile `json:"totalResourceProfile"`
+	// memory. Each static slot takes an equal share of it.
+	TotalResourceProfile api.ResourceProfile `json:"totalResourceProfile"`
 	// MemoryConfiguration is the size of each part of the TaskManager's
 	// memory.
 	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration `json:"memoryConfiguration"`
@@ -188,8 +188,8 @@ type TaskManagerInfo struct {
 	// TotalResource is what the TaskExecutor registered with, and
 	// FreeResource what is left of it once each allocated slot has taken
 	// its share (TotalResource divided by the number of slots).
-	TotalResource clusterframework.ResourceProfile `json:"totalResource"`
-	FreeResource  clusterframework.ResourceProfile `json:"freeResource"`
+	TotalResource api.ResourceProfile `json:"totalResource"`
+	FreeResource  api.ResourceProfile `json:"freeResource"`
 	// Hardware and MemoryConfiguration are what the TaskExecutor
 	// registered with.
 	Hardware            HardwareDescription                              `json:"hardware"`
@@ -203,8 +203,8 @@ type TaskManagerInfo struct {
 // allocated to and the resources it takes (Flink's SlotInfo, which the
 // ResourceManager's TaskManagerInfoWithSlots lists).
 type SlotInfo struct {
-	JobID           api.JobID                        `json:"jobId"`
-	ResourceProfile clusterframework.ResourceProfile `json:"resource"`
+	JobID           api.JobID           `json:"jobId"`
+	ResourceProfile api.ResourceProfile `json:"resource"`
 }
 
 // Registration outcomes other than success, as errors. A RetryingRegistration

@@ -82,7 +82,7 @@ func richGraph() *JobGraph {
 	source.Configuration = map[string]string{"source.path": "/tmp/words", "chaining": "true"}
 	mapper.MaxParallelism = 256
 	mapper.SlotSharingGroup = "default"
-	mapper.MinResources = api.ResourceProfile{CPUCores: 0.5, TaskHeapMiB: 64}
+	mapper.MinResources = api.ResourceProfileFromResources(0.5, 64)
 	sink.ConnectNewDataSetAsInput(source, AllToAll, PipelinedBounded) // a second input
 	return g
 }

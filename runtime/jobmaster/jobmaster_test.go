@@ -38,7 +38,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const rmAddress = "pekko://flink/user/rpc/resourcemanager_fake"
 
-var slotProfile = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
+var slotProfile = api.ResourceProfileFromResources(1, 512)
 
 // harness is one JobMaster for the job source(2) →ALL_TO_ALL→ sink(2), a
 // fake ResourceManager that leads, and the journal of what the fakes saw.

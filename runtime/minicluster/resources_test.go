@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/configuration"
 	"flinklab/runtime/examples/numbers"
@@ -55,7 +56,7 @@ func TestTaskManagersAreFlinksDefault1728m(t *testing.T) {
 		info := taskManagerInfo(t, cluster)
 
 		assert.Equal(t, flinks1728m, info.MemoryConfiguration)
-		total := clusterframework.ResourceProfile{CPUCores: 2, TaskHeapMemory: 402653174, ManagedMemory: 536870920, NetworkMemory: 134217730}
+		total := api.ResourceProfile{CPUCores: 2, TaskHeapMemory: 402653174, ManagedMemory: 536870920, NetworkMemory: 134217730}
 		assert.Equal(t, total, info.TotalResource)
 		assert.Equal(t, total, info.FreeResource)
 		assert.Empty(t, info.AllocatedSlots)
@@ -78,7 +79,7 @@ func TestTaskManagersOf4g(t *testing.T) {
 			NetworkMemory: 359703515, ManagedMemory: 1438814063, JVMMetaspace: 268435456, JVMOverhead: 429496736,
 			TotalFlinkMemory: 3597035104, TotalProcessMemory: 4294967296,
 		}, info.MemoryConfiguration)
-		assert.Equal(t, clusterframework.ResourceProfile{CPUCores: 1, TaskHeapMemory: 1530082070, ManagedMemory: 1438814063, NetworkMemory: 359703515},
+		assert.Equal(t, api.ResourceProfile{CPUCores: 1, TaskHeapMemory: 1530082070, ManagedMemory: 1438814063, NetworkMemory: 359703515},
 			info.TotalResource)
 	})
 }
@@ -99,7 +100,7 @@ func TestAJobsSlotTakesItsShareOfTheTaskManager(t *testing.T) {
 		synctest.Wait()
 
 		info := taskManagerInfo(t, cluster)
-		half := clusterframework.ResourceProfile{CPUCores: 1, TaskHeapMemory: 201326587, ManagedMemory: 268435460, NetworkMemory: 67108865}
+		half := api.ResourceProfile{CPUCores: 1, TaskHeapMemory: 201326587, ManagedMemory: 268435460, NetworkMemory: 67108865}
 		assert.Equal(t, 1, info.NumberFreeSlots)
 		assert.Equal(t, []gateway.SlotInfo{{JobID: jobID, ResourceProfile: half}}, info.AllocatedSlots)
 		assert.Equal(t, half, info.FreeResource)

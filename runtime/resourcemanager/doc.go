@@ -87,7 +87,7 @@
 //
 // Its registration (gateway.TaskExecutorRegistration) also carries its
 // resources, as Flink's does: the total its slots share
-// (clusterframework.ResourceProfile: CPU cores and task heap, task
+// (api.ResourceProfile: CPU cores and task heap, task
 // off-heap, managed and network memory), the size of each part of its
 // memory (clusterframework.TaskExecutorMemoryConfiguration) and its
 // hardware. The ResourceManager keeps them with the registration and
@@ -168,8 +168,8 @@
 //     They notice when its heartbeat requests stop, and register again.
 //   - Flink's SlotManager keeps the account of each TaskManager's
 //     resources itself (getRegisteredResourceOf, getFreeResourceOf) and
-//     matches slots by these full profiles; ours counts slots and matches
-//     the two dimensions of api.ResourceProfile, so the ResourceManager
+//     matches requirements against what each TaskManager has left; ours
+//     matches them against free static slots, so the ResourceManager
 //     works the free resources out from the registration and the
 //     allocated slots (SlotManager.AllocatedSlotsOf) when asked. Every
 //     allocated slot takes the default share: jobs here configure no

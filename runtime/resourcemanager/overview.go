@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
@@ -86,10 +87,9 @@ func (rm *ResourceManager) RequestTaskManagerInfo(ctx context.Context) ([]gatewa
 //
 // Differs from Flink: Flink's SlotManager keeps this account itself, per
 // TaskManager, as slots are allocated and freed (getRegisteredResourceOf,
-// getFreeResourceOf); ours counts slots only, and matches two-dimensional
-// profiles, so the ResourceManager works the resources out from the
-// registration when asked.
-func (rm *ResourceManager) allocatedSlotsAndFreeResourceOf(reg *workerRegistration) ([]gateway.SlotInfo, clusterframework.ResourceProfile) {
+// getFreeResourceOf); ours counts slots only, so the ResourceManager works
+// the resources out from the registration when asked.
+func (rm *ResourceManager) allocatedSlotsAndFreeResourceOf(reg *workerRegistration) ([]gateway.SlotInfo, api.ResourceProfile) {
 	free := reg.totalResourceProfile
 	slots := rm.slotManager.AllocatedSlotsOf(reg.instanceID)
 	allocated := make([]gateway.SlotInfo, 0, len(slots))

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	"flinklab/runtime/heartbeat"
@@ -132,8 +131,8 @@ func (c *cluster) registerTaskExecutor(name string, n int, te gateway.TaskExecut
 // (taskmanager.memory.process.size: 1728m) with n slots offers them: one
 // core per slot, and Flink's task heap, managed and network memory for
 // 1728m, to the byte.
-func defaultTaskManagerResources(n int) clusterframework.ResourceProfile {
-	return clusterframework.ResourceProfile{
+func defaultTaskManagerResources(n int) api.ResourceProfile {
+	return api.ResourceProfile{
 		CPUCores:       float64(n),
 		TaskHeapMemory: 402653174,
 		ManagedMemory:  536870920,
@@ -270,7 +269,7 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 		// generateDefaultSlotResourceProfile); the rest is free.
 		infos, err := c.rm.RequestTaskManagerInfo(c.ctx)
 		require.NoError(t, err)
-		half := clusterframework.ResourceProfile{CPUCores: 1, TaskHeapMemory: 201326587, ManagedMemory: 268435460, NetworkMemory: 67108865}
+		half := api.ResourceProfile{CPUCores: 1, TaskHeapMemory: 201326587, ManagedMemory: 268435460, NetworkMemory: 67108865}
 		assert.Equal(t, []gateway.TaskManagerInfo{{ResourceID: "tm-1", Address: c.svc.Address("taskmanager_tm-1"),
 			InstanceID: instanceID, NumberSlots: 2, NumberFreeSlots: 1,
 			TotalResource: defaultTaskManagerResources(2), FreeResource: half,

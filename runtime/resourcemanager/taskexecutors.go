@@ -22,7 +22,7 @@ type workerRegistration struct {
 	address    string
 	gateway    gateway.TaskExecutorGateway
 	// What the TaskExecutor registered with, for GET /taskmanagers.
-	totalResourceProfile clusterframework.ResourceProfile
+	totalResourceProfile api.ResourceProfile
 	memoryConfiguration  clusterframework.TaskExecutorMemoryConfiguration
 	hardwareDescription  gateway.HardwareDescription
 	// atSlotManager is set once the first slot report registered the

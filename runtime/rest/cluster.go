@@ -12,7 +12,6 @@ import (
 	"strconv"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 )
 
@@ -249,7 +248,7 @@ func taskManagerInfoOf(info gateway.TaskManagerInfo) TaskManagerInfo {
 
 // resourceProfileInfoOf is Flink's ResourceProfileInfo#fromResourceProfile:
 // the memory in whole MiB, rounded down.
-func resourceProfileInfoOf(p clusterframework.ResourceProfile) ResourceProfileInfo {
+func resourceProfileInfoOf(p api.ResourceProfile) ResourceProfileInfo {
 	return ResourceProfileInfo{
 		CPUCores:          p.CPUCores,
 		TaskHeapMemory:    int(p.TaskHeapMemory.MebiBytes()),

@@ -233,7 +233,7 @@ var fakeHardware = gateway.HardwareDescription{CPUCores: 8, PhysicalMemory: 16 <
 // and Flink's default configuration (taskmanager.memory.process.size:
 // 1728m), as its ResourceManager reports them: its total, one slot's
 // share (half of it), and its memory configuration.
-func defaultTaskManager() (total, half clusterframework.ResourceProfile, memory clusterframework.TaskExecutorMemoryConfiguration) {
+func defaultTaskManager() (total, half api.ResourceProfile, memory clusterframework.TaskExecutorMemoryConfiguration) {
 	spec, err := clusterframework.ProcessSpecFromConfig(map[string]string{
 		"taskmanager.memory.process.size": "1728m",
 		"taskmanager.numberOfTaskSlots":   "2",

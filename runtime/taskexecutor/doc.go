@@ -4,7 +4,7 @@
 //
 //	TaskExecutor       → TaskExecutor           (the endpoint; implements gateway.TaskExecutorGateway)
 //	TaskSlotTable      → TaskSlotTableImpl      (which slot is allocated to whom, and its tasks)
-//	TaskSlotState      → TaskSlotState          (FREE, ALLOCATED, ACTIVE, RELEASING)
+//	TaskSlotState      → TaskSlotState          (ALLOCATED, ACTIVE, RELEASING; a free slot is no entry)
 //	jobTableEntry      → JobTable.Job           (a job we hold slots for, and its JobMaster connection)
 //	jobLeaderService   → DefaultJobLeaderService (finds each job's leader and registers there)
 //
@@ -36,6 +36,20 @@
 // memory (Config.MemoryConfiguration) and its hardware (Config.Hardware),
 // which taskmanagerrunner.StartTaskManager computes from the TaskManager's
 // configuration (package clusterframework).
+//
+// # Slots and their resources
+//
+// The TaskSlotTable (Flink's TaskSlotTableImpl) carves slots out of
+// Config.TotalResourceProfile. The static slots, indexes 0 to
+// NumberOfSlots-1, each take the default slot profile, the total divided
+// by the number of slots; a slot request for UnknownResourceProfile, which
+// is what jobs that configure no resources ask for, gets that profile. A
+// request with a negative index asks for a dynamic slot of the profile it
+// names, at the next index from NumberOfSlots up, and is refused ("Cannot
+// allocate the requested resources. …") if what the other slots left of
+// the total is too small. A free slot is not in the table; the slot
+// report lists every static index, a free one with the default profile
+// and no job, and every allocated dynamic slot.
 //
 // Registration retries as Flink's RetryingRegistration does (package
 // registration): the address is resolved first; an attempt that gets no
@@ -151,10 +165,9 @@
 //     ERROR and the TaskExecutor waits for the next leader.
 //   - The JobMaster gateway has no failSlot: a slot that cannot be marked
 //     active after an accepted offer is only logged.
-//   - Only static slots: each slot has an index and the default profile,
-//     UnknownResourceProfile unless configured; the TaskSlotTable keeps no
-//     budget of memory and CPU (Flink's "Cannot allocate the requested
-//     resources."): the resources are reported, not allocated.
+//   - Dynamic slots are there, but nothing asks for them: our SlotManager
+//     allocates static slots only (Flink's FineGrainedSlotManager cuts
+//     dynamic slots for fine-grained requirements).
 //   - The task states DEPLOYING and CANCELING are not forwarded to the
 //     JobMaster, as Flink's Task never sends them.
 //   - A task that has not stopped within task.cancellation.timeout when

@@ -96,7 +96,7 @@ func TestASilentJobMasterIsLostAfterTheHeartbeatTimeout(t *testing.T) {
 		assert.Equal(t, api.ExecutionFailed, final[0].State)
 		assert.EqualError(t, final[0].FailureCause, "Disconnect from JobManager responsible for "+job.jobID.String()+". Caused by: "+timedOut)
 		assert.Equal(t, []api.AllocationID{job.allocationID}, drain(h.rm.slotsAvailable))
-		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.True(t, h.slotIsFree(0))
 		connected, err := h.te.IsConnectedToJobManager(context.Background(), job.jobID)
 		require.NoError(t, err)
 		assert.False(t, connected)

@@ -38,17 +38,20 @@ type Config struct {
 	ResourceID api.ResourceID
 	// NumberOfSlots is taskmanager.numberOfTaskSlots (default 1).
 	NumberOfSlots int
-	// DefaultSlotProfile is what each slot offers to the SlotManager's
-	// matching; the zero value, UnknownResourceProfile, matches every
-	// requirement.
-	DefaultSlotProfile api.ResourceProfile
 	// TotalResourceProfile is what the slots share: the TaskManager's CPU
 	// cores and task heap, task off-heap, managed and network memory
-	// (Flink: TaskManagerConfiguration#getTotalResourceProfile). The
-	// TaskExecutor registers at the ResourceManager with it, and with
-	// MemoryConfiguration and Hardware, for the REST endpoint to report;
-	// it does not change which slots match which requirements.
-	TotalResourceProfile clusterframework.ResourceProfile
+	// (Flink: TaskManagerConfiguration#getTotalResourceProfile). Every
+	// slot, static or dynamic, is carved out of it. The TaskExecutor
+	// registers at the ResourceManager with it, and with
+	// MemoryConfiguration and Hardware, for the REST endpoint to report.
+	// The zero value, UnknownResourceProfile, puts no bound on the slots.
+	TotalResourceProfile api.ResourceProfile
+	// DefaultSlotProfile is the profile of each static slot (Flink:
+	// TaskManagerConfiguration#getDefaultSlotResourceProfile). The zero
+	// value means TotalResourceProfile divided by NumberOfSlots
+	// (clusterframework.DefaultSlotResourceProfile), or unknown if the
+	// total is.
+	DefaultSlotProfile api.ResourceProfile
 	// MemoryConfiguration is the size of each part of the TaskManager's
 	// memory (Flink's TaskExecutorMemoryConfiguration).
 	MemoryConfiguration clusterframework.TaskExecutorMemoryConfiguration
@@ -156,6 +159,9 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	if cfg.NumberOfSlots == 0 {
 		cfg.NumberOfSlots = 1
 	}
+	if cfg.DefaultSlotProfile.IsUnknown() && !cfg.TotalResourceProfile.IsUnknown() {
+		cfg.DefaultSlotProfile = clusterframework.DefaultSlotResourceProfile(cfg.TotalResourceProfile, cfg.NumberOfSlots)
+	}
 	if cfg.ResourceID == "" {
 		cfg.ResourceID = api.NewResourceID("taskexecutor")
 	}
@@ -187,7 +193,7 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	cfg.Logger = slog.New(untilKilled{cfg.Logger.Handler(), &te.killed})
 	te.cfg = cfg
 	te.logger = cfg.Logger.With("logger", "TaskExecutor")
-	te.taskSlotTable = NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.DefaultSlotProfile, cfg.Logger)
+	te.taskSlotTable = NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.TotalResourceProfile, cfg.DefaultSlotProfile, cfg.Logger)
 	te.jobLeaderService = &jobLeaderService{
 		owner:      te.Endpoint,
 		logger:     cfg.Logger.With("logger", "DefaultJobLeaderService"),
@@ -686,14 +692,20 @@ func (te *TaskExecutor) askAck(call func(ctx context.Context) error, then func(e
 
 // Read-only views for tests and tools. Each runs on the main thread.
 
-// NumberOfFreeSlots returns how many slots are FREE.
+// NumberOfFreeSlots returns how many static slots are free.
 func (te *TaskExecutor) NumberOfFreeSlots(ctx context.Context) (int, error) {
 	return rpc.CallAsync(ctx, te.Endpoint, func() (int, error) { return te.taskSlotTable.NumberOfFreeSlots(), nil })
 }
 
-// Slots returns a snapshot of every slot.
+// Slots returns a snapshot of every allocated slot, by index; a free slot
+// is not in it.
 func (te *TaskExecutor) Slots(ctx context.Context) ([]TaskSlot, error) {
 	return rpc.CallAsync(ctx, te.Endpoint, func() ([]TaskSlot, error) { return te.taskSlotTable.Slots(), nil })
+}
+
+// IsSlotFree reports whether no slot holds index.
+func (te *TaskExecutor) IsSlotFree(ctx context.Context, index int) (bool, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() (bool, error) { return te.taskSlotTable.IsSlotFree(index), nil })
 }
 
 // Tasks returns the state of every task the TaskExecutor holds.

@@ -30,7 +30,7 @@ import (
 // returns once the TaskExecutor, its tasks and the fakes have done all they
 // can, so the tests need neither sleeps nor polling.
 
-var slotProfile = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
+var slotProfile = api.ResourceProfileFromResources(1, 512)
 
 // harness is one TaskExecutor with 2 slots, a fake ResourceManager that
 // leads, and a BlobServer holding one jar.
@@ -147,11 +147,25 @@ func (h *harness) requestSlot(index int, jobID api.JobID) (api.AllocationID, err
 	return allocationID, err
 }
 
-// slotState returns the state of the slot at index.
+// slotState returns the state of the slot at index, which must be
+// allocated.
 func (h *harness) slotState(index int) taskexecutor.TaskSlotState {
 	slots, err := h.te.Slots(context.Background())
 	require.NoError(h.t, err)
-	return slots[index].State
+	for _, slot := range slots {
+		if slot.Index == index {
+			return slot.State
+		}
+	}
+	h.t.Fatalf("slot %d is free: it has no state", index)
+	return 0
+}
+
+// slotIsFree reports whether no slot holds index.
+func (h *harness) slotIsFree(index int) bool {
+	free, err := h.te.IsSlotFree(context.Background(), index)
+	require.NoError(h.t, err)
+	return free
 }
 
 // deployableJob is a job with a JobMaster that holds an active slot here.
@@ -408,7 +422,7 @@ func TestRejectedSlotIsFreedAndReturnedToTheResourceManager(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, []api.AllocationID{allocationID}, drain(h.rm.slotsAvailable))
-		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.True(t, h.slotIsFree(0))
 		// With no slot left for the job, its JobManager connection is closed.
 		assert.Len(t, drain(jm.disconnects), 1)
 		connected, err := h.te.IsConnectedToJobManager(context.Background(), jobID)
@@ -612,7 +626,7 @@ func TestFreeSlotFailsItsTasksAndNotifiesTheResourceManager(t *testing.T) {
 		assert.Equal(t, api.ExecutionFailed, final[0].State)
 		assert.ErrorIs(t, final[0].FailureCause, released)
 		assert.Equal(t, []api.AllocationID{job.allocationID}, drain(h.rm.slotsAvailable))
-		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.True(t, h.slotIsFree(0))
 		// The job has no slot left here: its connection is closed.
 		disconnects := drain(job.jm.disconnects)
 		require.Len(t, disconnects, 1)
@@ -782,7 +796,7 @@ func TestRequestSlotForAJobWhoseLeaderCannotBeWatchedLeavesNothingBehind(t *test
 		assert.ErrorContains(t, err, "Could not create new job.")
 
 		// Neither the slot nor the job is kept.
-		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.True(t, h.slotIsFree(0))
 		jobs, err := h.te.JobTableForTest(context.Background())
 		require.NoError(t, err)
 		assert.Empty(t, jobs)
@@ -813,7 +827,7 @@ func TestAnUnusedSlotTimesOut(t *testing.T) {
 
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		assert.Equal(t, taskexecutor.SlotFree, h.slotState(0))
+		assert.True(t, h.slotIsFree(0))
 		assert.Equal(t, []api.AllocationID{orphan}, drain(h.rm.slotsAvailable), "the ResourceManager is told")
 		assert.Equal(t, taskexecutor.SlotActive, h.slotState(1), "the used slot stays")
 		assert.Contains(t, h.logs.String(), "The slot "+orphan.String()+" has timed out.")

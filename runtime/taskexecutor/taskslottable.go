@@ -11,41 +11,39 @@ import (
 	"flinklab/runtime/gateway"
 )
 
-// TaskSlotState is the state of one slot in a TaskSlotTable (Flink's
-// TaskSlotState, plus FREE for a slot that holds no allocation, which Flink
-// expresses by the slot's absence from the table):
+// TaskSlotState is the state of one allocated slot in a TaskSlotTable
+// (Flink's TaskSlotState). A free slot has no state: it is not in the
+// table at all (TaskSlotTable.IsSlotFree).
 //
-//	FREE ─AllocateSlot─► ALLOCATED ─MarkSlotActive─► ACTIVE
-//	                        ▲  │                       │
-//	                        │  └───────FreeSlot────────┤ (no tasks left: FREE;
-//	                        └────MarkSlotInactive──────┘  tasks left: RELEASING)
-//	RELEASING ─last task removed, FreeSlot again─► FREE
+//	(free) ─AllocateSlot─► ALLOCATED ─MarkSlotActive─► ACTIVE
+//	                         ▲  │                        │
+//	                         │  └───────FreeSlot─────────┤ (no tasks left: free;
+//	                         └────MarkSlotInactive───────┘  tasks left: RELEASING)
+//	RELEASING ─last task removed, FreeSlot again─► (free)
 //
 // ALLOCATED means the ResourceManager gave the slot to a job, which has not
 // accepted it yet; ACTIVE means the job's JobMaster accepted the offer and
-// may deploy tasks into it.
+// may deploy tasks into it; RELEASING means the slot is being freed and
+// waits for its last task to be removed.
 //
-// These moves, and no others, are legal (CanTransitionTo); a slot changes
-// state only through taskSlot.transitionTo, which panics on any other move:
+// These moves between states, and no others, are legal (CanTransitionTo);
+// a slot changes state only through taskSlot.transitionTo, which panics on
+// any other move. Leaving the table is not a move between states: a slot
+// in any state is freed once it holds no task.
 //
-//	FREE      → ALLOCATED
-//	ALLOCATED → ACTIVE, RELEASING, FREE
-//	ACTIVE    → ALLOCATED, RELEASING, FREE
-//	RELEASING → FREE
+//	ALLOCATED → ACTIVE, RELEASING
+//	ACTIVE    → ALLOCATED, RELEASING
 type TaskSlotState int
 
-// The slot states.
+// The slot states. The zero value is none of them.
 const (
-	SlotFree TaskSlotState = iota
-	SlotAllocated
+	SlotAllocated TaskSlotState = iota + 1
 	SlotActive
 	SlotReleasing
 )
 
 func (s TaskSlotState) String() string {
 	switch s {
-	case SlotFree:
-		return "FREE"
 	case SlotAllocated:
 		return "ALLOCATED"
 	case SlotActive:
@@ -61,14 +59,10 @@ func (s TaskSlotState) String() string {
 // not a move.
 func (s TaskSlotState) CanTransitionTo(next TaskSlotState) bool {
 	switch s {
-	case SlotFree:
-		return next == SlotAllocated
 	case SlotAllocated:
-		return next == SlotActive || next == SlotReleasing || next == SlotFree
+		return next == SlotActive || next == SlotReleasing
 	case SlotActive:
-		return next == SlotAllocated || next == SlotReleasing || next == SlotFree
-	case SlotReleasing:
-		return next == SlotFree
+		return next == SlotAllocated || next == SlotReleasing
 	}
 	return false
 }
@@ -94,13 +88,13 @@ type TaskSlotPayload interface {
 	AllocationID() api.AllocationID
 }
 
-// TaskSlot is a snapshot of one slot of a TaskSlotTable.
+// TaskSlot is a snapshot of one allocated slot of a TaskSlotTable.
 type TaskSlot struct {
 	Index           int
 	State           TaskSlotState
 	ResourceProfile api.ResourceProfile
-	JobID           api.JobID        // zero when FREE
-	AllocationID    api.AllocationID // zero when FREE
+	JobID           api.JobID
+	AllocationID    api.AllocationID
 	NumberOfTasks   int
 }
 
@@ -109,7 +103,7 @@ func (s TaskSlot) String() string {
 		s.Index, s.State, s.ResourceProfile, s.AllocationID, s.JobID)
 }
 
-// taskSlot is one slot of the table.
+// taskSlot is one allocated slot of the table.
 type taskSlot[T TaskSlotPayload] struct {
 	index        int
 	state        TaskSlotState
@@ -133,94 +127,149 @@ func (s *taskSlot[T]) snapshot() TaskSlot {
 		JobID: s.jobID, AllocationID: s.allocationID, NumberOfTasks: len(s.tasks)}
 }
 
+// resourceBudget is Flink's ResourceBudgetManager: what is left of the
+// TaskManager's total once every allocated slot has taken its profile.
+type resourceBudget struct {
+	total, available api.ResourceProfile
+}
+
+// reserve takes profile out of the budget, if every dimension of what is
+// available is at least as large.
+func (b *resourceBudget) reserve(profile api.ResourceProfile) bool {
+	if !b.available.AllFieldsNoLessThan(profile) {
+		return false
+	}
+	b.available = b.available.Subtract(profile)
+	return true
+}
+
+// release gives profile back to the budget.
+func (b *resourceBudget) release(profile api.ResourceProfile) {
+	b.available = b.available.Merge(profile)
+}
+
 // TaskSlotTable is the TaskExecutor's book of its slots: which slot is
 // allocated to which job under which AllocationID, whether the job has
 // accepted it, and which tasks run in it (Flink's TaskSlotTableImpl).
+//
+// A TaskManager has numberSlots static slots, indexes 0 to numberSlots-1,
+// each offering the default slot profile (the total divided by
+// numberSlots). Only allocated slots are in the table: a static slot
+// nobody holds is free (IsSlotFree). An allocation with a negative index
+// asks for a dynamic slot: it gets the next index from numberSlots up and
+// the profile it asks for. Every slot, static or dynamic, is carved out
+// of the TaskManager's total (Flink's ResourceBudgetManager); an
+// allocation that does not fit in what is left is refused.
 //
 // It is a plain data structure: no goroutines, no clock, no I/O but logging.
 // The TaskExecutor calls it only on its main thread. T is the task type
 // (*taskmanager.Task in the TaskExecutor).
 //
-// Differs from Flink: there are only static slots (an index per slot, no
-// dynamic slots carved out of a resource budget), and no slot timeout
-// (taskmanager.slot.timeout) that frees a slot left inactive.
+// Differs from Flink: there is no slot timeout (taskmanager.slot.timeout)
+// in the table itself; the TaskExecutor keeps it.
 type TaskSlotTable[T TaskSlotPayload] struct {
-	defaultProfile api.ResourceProfile
-	slots          []*taskSlot[T]
-	byAllocation   map[api.AllocationID]*taskSlot[T]
-	taskSlots      map[api.ExecutionAttemptID]*taskSlot[T]
-	logger         *slog.Logger
+	numberSlots        int
+	defaultSlotProfile api.ResourceProfile
+	budget             resourceBudget
+	taskSlots          map[int]*taskSlot[T]                    // by index: the allocated slots
+	allocatedSlots     map[api.AllocationID]*taskSlot[T]       // the same slots, by allocation
+	slotsOfTasks       map[api.ExecutionAttemptID]*taskSlot[T] // the slot of each task
+	logger             *slog.Logger
 }
 
-// NewTaskSlotTable returns a table of numberOfSlots FREE slots, each
-// offering defaultProfile. A nil logger means slog.Default().
-func NewTaskSlotTable[T TaskSlotPayload](numberOfSlots int, defaultProfile api.ResourceProfile, logger *slog.Logger) *TaskSlotTable[T] {
+// NewTaskSlotTable returns a table of numberSlots free static slots, each
+// offering defaultSlotProfile, sharing totalProfile (Flink:
+// TaskManagerServices#createTaskSlotTable, from the TaskManager's
+// TaskExecutorResourceSpec). An unknown totalProfile puts no bound on the
+// slots (api.AnyResourceProfile). A nil logger means slog.Default().
+func NewTaskSlotTable[T TaskSlotPayload](numberSlots int, totalProfile, defaultSlotProfile api.ResourceProfile, logger *slog.Logger) *TaskSlotTable[T] {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	t := &TaskSlotTable[T]{
-		defaultProfile: defaultProfile,
-		slots:          make([]*taskSlot[T], numberOfSlots),
-		byAllocation:   make(map[api.AllocationID]*taskSlot[T]),
-		taskSlots:      make(map[api.ExecutionAttemptID]*taskSlot[T]),
-		logger:         logger.With("logger", "TaskSlotTableImpl"),
+	if totalProfile.IsUnknown() {
+		totalProfile = api.AnyResourceProfile // no bound: a TaskManager that was not told its resources
 	}
-	for i := range t.slots {
-		t.slots[i] = &taskSlot[T]{index: i, state: SlotFree, profile: defaultProfile}
+	return &TaskSlotTable[T]{
+		numberSlots:        numberSlots,
+		defaultSlotProfile: defaultSlotProfile,
+		budget:             resourceBudget{total: totalProfile, available: totalProfile},
+		taskSlots:          make(map[int]*taskSlot[T]),
+		allocatedSlots:     make(map[api.AllocationID]*taskSlot[T]),
+		slotsOfTasks:       make(map[api.ExecutionAttemptID]*taskSlot[T]),
+		logger:             logger.With("logger", "TaskSlotTableImpl"),
 	}
-	return t
 }
 
-// NumberOfSlots returns how many slots the table has.
-func (t *TaskSlotTable[T]) NumberOfSlots() int { return len(t.slots) }
+// NumberOfSlots returns how many static slots the table has.
+func (t *TaskSlotTable[T]) NumberOfSlots() int { return t.numberSlots }
 
-// AllocateSlot allocates the slot at index to a job under allocationID.
-// Allocating the same allocation to the same job and slot again succeeds
-// and changes nothing, so a repeated RequestSlot is harmless. An unknown
-// profile takes the table's default.
+// AllocateSlot allocates a slot to a job under allocationID: the static
+// slot at index, or, if index is negative, a new dynamic slot. An unknown
+// profile takes the default slot profile. Allocating the same allocation
+// to the same job, index and profile again succeeds and changes nothing,
+// so a repeated RequestSlot is harmless.
 func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID api.AllocationID, profile api.ResourceProfile) error {
-	if index < 0 || index >= len(t.slots) {
-		return fmt.Errorf("%w: Could not allocate slot: the slot index %d is not in [0, %d).", gateway.ErrSlotAllocation, index, len(t.slots))
+	if index >= t.numberSlots {
+		return fmt.Errorf("%w: Could not allocate slot: the slot index %d is not below the number of slots %d.",
+			gateway.ErrSlotAllocation, index, t.numberSlots)
+	}
+	if index < 0 {
+		index = t.nextDynamicSlotIndex()
 	}
 	if profile.IsUnknown() {
-		profile = t.defaultProfile
+		profile = t.defaultSlotProfile
 	}
-	if existing, ok := t.byAllocation[allocationID]; ok {
-		if existing.jobID == jobID && existing.index == index {
+	if existing, ok := t.allocatedSlots[allocationID]; ok {
+		if existing.jobID == jobID && existing.profile == profile && existing.index == index {
 			return nil // a duplicate request
 		}
 		return fmt.Errorf("%w: Slot with allocationId %s already exist, with resource profile %s, job id %s and index %d. The required index is %d.",
 			gateway.ErrSlotAllocation, allocationID, existing.profile, existing.jobID, existing.index, index)
 	}
-	slot := t.slots[index]
-	if slot.state != SlotFree {
-		return fmt.Errorf("%w: The slot %d has already been allocated for a different job.", gateway.ErrSlotOccupied, index)
+	if taken, ok := t.taskSlots[index]; ok {
+		return fmt.Errorf("%w: The slot with index %d is already assigned to another allocation with id %s.",
+			gateway.ErrSlotOccupied, index, taken.allocationID)
 	}
-	slot.transitionTo(SlotAllocated)
-	slot.jobID = jobID
-	slot.allocationID = allocationID
-	slot.profile = profile
-	slot.tasks = make(map[api.ExecutionAttemptID]T)
-	t.byAllocation[allocationID] = slot
+	if !t.budget.reserve(profile) {
+		return fmt.Errorf("%w: Cannot allocate the requested resources. Trying to allocate %s, while the currently remaining available resources are %s, total is %s.",
+			gateway.ErrSlotAllocation, profile, t.budget.available, t.budget.total)
+	}
 	t.logger.Info(fmt.Sprintf("Allocated slot for %s with resources %s.", allocationID, profile))
+	slot := &taskSlot[T]{index: index, state: SlotAllocated, profile: profile, jobID: jobID,
+		allocationID: allocationID, tasks: make(map[api.ExecutionAttemptID]T)}
+	t.taskSlots[index] = slot
+	t.allocatedSlots[allocationID] = slot
 	return nil
 }
 
-// IsSlotFree reports whether the slot at index is FREE.
+// nextDynamicSlotIndex returns the lowest index from numberSlots up that
+// no slot holds.
+func (t *TaskSlotTable[T]) nextDynamicSlotIndex() int {
+	index := t.numberSlots
+	for t.taskSlots[index] != nil {
+		index++
+	}
+	return index
+}
+
+// IsSlotFree reports whether no slot holds index (Flink:
+// !taskSlots.containsKey(index)). Every index from NumberOfSlots up is
+// free until a dynamic slot takes it.
 func (t *TaskSlotTable[T]) IsSlotFree(index int) bool {
-	return index >= 0 && index < len(t.slots) && t.slots[index].state == SlotFree
+	_, taken := t.taskSlots[index]
+	return !taken
 }
 
 // IsAllocated reports whether the slot at index holds allocationID of
-// jobID (in any state but FREE).
+// jobID (in any state).
 func (t *TaskSlotTable[T]) IsAllocated(index int, jobID api.JobID, allocationID api.AllocationID) bool {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	return ok && slot.index == index && slot.jobID == jobID
 }
 
 // OwningJob returns the job an allocation belongs to.
 func (t *TaskSlotTable[T]) OwningJob(allocationID api.AllocationID) (api.JobID, bool) {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return api.JobID{}, false
 	}
@@ -229,27 +278,28 @@ func (t *TaskSlotTable[T]) OwningJob(allocationID api.AllocationID) (api.JobID, 
 
 // Slot returns a snapshot of the slot holding allocationID.
 func (t *TaskSlotTable[T]) Slot(allocationID api.AllocationID) (TaskSlot, bool) {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return TaskSlot{}, false
 	}
 	return slot.snapshot(), true
 }
 
-// Slots returns a snapshot of every slot, by index.
+// Slots returns a snapshot of every allocated slot, static and dynamic,
+// by index. Free slots are not in it.
 func (t *TaskSlotTable[T]) Slots() []TaskSlot {
-	out := make([]TaskSlot, len(t.slots))
-	for i, slot := range t.slots {
-		out[i] = slot.snapshot()
+	out := make([]TaskSlot, 0, len(t.taskSlots))
+	for _, slot := range t.slotsByIndex() {
+		out = append(out, slot.snapshot())
 	}
 	return out
 }
 
-// NumberOfFreeSlots returns how many slots are FREE.
+// NumberOfFreeSlots returns how many static slots are free.
 func (t *TaskSlotTable[T]) NumberOfFreeSlots() int {
 	n := 0
-	for _, slot := range t.slots {
-		if slot.state == SlotFree {
+	for i := range t.numberSlots {
+		if t.IsSlotFree(i) {
 			n++
 		}
 	}
@@ -259,7 +309,7 @@ func (t *TaskSlotTable[T]) NumberOfFreeSlots() int {
 // MarkSlotActive marks the slot of allocationID ACTIVE: its job accepted
 // the offer. It reports false if the slot is RELEASING.
 func (t *TaskSlotTable[T]) MarkSlotActive(allocationID api.AllocationID) (bool, error) {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return false, slotNotFound(allocationID)
 	}
@@ -277,7 +327,7 @@ func (t *TaskSlotTable[T]) MarkSlotActive(allocationID api.AllocationID) (bool, 
 // jobID and is ALLOCATED or ACTIVE; SubmitTask uses it to check that a task
 // is deployed into a slot its job holds.
 func (t *TaskSlotTable[T]) TryMarkSlotActive(jobID api.JobID, allocationID api.AllocationID) bool {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok || slot.jobID != jobID {
 		return false
 	}
@@ -289,7 +339,7 @@ func (t *TaskSlotTable[T]) TryMarkSlotActive(jobID api.JobID, allocationID api.A
 // slot of allocationID belongs to jobID and is ALLOCATED or ACTIVE. It
 // changes nothing.
 func (t *TaskSlotTable[T]) IsAllocatedToJob(jobID api.JobID, allocationID api.AllocationID) bool {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	return ok && slot.jobID == jobID && (slot.state == SlotAllocated || slot.state == SlotActive)
 }
 
@@ -297,7 +347,7 @@ func (t *TaskSlotTable[T]) IsAllocatedToJob(jobID api.JobID, allocationID api.Al
 // when its JobManager is gone, so that it can be offered again. It reports
 // false if the slot is RELEASING.
 func (t *TaskSlotTable[T]) MarkSlotInactive(allocationID api.AllocationID) (bool, error) {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return false, slotNotFound(allocationID)
 	}
@@ -310,12 +360,13 @@ func (t *TaskSlotTable[T]) MarkSlotInactive(allocationID api.AllocationID) (bool
 	return true, nil
 }
 
-// FreeSlot frees the slot of allocationID and returns its index. A slot
-// that still has tasks is not freed: it becomes RELEASING and FreeSlot
-// returns an error wrapping ErrSlotNotEmpty. The caller fails the tasks and
-// frees the slot again when the last one is removed.
+// FreeSlot frees the slot of allocationID and returns its index: the slot
+// leaves the table and its resources go back to the budget. A slot that
+// still has tasks is not freed: it becomes RELEASING and FreeSlot returns
+// an error wrapping ErrSlotNotEmpty. The caller fails the tasks and frees
+// the slot again when the last one is removed.
 func (t *TaskSlotTable[T]) FreeSlot(allocationID api.AllocationID) (int, error) {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return -1, slotNotFound(allocationID)
 	}
@@ -326,50 +377,47 @@ func (t *TaskSlotTable[T]) FreeSlot(allocationID api.AllocationID) (int, error) 
 		}
 		return -1, fmt.Errorf("%w: slot %d of allocation %s has %d task(s)", ErrSlotNotEmpty, slot.index, allocationID, len(slot.tasks))
 	}
-	delete(t.byAllocation, allocationID)
-	slot.transitionTo(SlotFree)
-	slot.profile = t.defaultProfile
-	slot.jobID = api.JobID{}
-	slot.allocationID = api.AllocationID{}
-	slot.tasks = nil
+	delete(t.allocatedSlots, allocationID)
+	delete(t.taskSlots, slot.index)
+	t.budget.release(slot.profile)
 	return slot.index, nil
 }
 
 // AddTask puts a task into the slot of its allocation, which must be
 // ACTIVE for the task's job.
 func (t *TaskSlotTable[T]) AddTask(task T) error {
-	slot, ok := t.byAllocation[task.AllocationID()]
+	slot, ok := t.allocatedSlots[task.AllocationID()]
 	if !ok {
 		return slotNotFound(task.AllocationID())
 	}
 	if slot.state != SlotActive || slot.jobID != task.JobID() {
 		return fmt.Errorf("%w: No active slot for job %s and allocation ID %s.", gateway.ErrSlotNotActive, task.JobID(), task.AllocationID())
 	}
-	if _, dup := t.taskSlots[task.ExecutionID()]; dup {
+	if _, dup := t.slotsOfTasks[task.ExecutionID()]; dup {
 		return fmt.Errorf("%w: TaskManager already contains a task for id %s.", ErrDuplicateTask, task.ExecutionID())
 	}
 	slot.tasks[task.ExecutionID()] = task
-	t.taskSlots[task.ExecutionID()] = slot
+	t.slotsOfTasks[task.ExecutionID()] = slot
 	return nil
 }
 
 // RemoveTask takes a task out of its slot and returns it. If that slot is
 // RELEASING and now empty, the caller should free it.
 func (t *TaskSlotTable[T]) RemoveTask(attemptID api.ExecutionAttemptID) (T, bool) {
-	slot, ok := t.taskSlots[attemptID]
+	slot, ok := t.slotsOfTasks[attemptID]
 	if !ok {
 		var zero T
 		return zero, false
 	}
 	task := slot.tasks[attemptID]
 	delete(slot.tasks, attemptID)
-	delete(t.taskSlots, attemptID)
+	delete(t.slotsOfTasks, attemptID)
 	return task, true
 }
 
 // Task returns the task of an attempt.
 func (t *TaskSlotTable[T]) Task(attemptID api.ExecutionAttemptID) (T, bool) {
-	slot, ok := t.taskSlots[attemptID]
+	slot, ok := t.slotsOfTasks[attemptID]
 	if !ok {
 		var zero T
 		return zero, false
@@ -379,7 +427,7 @@ func (t *TaskSlotTable[T]) Task(attemptID api.ExecutionAttemptID) (T, bool) {
 
 // Tasks returns the tasks in the slot of allocationID.
 func (t *TaskSlotTable[T]) Tasks(allocationID api.AllocationID) []T {
-	slot, ok := t.byAllocation[allocationID]
+	slot, ok := t.allocatedSlots[allocationID]
 	if !ok {
 		return nil
 	}
@@ -389,8 +437,8 @@ func (t *TaskSlotTable[T]) Tasks(allocationID api.AllocationID) []T {
 // JobTasks returns the tasks of a job, in all its slots.
 func (t *TaskSlotTable[T]) JobTasks(jobID api.JobID) []T {
 	var out []T
-	for _, slot := range t.slots {
-		if slot.state != SlotFree && slot.jobID == jobID {
+	for _, slot := range t.slotsByIndex() {
+		if slot.jobID == jobID {
 			out = append(out, sortedTasks(slot.tasks)...)
 		}
 	}
@@ -400,7 +448,7 @@ func (t *TaskSlotTable[T]) JobTasks(jobID api.JobID) []T {
 // AllTasks returns every task in the table.
 func (t *TaskSlotTable[T]) AllTasks() []T {
 	var out []T
-	for _, slot := range t.slots {
+	for _, slot := range t.slotsByIndex() {
 		out = append(out, sortedTasks(slot.tasks)...)
 	}
 	return out
@@ -433,24 +481,49 @@ func (t *TaskSlotTable[T]) AllocationIDsPerJob(jobID api.JobID) []api.Allocation
 
 func (t *TaskSlotTable[T]) jobSlots(jobID api.JobID, keep func(TaskSlotState) bool) []TaskSlot {
 	var out []TaskSlot
-	for _, slot := range t.slots {
-		if slot.state != SlotFree && slot.jobID == jobID && keep(slot.state) {
+	for _, slot := range t.slotsByIndex() {
+		if slot.jobID == jobID && keep(slot.state) {
 			out = append(out, slot.snapshot())
 		}
 	}
 	return out
 }
 
-// CreateSlotReport describes every slot for the ResourceManager: its ID,
-// profile, and the allocation and job holding it (zero when free).
+// slotsByIndex returns the allocated slots ordered by index, so that
+// callers act on them in a repeatable order.
+func (t *TaskSlotTable[T]) slotsByIndex() []*taskSlot[T] {
+	out := make([]*taskSlot[T], 0, len(t.taskSlots))
+	for _, slot := range t.taskSlots {
+		out = append(out, slot)
+	}
+	slices.SortFunc(out, func(a, b *taskSlot[T]) int { return cmp.Compare(a.index, b.index) })
+	return out
+}
+
+// CreateSlotReport describes the slots for the ResourceManager (Flink's
+// TaskSlotTableImpl#createSlotReport): every static index, a free one
+// with the default slot profile and no allocation or job, then every
+// allocated dynamic slot.
 func (t *TaskSlotTable[T]) CreateSlotReport(resourceID api.ResourceID) gateway.SlotReport {
-	report := make(gateway.SlotReport, len(t.slots))
-	for i, slot := range t.slots {
-		report[i] = gateway.SlotStatus{
-			SlotID:          api.SlotID{ResourceID: resourceID, SlotNumber: slot.index},
-			ResourceProfile: slot.profile,
-			AllocationID:    slot.allocationID,
-			JobID:           slot.jobID,
+	report := make(gateway.SlotReport, 0, t.numberSlots)
+	for i := range t.numberSlots {
+		status := gateway.SlotStatus{
+			SlotID:          api.SlotID{ResourceID: resourceID, SlotNumber: i},
+			ResourceProfile: t.defaultSlotProfile,
+		}
+		if slot, ok := t.taskSlots[i]; ok {
+			status.ResourceProfile, status.AllocationID, status.JobID = slot.profile, slot.allocationID, slot.jobID
+		}
+		report = append(report, status)
+	}
+	for _, slot := range t.slotsByIndex() {
+		if slot.index >= t.numberSlots {
+			report = append(report, gateway.SlotStatus{
+				SlotID:          api.SlotID{ResourceID: resourceID, SlotNumber: slot.index},
+				ResourceProfile: slot.profile,
+				AllocationID:    slot.allocationID,
+				JobID:           slot.jobID,
+			})
 		}
 	}
 	return report

@@ -30,10 +30,12 @@ func newAttemptID(subtask int) api.ExecutionAttemptID {
 	}
 }
 
-var slotProfile = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
+var slotProfile = api.ResourceProfileFromResources(1, 512)
 
+// newTable returns a table of slots static slots, each of slotProfile,
+// sharing a total of exactly that many slotProfiles.
 func newTable(slots int) *TaskSlotTable[fakePayload] {
-	return NewTaskSlotTable[fakePayload](slots, slotProfile, slog.New(slog.DiscardHandler))
+	return NewTaskSlotTable[fakePayload](slots, slotProfile.Multiply(slots), slotProfile, slog.New(slog.DiscardHandler))
 }
 
 func TestAllocateSlot(t *testing.T) {
@@ -53,7 +55,7 @@ func TestAllocateSlot(t *testing.T) {
 		{name: "a free slot", index: 1, jobID: jobB, alloc: alloc2},
 		{name: "the same allocation again is idempotent", index: 0, jobID: jobA, alloc: alloc1},
 		{name: "a slot allocated to another allocation", index: 0, jobID: jobB, alloc: alloc2,
-			wantErr: gateway.ErrSlotOccupied, wantMsg: "The slot 0 has already been allocated for a different job."},
+			wantErr: gateway.ErrSlotOccupied, wantMsg: "The slot with index 0 is already assigned to another allocation with id " + alloc1.String() + "."},
 		{name: "the same allocation for another slot", index: 1, jobID: jobA, alloc: alloc1,
 			wantErr: gateway.ErrSlotAllocation, wantMsg: "Slot with allocationId " + alloc1.String() + " already exist"},
 		{name: "an index out of range", index: 2, jobID: jobA, alloc: alloc2,
@@ -165,7 +167,7 @@ func TestMarkSlotInactive(t *testing.T) {
 func TestCreateSlotReport(t *testing.T) {
 	table := newTable(2)
 	jobID, alloc := api.NewJobID(), api.NewAllocationID()
-	profile := api.ResourceProfile{CPUCores: 0.5, TaskHeapMiB: 256}
+	profile := api.ResourceProfileFromResources(0.5, 256)
 	require.NoError(t, table.AllocateSlot(1, jobID, alloc, profile))
 
 	got := table.CreateSlotReport("tm-1")
@@ -178,18 +180,14 @@ func TestCreateSlotReport(t *testing.T) {
 
 func TestSlotTransitions(t *testing.T) {
 	// Every pair of states; the legal ones are the arrows of the diagram on
-	// TaskSlotState.
+	// TaskSlotState. Freeing a slot is no move: it leaves the table.
 	legal := map[[2]TaskSlotState]bool{
-		{SlotFree, SlotAllocated}:      true,
 		{SlotAllocated, SlotActive}:    true,
 		{SlotAllocated, SlotReleasing}: true,
-		{SlotAllocated, SlotFree}:      true,
 		{SlotActive, SlotAllocated}:    true,
 		{SlotActive, SlotReleasing}:    true,
-		{SlotActive, SlotFree}:         true,
-		{SlotReleasing, SlotFree}:      true,
 	}
-	all := []TaskSlotState{SlotFree, SlotAllocated, SlotActive, SlotReleasing}
+	all := []TaskSlotState{SlotAllocated, SlotActive, SlotReleasing}
 	for _, from := range all {
 		for _, to := range all {
 			want := legal[[2]TaskSlotState{from, to}]
@@ -211,9 +209,80 @@ func TestSlotTransitions(t *testing.T) {
 	}
 }
 
+// A free slot is no entry in the table: nothing is allocated at a free
+// index, and freeing a slot takes it out of the table again.
+func TestAFreeSlotIsNotInTheTable(t *testing.T) {
+	table := newTable(2)
+	assert.Empty(t, table.Slots())
+	assert.True(t, table.IsSlotFree(0))
+	assert.True(t, table.IsSlotFree(1))
+	assert.True(t, table.IsSlotFree(2), "no dynamic slot holds index 2 yet")
+
+	jobID, alloc := api.NewJobID(), api.NewAllocationID()
+	require.NoError(t, table.AllocateSlot(0, jobID, alloc, api.UnknownResourceProfile))
+	assert.False(t, table.IsSlotFree(0))
+	assert.Equal(t, []TaskSlot{{Index: 0, State: SlotAllocated, ResourceProfile: slotProfile, JobID: jobID, AllocationID: alloc}},
+		table.Slots())
+
+	_, err := table.FreeSlot(alloc)
+	require.NoError(t, err)
+	assert.True(t, table.IsSlotFree(0))
+	assert.Empty(t, table.Slots())
+}
+
+// An allocation with a negative index gets a dynamic slot: the next index
+// from the number of static slots up, with the profile it asks for, cut
+// out of what the static and dynamic slots before it left of the total.
+func TestDynamicSlotsAreCarvedOutOfTheRemainingBudget(t *testing.T) {
+	var logs bytes.Buffer
+	total := api.ResourceProfileFromResources(4, 2048)
+	half := api.ResourceProfileFromResources(2, 1024)
+	quarter := api.ResourceProfileFromResources(1, 512)
+	table := NewTaskSlotTable[fakePayload](2, total, half, slog.New(slog.NewTextHandler(&logs, nil)))
+	jobID := api.NewJobID()
+
+	static, dynamic1, dynamic2, tooLarge := api.NewAllocationID(), api.NewAllocationID(), api.NewAllocationID(), api.NewAllocationID()
+	require.NoError(t, table.AllocateSlot(0, jobID, static, api.UnknownResourceProfile))
+	require.NoError(t, table.AllocateSlot(-1, jobID, dynamic1, quarter))
+	require.NoError(t, table.AllocateSlot(-1, jobID, dynamic2, quarter))
+	assert.Contains(t, logs.String(), "Allocated slot for "+dynamic1.String()+" with resources "+quarter.String()+".")
+
+	slot, ok := table.Slot(dynamic1)
+	require.True(t, ok)
+	assert.Equal(t, 2, slot.Index, "the first dynamic slot comes after the two static ones")
+	slot, _ = table.Slot(dynamic2)
+	assert.Equal(t, 3, slot.Index)
+	assert.Equal(t, 1, table.NumberOfFreeSlots(), "static slot 1 is free, though the budget is spent")
+
+	err := table.AllocateSlot(-1, jobID, tooLarge, quarter)
+	assert.ErrorIs(t, err, gateway.ErrSlotAllocation)
+	assert.ErrorContains(t, err, "Cannot allocate the requested resources. Trying to allocate "+quarter.String()+
+		", while the currently remaining available resources are "+api.ZeroResourceProfile.String()+", total is "+total.String()+".")
+	err = table.AllocateSlot(1, jobID, tooLarge, api.UnknownResourceProfile)
+	assert.ErrorIs(t, err, gateway.ErrSlotAllocation, "a static slot takes its share of the budget too")
+
+	// Freeing a dynamic slot gives its resources back, and its index.
+	index, err := table.FreeSlot(dynamic1)
+	require.NoError(t, err)
+	assert.Equal(t, 2, index)
+	require.NoError(t, table.AllocateSlot(-1, jobID, tooLarge, quarter))
+	slot, _ = table.Slot(tooLarge)
+	assert.Equal(t, 2, slot.Index, "the lowest free dynamic index")
+
+	// The report lists every static index, then the dynamic slots.
+	report := table.CreateSlotReport("tm-1")
+	want := gateway.SlotReport{
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 0}, ResourceProfile: half, AllocationID: static, JobID: jobID},
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 1}, ResourceProfile: half},
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 2}, ResourceProfile: quarter, AllocationID: tooLarge, JobID: jobID},
+		{SlotID: api.SlotID{ResourceID: "tm-1", SlotNumber: 3}, ResourceProfile: quarter, AllocationID: dynamic2, JobID: jobID},
+	}
+	assert.Equal(t, want, report)
+}
+
 func TestTaskSlotTableLogsAsTaskSlotTableImpl(t *testing.T) {
 	var logs bytes.Buffer
-	table := NewTaskSlotTable[fakePayload](1, slotProfile, slog.New(slog.NewTextHandler(&logs, nil)))
+	table := NewTaskSlotTable[fakePayload](1, slotProfile, slotProfile, slog.New(slog.NewTextHandler(&logs, nil)))
 	require.NoError(t, table.AllocateSlot(0, api.NewJobID(), api.NewAllocationID(), api.UnknownResourceProfile))
 
 	assert.Contains(t, logs.String(), "logger=TaskSlotTableImpl", "Flink's class name")

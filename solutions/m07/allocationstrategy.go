@@ -29,7 +29,7 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 				if needed == 0 {
 					break
 				}
-				if taken[i] || !slot.ResourceProfile.IsMatching(req.ResourceProfile) {
+				if taken[i] || !slot.ResourceProfile.AllFieldsNoLessThan(req.ResourceProfile) {
 					continue
 				}
 				taken[i] = true

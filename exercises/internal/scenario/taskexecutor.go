@@ -269,12 +269,19 @@ func (tm *TaskManager) TDD(jobID api.JobID, allocationID api.AllocationID, class
 	}
 }
 
-// SlotState returns the state of the slot at index.
+// SlotState returns the state of the slot at index, which must be
+// allocated.
 func (tm *TaskManager) SlotState(index int) taskexecutor.TaskSlotState {
 	tm.t.Helper()
 	slots, err := tm.TaskExecutor.Slots(context.Background())
 	require.NoError(tm.t, err)
-	return slots[index].State
+	for _, slot := range slots {
+		if slot.Index == index {
+			return slot.State
+		}
+	}
+	tm.t.Fatalf("slot %d is free: it has no state", index)
+	return 0
 }
 
 // Tasks returns the state of every task the TaskExecutor holds.

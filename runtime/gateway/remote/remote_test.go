@@ -65,7 +65,7 @@ var (
 	allocationID = api.NewAllocationID()
 	instanceID   = api.NewInstanceID()
 	slotID       = api.SlotID{ResourceID: tmID, SlotNumber: 3}
-	profile      = api.ResourceProfile{CPUCores: 1.5, TaskHeapMiB: 512}
+	profile      = api.ResourceProfileFromResources(1.5, 512)
 	jmAddress    = "pekko.tcp://flink@10.0.0.1:6123/user/rpc/jobmanager_1"
 	tmAddress    = "pekko.tcp://flink@10.0.0.2:6122/user/rpc/taskmanager_0"
 	when         = time.Date(2026, 11, 30, 10, 15, 2, 417_000_000, time.UTC)

@@ -76,10 +76,10 @@ func TestOffersFulfilOldestRequestsAndRejectTheRest(t *testing.T) {
 
 func TestProfilesMustMatch(t *testing.T) {
 	p, turn, _ := newTestPool(t)
-	big := api.ResourceProfile{CPUCores: 4, TaskHeapMiB: 1024}
+	big := api.ResourceProfileFromResources(4, 1024)
 	p.RequestNewAllocatedSlot(1, big, func(PhysicalSlot) { t.Error("a too-small slot was handed out") }, nil)
 	turn()
-	small := gateway.SlotOffer{AllocationID: api.NewAllocationID(), ResourceProfile: api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 256}}
+	small := gateway.SlotOffer{AllocationID: api.NewAllocationID(), ResourceProfile: api.ResourceProfileFromResources(1, 256)}
 	assert.Empty(t, p.OfferSlots(tm, []gateway.SlotOffer{small}))
 	assert.Equal(t, 1, p.PendingRequests())
 }

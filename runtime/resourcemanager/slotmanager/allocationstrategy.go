@@ -70,9 +70,16 @@ type ResourceAllocationStrategy interface {
 //     requirements for UnknownResourceProfile; otherwise they keep their
 //     order. An unknown requirement fits any slot, so serving it last
 //     leaves the large slots for the requirements that need them.
-//  3. Each requirement takes, one by one, the first free slot whose profile
-//     matches it (api.ResourceProfile.IsMatching), with free slots ordered
-//     by TaskManager registration and then by slot number.
+//  3. Each requirement takes, one by one, the first free slot that can
+//     serve it, at least as large in every dimension
+//     (api.ResourceProfile.AllFieldsNoLessThan; an unknown requirement is
+//     served by any slot), with free slots ordered by TaskManager
+//     registration and then by slot number.
+//
+// Flink's strategy asks AllFieldsNoLessThan of what a TaskManager has left
+// and measures an unknown requirement as the default slot profile; our
+// free slots are static slots of that default profile, which comes to the
+// same answer. It does not use the exact ResourceProfile.IsMatching.
 //
 // A requirement that runs out of matching slots is reported in
 // ResourceAllocationResult.Unfulfilled with the number still missing.
@@ -97,7 +104,7 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 				if needed == 0 {
 					break
 				}
-				if taken[i] || !slot.ResourceProfile.IsMatching(req.ResourceProfile) {
+				if taken[i] || !slot.ResourceProfile.AllFieldsNoLessThan(req.ResourceProfile) {
 					continue
 				}
 				taken[i] = true
@@ -125,7 +132,8 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 // ALLOCATED): the profile that slot was allocated for. Each held slot
 // counts against a requirement of exactly its profile if there is one, and
 // otherwise against the first requirement (specific profiles first) that it
-// matches. Requirements that are fully covered are left out; slots that
+// matches (api.ResourceProfile.IsMatching, exact, as Flink's
+// DefaultRequirementMatcher: in practice, an unknown requirement). Requirements that are fully covered are left out; slots that
 // cover nothing (the job holds more than it needs) are ignored.
 //
 // Like the strategy, it is pure: Flink does this bookkeeping in

@@ -11,8 +11,8 @@ import (
 )
 
 var (
-	small   = api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 512}
-	large   = api.ResourceProfile{CPUCores: 2, TaskHeapMiB: 1024}
+	small   = api.ResourceProfileFromResources(1, 512)
+	large   = api.ResourceProfileFromResources(2, 1024)
 	unknown = api.UnknownResourceProfile
 )
 
@@ -168,11 +168,13 @@ func TestMissingRequirements(t *testing.T) {
 			acquired: []api.ResourceProfile{unknown, small},
 		},
 		{
-			name:     "exact profile first, then unknown matching requirement",
+			name:     "a held slot counts against a requirement it matches exactly, or an unknown one",
 			required: []gateway.ResourceRequirement{req(unknown, 1), req(small, 1)},
 			acquired: []api.ResourceProfile{large},
-			// large matches small (specific first), so the unknown one is left.
-			want: []gateway.ResourceRequirement{req(unknown, 1)},
+			// large does not match small (IsMatching is exact, as in
+			// Flink's DefaultRequirementMatcher), so it counts against the
+			// unknown requirement and small is left.
+			want: []gateway.ResourceRequirement{req(small, 1)},
 		},
 		{
 			name:     "more held than required",

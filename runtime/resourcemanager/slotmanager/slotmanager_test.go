@@ -590,9 +590,9 @@ func TestProfilesPrintLikeFlinks(t *testing.T) {
 		want    string
 	}{
 		{api.UnknownResourceProfile, "ResourceProfile{UNKNOWN}"},
-		{api.ResourceProfile{CPUCores: 1, TaskHeapMiB: 384}, "ResourceProfile{cpuCores=1, taskHeapMemory=384.000mb (402653184 bytes)}"},
-		{api.ResourceProfile{CPUCores: 0.5, TaskHeapMiB: 2048}, "ResourceProfile{cpuCores=0.5, taskHeapMemory=2.000gb (2147483648 bytes)}"},
-		{api.ResourceProfile{CPUCores: 2}, "ResourceProfile{cpuCores=2, taskHeapMemory=0 bytes}"},
+		{api.ResourceProfileFromResources(1, 384), "ResourceProfile{cpuCores=1.0, taskHeapMemory=384.000mb (402653184 bytes), taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
+		{api.ResourceProfileFromResources(0.5, 2048), "ResourceProfile{cpuCores=0.5, taskHeapMemory=2.000gb (2147483648 bytes), taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
+		{api.ResourceProfile{CPUCores: 2}, "ResourceProfile{cpuCores=2.0, taskHeapMemory=0 bytes, taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.profile.String())

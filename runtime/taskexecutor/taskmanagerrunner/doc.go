@@ -32,8 +32,9 @@
 // the total its slots share (clusterframework.TotalResourceProfile), the
 // size of each part of its memory
 // (clusterframework.NewTaskExecutorMemoryConfiguration) and the machine's
-// hardware (Flink's HardwareDescription#extractFromSystem). The slots'
-// matching profile stays api.UnknownResourceProfile.
+// hardware (Flink's HardwareDescription#extractFromSystem), and the
+// profile of each static slot, the total divided by the number of slots
+// (clusterframework.DefaultSlotResourceProfile).
 //
 // A Go process has no JVM: nothing of the spec is enforced. The numbers
 // are computed, registered and reported, to the byte as Flink computes

@@ -98,13 +98,13 @@ func StartTaskManager(cfg Config, deps Deps) (*TaskManager, error) {
 		return nil, err
 	}
 	// Flink: TaskManagerServices and TaskManagerConfiguration, made from
-	// the TaskExecutorResourceSpec. The slots' matching profile stays
-	// UnknownResourceProfile; the resources are what the TaskExecutor
-	// reports.
+	// the TaskExecutorResourceSpec: the total the slots share, and each
+	// static slot's share of it.
 	te, err := taskexecutor.New(taskexecutor.Config{
 		ResourceID:           cfg.ResourceID,
 		NumberOfSlots:        spec.NumSlots,
 		TotalResourceProfile: clusterframework.TotalResourceProfile(spec),
+		DefaultSlotProfile:   clusterframework.DefaultSlotResourceProfile(clusterframework.TotalResourceProfile(spec), spec.NumSlots),
 		MemoryConfiguration:  clusterframework.NewTaskExecutorMemoryConfiguration(spec),
 		Hardware:             hardwareDescription(spec),
 		DataAddress:          cfg.DataAddress,
