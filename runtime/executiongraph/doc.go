@@ -45,7 +45,7 @@
 // groups its keyed state is split into) cannot be expanded, and BuildGraph
 // fails with Flink's JobException, "Vertex Map's parallelism (4) is higher
 // than the max parallelism (2). Please lower the parallelism or increase
-// the max parallelism." (ErrJobException). As in Flink, neither the client
+// the max parallelism." (failover.JobException). As in Flink, neither the client
 // nor the Dispatcher checks it: the job is accepted, and its JobMaster
 // fails to start at step m4.
 //

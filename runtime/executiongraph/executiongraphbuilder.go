@@ -15,7 +15,7 @@ import (
 //  2. sort its vertices topologically, so producers come before consumers;
 //  3. attach: one ExecutionJobVertex per JobVertex, with one
 //     IntermediateResult per data set it produces; a parallelism above the
-//     max parallelism fails here (ErrJobException, Flink's JobException);
+//     max parallelism fails here (failover.JobException, Flink's JobException);
 //  4. initialize each job vertex in that order: Parallelism
 //     ExecutionVertices, each with its first Execution (attempt 0, CREATED)
 //     and one IntermediateResultPartition per produced result; then connect
@@ -66,7 +66,7 @@ func BuildGraph(jg *jobgraph.JobGraph, opts ...Option) (*ExecutionGraph, error) 
 // job vertex and the results it will produce, then, in topological order,
 // the subtasks of each vertex and their connections to what it reads. A
 // vertex whose parallelism is higher than its max parallelism stops it
-// before any subtask exists (ErrJobException).
+// before any subtask exists (failover.JobException).
 func (g *ExecutionGraph) attachJobGraph(sorted []*jobgraph.JobVertex) error {
 	for _, jv := range sorted {
 		ejv, err := newExecutionJobVertex(g, jv)

@@ -1,10 +1,10 @@
 package executiongraph
 
 import (
-	"errors"
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -21,25 +21,20 @@ type ExecutionJobVertex struct {
 	inputs           []*IntermediateResult
 }
 
-// ErrJobException is wrapped by the error of a JobGraph that is well formed
-// but cannot become an ExecutionGraph: a vertex whose parallelism is higher
-// than its max parallelism. It is Flink's org.apache.flink.runtime.JobException,
-// which the constructor of ExecutionJobVertex throws.
+// newExecutionJobVertex creates the job vertex and the results it produces,
+// but no subtasks yet (see initialize). It fails with a
+// *failover.JobException, Flink's JobException as the constructor of its
+// ExecutionJobVertex throws it, when the vertex's parallelism is higher
+// than its max parallelism (jobgraph.DefaultMaxParallelism of its
+// parallelism when the JobVertex sets none).
 //
-// It is not an invalid JobGraph (jobgraph.ErrInvalidJobGraph): the client
-// and the Dispatcher accept such a job, as Flink's do, and only the
+// That is not an invalid JobGraph (jobgraph.ErrInvalidJobGraph): the
+// client and the Dispatcher accept such a job, as Flink's do, and only the
 // JobMaster, building the ExecutionGraph at step m4, refuses it. The job
 // then ends FAILED during initialization, "JobInitializationException:
 // Could not start the JobMaster." with this error as its cause. In Flink
 // that is typically a job rescaled (flink run -p, or the web UI's
 // parallelism) past the max parallelism its program sets.
-var ErrJobException = errors.New("JobException")
-
-// newExecutionJobVertex creates the job vertex and the results it produces,
-// but no subtasks yet (see initialize). It fails, wrapping ErrJobException,
-// when the vertex's parallelism is higher than its max parallelism, which
-// is jobgraph.DefaultMaxParallelism of its parallelism when the JobVertex
-// sets none.
 func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) (*ExecutionJobVertex, error) {
 	maxParallelism := jv.MaxParallelism
 	if maxParallelism == 0 {
@@ -48,8 +43,8 @@ func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) (*Executio
 	// Verify that our parallelism is not higher than the maximum
 	// parallelism (Flink's words, in the same place).
 	if jv.Parallelism > maxParallelism {
-		return nil, fmt.Errorf("%w: Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
-			ErrJobException, jv.Name, jv.Parallelism, maxParallelism)
+		return nil, &failover.JobException{Message: fmt.Sprintf("Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
+			jv.Name, jv.Parallelism, maxParallelism)}
 	}
 	ejv := &ExecutionJobVertex{
 		graph:            g,

@@ -87,7 +87,7 @@ func (g *JobGraph) validateIDs() error {
 // validateVertex checks the settings of one vertex. A parallelism above the
 // max parallelism is the ExecutionGraph's to refuse: as in Flink, the
 // client and the Dispatcher accept such a job, and the JobMaster fails to
-// build it (executiongraph.ErrJobException, Flink's JobException), so the
+// build it (failover.JobException, Flink's JobException), so the
 // job ends FAILED during initialization.
 func validateVertex(v *JobVertex) error {
 	if v.InvokableClassName == "" {

@@ -77,7 +77,7 @@ func TestValidate(t *testing.T) {
 		{
 			// As in Flink, the client and the Dispatcher accept it; the
 			// JobMaster fails to build the ExecutionGraph (see
-			// executiongraph.ErrJobException).
+			// failover.JobException).
 			name: "parallelism above the max parallelism",
 			build: func() *JobGraph {
 				g, _, mapper, _ := validGraph()

@@ -14,7 +14,7 @@
 //	           reports "Could not start the JobMaster."; so does a vertex
 //	           whose parallelism is higher than its max parallelism, which
 //	           the client and the Dispatcher accept, as in Flink
-//	           (executiongraph.ErrJobException).
+//	           (failover.JobException).
 //	Start      onStart → startJobExecution: "Starting execution of job ...",
 //	           leader retrieval of the ResourceManager, startScheduling.
 //	           Slot requests wait in the slot pool until the ResourceManager

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
@@ -917,7 +917,8 @@ func TestTheMaxParallelismFaultFailsTheJobMastersCreation(t *testing.T) {
 					assert.Empty(t, faults.Fired())
 					return
 				}
-				require.ErrorIs(t, err, executiongraph.ErrJobException)
+				var jobException *failover.JobException
+				require.ErrorAs(t, err, &jobException)
 				assert.Contains(t, err.Error(), tt.want)
 				assert.NotContains(t, err.Error(), "fault", "the error is the real check's")
 				assert.Len(t, faults.Fired(), 1)

@@ -229,7 +229,7 @@ func TestRegisteredProgramsIsSorted(t *testing.T) {
 // TestParallelismTooHighForMaxParallelism: as in Flink, the client builds
 // the JobGraph of a program whose parallelism is higher than its max
 // parallelism, and the Dispatcher would accept it; only the JobMaster,
-// building the ExecutionGraph, refuses it (executiongraph.ErrJobException).
+// building the ExecutionGraph, refuses it (a failover.JobException).
 func TestParallelismTooHighForMaxParallelism(t *testing.T) {
 	env := NewStreamExecutionEnvironment().SetParallelism(4).SetMaxParallelism(2)
 	FromElements(env, 1).Print()
