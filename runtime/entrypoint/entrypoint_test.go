@@ -2,6 +2,7 @@ package entrypoint
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -196,10 +197,20 @@ func TestClosingATaskManagerDeregistersIt(t *testing.T) {
 }
 
 // awaitTaskManagers asks GET /taskmanagers until n TaskManagers are
-// registered. The registration happens over TCP on goroutines of its
-// own, so there is nothing to wait on but the answer; the polling is
-// bounded by testTimeout.
+// registered.
 func awaitTaskManagers(t *testing.T, rc *client.RestClusterClient, n int) {
+	t.Helper()
+	awaitTaskManagersInfo(t, rc, fmt.Sprintf("%d TaskManagers registered", n), func(info rest.TaskManagersInfo) bool {
+		return len(info.TaskManagers) == n
+	})
+}
+
+// awaitTaskManagersInfo asks GET /taskmanagers until its answer is done.
+// TaskManagers register, and then report their slots, over TCP on
+// goroutines of their own, so there is nothing to wait on but the answer;
+// the polling is bounded by testTimeout, and a timeout says what was
+// wanted and what the last answer was.
+func awaitTaskManagersInfo(t *testing.T, rc *client.RestClusterClient, want string, done func(rest.TaskManagersInfo) bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -208,12 +219,12 @@ func awaitTaskManagers(t *testing.T, rc *client.RestClusterClient, n int) {
 	for {
 		var info rest.TaskManagersInfo
 		err := rc.SendRequest(ctx, http.MethodGet, "/taskmanagers", &info)
-		if err == nil && len(info.TaskManagers) == n {
+		if err == nil && done(info) {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%d TaskManagers registered, want %d (last error: %v)", len(info.TaskManagers), n, err)
+			t.Fatalf("want %s; the last answer: %+v (error: %v)", want, info.TaskManagers, err)
 		case <-tick.C:
 		}
 	}

@@ -3,13 +3,13 @@ package entrypoint
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,30 +190,14 @@ func TestATaskManagerWithAnIllegalMemoryConfigurationDoesNotStart(t *testing.T) 
 }
 
 // awaitSlots asks GET /taskmanagers until the TaskManagers named have
-// registered and reported their slots, as many as given for each. Each
-// registers and then reports its slots over TCP, on goroutines of its own,
-// so there is nothing to wait on but the answer; the polling is bounded by
-// testTimeout.
+// registered and reported their slots, as many as given for each.
 func awaitSlots(t *testing.T, rc *client.RestClusterClient, slots map[string]int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		var info rest.TaskManagersInfo
-		err := rc.SendRequest(ctx, http.MethodGet, "/taskmanagers", &info)
+	awaitTaskManagersInfo(t, rc, fmt.Sprintf("slots %v reported", slots), func(info rest.TaskManagersInfo) bool {
 		reported := map[string]int{}
 		for _, tm := range info.TaskManagers {
 			reported[string(tm.ID)] = tm.SlotsNumber
 		}
-		if err == nil && maps.Equal(reported, slots) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the TaskManagers reported slots %v, want %v (last error: %v)", reported, slots, err)
-		case <-tick.C:
-		}
-	}
+		return maps.Equal(reported, slots)
+	})
 }

@@ -5,12 +5,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,27 +135,12 @@ func TestAnIllegalTaskManagerMemoryConfigurationStartsNothing(t *testing.T) {
 }
 
 // awaitReportedSlots asks GET /taskmanagers until the TaskManager
-// resourceID has registered and reported its slots: it registers, then
-// sends its slot report, over TCP from a process of its own, and nothing
-// but the ResourceManager's answer tells when.
+// resourceID has registered and reported its slots.
 func awaitReportedSlots(t testing.TB, rc *client.RestClusterClient, resourceID string, slots int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		var info rest.TaskManagersInfo
-		err := rc.SendRequest(ctx, http.MethodGet, "/taskmanagers", &info)
-		for _, tm := range info.TaskManagers {
-			if string(tm.ID) == resourceID && tm.SlotsNumber == slots {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("TaskManager %s did not report %d slots within %v (last answer: %+v, error: %v)", resourceID, slots, e2eTimeout, info, err)
-		case <-tick.C:
-		}
-	}
+	awaitTaskManagersInfo(t, rc, fmt.Sprintf("TaskManager %s with %d slots", resourceID, slots), func(info rest.TaskManagersInfo) bool {
+		return slices.ContainsFunc(info.TaskManagers, func(tm rest.TaskManagerInfo) bool {
+			return string(tm.ID) == resourceID && tm.SlotsNumber == slots
+		})
+	})
 }

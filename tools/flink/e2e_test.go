@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -287,9 +288,20 @@ func ignoreExitError(err error) error {
 }
 
 // awaitRegisteredTaskManagers asks GET /taskmanagers until n TaskManagers
-// have registered: they register over TCP in processes of their own, and
-// nothing but the ResourceManager's answer tells when.
+// have registered.
 func awaitRegisteredTaskManagers(t testing.TB, rc *client.RestClusterClient, n int) {
+	t.Helper()
+	awaitTaskManagersInfo(t, rc, fmt.Sprintf("%d TaskManagers registered", n), func(info rest.TaskManagersInfo) bool {
+		return len(info.TaskManagers) == n
+	})
+}
+
+// awaitTaskManagersInfo asks GET /taskmanagers until its answer is done:
+// TaskManagers register, and then report their slots, over TCP from
+// processes of their own, and nothing but the ResourceManager's answer
+// tells when. The polling is bounded by e2eTimeout, and a timeout says
+// what was wanted and what the last answer was.
+func awaitTaskManagersInfo(t testing.TB, rc *client.RestClusterClient, want string, done func(rest.TaskManagersInfo) bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
@@ -298,12 +310,12 @@ func awaitRegisteredTaskManagers(t testing.TB, rc *client.RestClusterClient, n i
 	for {
 		var info rest.TaskManagersInfo
 		err := rc.SendRequest(ctx, http.MethodGet, "/taskmanagers", &info)
-		if err == nil && len(info.TaskManagers) == n {
+		if err == nil && done(info) {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%d TaskManagers registered within %v, want %d (last error: %v)", len(info.TaskManagers), e2eTimeout, n, err)
+			t.Fatalf("want %s within %v; the last answer: %+v (error: %v)", want, e2eTimeout, info.TaskManagers, err)
 		case <-tick.C:
 		}
 	}

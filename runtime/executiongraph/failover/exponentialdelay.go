@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"flinklab/runtime/configuration"
 )
 
 // ExponentialDelayRestartBackoffTimeStrategy restarts with a delay that
@@ -136,8 +138,8 @@ func (s *ExponentialDelayRestartBackoffTimeStrategy) String() string {
 	return fmt.Sprintf("ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS=%d, maxBackoffMS=%d, "+
 		"backoffMultiplier=%s, resetBackoffThresholdMS=%d, jitterFactor=%s, attemptsBeforeResetBackoff=%d, "+
 		"currentRestartAttempt=%d, nextRestartTimestamp=%d)",
-		s.initialBackoffMS, s.maxBackoffMS, javaDouble(s.backoffMultiplier), s.resetBackoffThreshold.Milliseconds(),
-		javaDouble(s.jitterFactor), s.attemptsBeforeResetBackoff, s.currentRestartAttempt, next)
+		s.initialBackoffMS, s.maxBackoffMS, configuration.FormatJavaDouble(s.backoffMultiplier), s.resetBackoffThreshold.Milliseconds(),
+		configuration.FormatJavaDouble(s.jitterFactor), s.attemptsBeforeResetBackoff, s.currentRestartAttempt, next)
 }
 
 // actualBackoffTimeMS is the delay of the current attempt, in milliseconds
