@@ -1,10 +1,11 @@
-// Exercise m07: the SlotManager matches what jobs lack to free slots.
+// Exercise m07: the SlotManager matches what jobs lack to the resources
+// TaskManagers have left.
 //
 // The tests look at the decision from three distances:
 //
 //   - TestTheMatchingRule calls DefaultResourceAllocationStrategy on its
-//     own. It is a pure function, so a table of (missing, free) → (allocations,
-//     unfulfilled) says everything about it.
+//     own. It is a pure function, so a table of (missing, TaskManagers) →
+//     (allocations, unfulfilled) says everything about it.
 //   - The TestTheSlotManager… tests run a real FineGrainedSlotManager on an
 //     endpoint that stands in for the ResourceManager's main thread, with
 //     fake TaskExecutors that record every requestSlot: they show what the
@@ -41,7 +42,9 @@ import (
 
 var (
 	small   = api.ResourceProfileFromResources(1, 512)
-	large   = api.ResourceProfileFromResources(2, 1024)
+	large   = api.ResourceProfileFromResources(2, 1024) // two smalls
+	half    = api.ResourceProfileFromResources(0.5, 256)
+	huge    = api.ResourceProfileFromResources(16, 8192)
 	unknown = api.UnknownResourceProfile
 )
 
@@ -49,125 +52,175 @@ func need(profile api.ResourceProfile, slots int) gateway.ResourceRequirement {
 	return gateway.ResourceRequirement{ResourceProfile: profile, NumberOfRequiredSlots: slots}
 }
 
-func slotOf(taskManager string, n int) api.SlotID {
-	return api.SlotID{ResourceID: api.ResourceID(taskManager), SlotNumber: n}
-}
-
 // tryFulfill asks the strategy. A strategy that panics fails the test here,
-// on this line, instead of ending the whole test binary.
-func tryFulfill(t *testing.T, missing []slotmanager.JobRequirements, free []slotmanager.FreeSlot) (result slotmanager.ResourceAllocationResult) {
+// on this line, with the rule the case checks, instead of ending the whole
+// test binary.
+func tryFulfill(t *testing.T, why string, missing []slotmanager.JobRequirements, taskManagers []slotmanager.RegisteredTaskManager) (result slotmanager.ResourceAllocationResult) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
-			t.Fatalf("TryFulfillRequirements must decide, not panic: %v", r)
+			t.Fatalf("TryFulfillRequirements must decide, not panic: %v\nThe rule this case checks: %s", r, why)
 		}
 	}()
-	return slotmanager.DefaultResourceAllocationStrategy{}.TryFulfillRequirements(missing, free)
+	return slotmanager.DefaultResourceAllocationStrategy{}.TryFulfillRequirements(missing, taskManagers)
 }
 
 // The rule, one case per line of its documentation: jobs first come, first
-// served; specific profiles before unknown ones; each requirement takes the
-// first free slots that match it, TaskManager by TaskManager; what no slot
-// serves is reported with the number still missing.
+// served; specific profiles before unknown ones; an unknown requirement gets
+// the TaskManager's default slot; each requirement takes as many slots as
+// fit from the first TaskManager that has the resources available, then the
+// next; what no TaskManager can serve is reported with the number still
+// missing. Each case says, in why, what a failure means.
 func TestTheMatchingRule(t *testing.T) {
 	// IDs that say in a failure which job and which TaskManager they are.
 	jobA, jobB := mustParse[api.JobID](t, strings.Repeat("a", 32)), mustParse[api.JobID](t, strings.Repeat("b", 32))
 	tm1, tm2 := mustParse[api.InstanceID](t, strings.Repeat("1", 32)), mustParse[api.InstanceID](t, strings.Repeat("2", 32))
-	instances := map[string]api.InstanceID{"tm-1": tm1, "tm-2": tm2}
-	free := func(tm string, n int, p api.ResourceProfile) slotmanager.FreeSlot {
-		return slotmanager.FreeSlot{SlotID: slotOf(tm, n), InstanceID: instances[tm], ResourceProfile: p}
+	// taskManager is tm started with n default slots of defaultSlot, of
+	// which the slots in used are cut out already.
+	taskManager := func(tm api.InstanceID, n int, defaultSlot api.ResourceProfile, used ...api.ResourceProfile) slotmanager.RegisteredTaskManager {
+		total := defaultSlot.Multiply(n)
+		available := total
+		for _, u := range used {
+			available = available.Subtract(u)
+		}
+		return slotmanager.RegisteredTaskManager{InstanceID: tm, DefaultSlotProfile: defaultSlot, Total: total, Available: available}
 	}
-	give := func(job api.JobID, tm string, n int, p api.ResourceProfile) slotmanager.SlotAllocation {
-		return slotmanager.SlotAllocation{JobID: job, SlotID: slotOf(tm, n), InstanceID: instances[tm], ResourceProfile: p}
+	give := func(job api.JobID, tm api.InstanceID, p api.ResourceProfile) slotmanager.SlotAllocation {
+		return slotmanager.SlotAllocation{JobID: job, InstanceID: tm, ResourceProfile: p}
 	}
 	lacks := func(job api.JobID, reqs ...gateway.ResourceRequirement) slotmanager.JobRequirements {
 		return slotmanager.JobRequirements{JobID: job, Requirements: reqs}
 	}
-	twoByTwo := []slotmanager.FreeSlot{free("tm-1", 0, small), free("tm-1", 1, small), free("tm-2", 0, small), free("tm-2", 1, small)}
+	twoByTwo := []slotmanager.RegisteredTaskManager{taskManager(tm1, 2, small), taskManager(tm2, 2, small)}
 
 	tests := []struct {
 		name            string
+		why             string // what a failure of this case means
 		missing         []slotmanager.JobRequirements
-		free            []slotmanager.FreeSlot
+		taskManagers    []slotmanager.RegisteredTaskManager
 		wantAllocations []slotmanager.SlotAllocation
 		wantUnfulfilled []slotmanager.JobRequirements
 	}{
 		{
 			name:            "exactly the missing number of slots",
+			why:             "a requirement gets exactly the slots it lacks, no more, and a TaskManager serves it when what it has available is at least the slot's profile in every dimension",
 			missing:         []slotmanager.JobRequirements{lacks(jobA, need(small, 2))},
-			free:            twoByTwo,
-			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, small), give(jobA, "tm-1", 1, small)},
+			taskManagers:    twoByTwo,
+			wantAllocations: []slotmanager.SlotAllocation{give(jobA, tm1, small), give(jobA, tm1, small)},
 		},
 		{
-			name:            "one TaskManager is filled before the next",
-			missing:         []slotmanager.JobRequirements{lacks(jobA, need(unknown, 3))},
-			free:            twoByTwo,
-			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, unknown), give(jobA, "tm-1", 1, unknown), give(jobA, "tm-2", 0, unknown)},
-		},
-		{
-			name:    "what no slot serves is reported with the number still missing",
-			missing: []slotmanager.JobRequirements{lacks(jobA, need(unknown, 5))},
-			free:    twoByTwo,
+			name:         "one TaskManager is filled before the next",
+			why:          "each slot uses up part of what its TaskManager has available, and a requirement takes as many slots as fit from one TaskManager before it moves on to the next",
+			missing:      []slotmanager.JobRequirements{lacks(jobA, need(unknown, 3))},
+			taskManagers: twoByTwo,
 			wantAllocations: []slotmanager.SlotAllocation{
-				give(jobA, "tm-1", 0, unknown), give(jobA, "tm-1", 1, unknown), give(jobA, "tm-2", 0, unknown), give(jobA, "tm-2", 1, unknown),
+				give(jobA, tm1, small), give(jobA, tm1, small), give(jobA, tm2, small),
+			},
+		},
+		{
+			name:         "what no TaskManager can serve is reported with the number still missing",
+			why:          "a requirement left short is reported under its job with the number of slots it still lacks, not the number it declared",
+			missing:      []slotmanager.JobRequirements{lacks(jobA, need(unknown, 5))},
+			taskManagers: twoByTwo,
+			wantAllocations: []slotmanager.SlotAllocation{
+				give(jobA, tm1, small), give(jobA, tm1, small), give(jobA, tm2, small), give(jobA, tm2, small),
 			},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(unknown, 1))},
 		},
 		{
-			name:            "no free slot at all",
+			name:            "no TaskManager at all",
+			why:             "without TaskManagers nothing is allocated and the whole requirement is reported",
 			missing:         []slotmanager.JobRequirements{lacks(jobA, need(unknown, 1))},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(unknown, 1))},
 		},
 		{
-			name:            "a slot smaller than the requirement does not serve it",
-			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1))},
-			free:            []slotmanager.FreeSlot{free("tm-1", 0, small)},
+			name:            "a requirement larger than every TaskManager is reported, not allocated",
+			why:             "a slot is cut only out of a TaskManager that has at least its profile available in every dimension",
+			missing:         []slotmanager.JobRequirements{lacks(jobA, need(huge, 1))},
+			taskManagers:    twoByTwo,
+			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(huge, 1))},
+		},
+		{
+			name:            "a larger TaskManager serves a smaller requirement, which keeps its own profile",
+			why:             "a TaskManager with more than a slot's profile available serves it, and the slot has the requirement's profile, not the TaskManager's default slot",
+			missing:         []slotmanager.JobRequirements{lacks(jobA, need(small, 1))},
+			taskManagers:    []slotmanager.RegisteredTaskManager{taskManager(tm1, 1, large)},
+			wantAllocations: []slotmanager.SlotAllocation{give(jobA, tm1, small)},
+		},
+		{
+			name:    "slots of different sizes are cut out of one TaskManager",
+			why:     "each specific requirement gets slots of its own profile, cut out of the same TaskManager while it has room",
+			missing: []slotmanager.JobRequirements{lacks(jobA, need(large, 1), need(small, 1), need(half, 2))},
+			// tm-1 has room for exactly these four slots.
+			taskManagers: []slotmanager.RegisteredTaskManager{taskManager(tm1, 4, small), taskManager(tm2, 4, small)},
+			wantAllocations: []slotmanager.SlotAllocation{
+				give(jobA, tm1, large), give(jobA, tm1, small), give(jobA, tm1, half), give(jobA, tm1, half),
+			},
+		},
+		{
+			name:         "an unknown requirement gets the default slot profile of the TaskManager it is cut from",
+			why:          "a slot for ResourceProfile{UNKNOWN} is one default slot of its own TaskManager; UNKNOWN itself is never allocated",
+			missing:      []slotmanager.JobRequirements{lacks(jobA, need(unknown, 3))},
+			taskManagers: []slotmanager.RegisteredTaskManager{taskManager(tm1, 1, small), taskManager(tm2, 2, large)},
+			wantAllocations: []slotmanager.SlotAllocation{
+				give(jobA, tm1, small), give(jobA, tm2, large), give(jobA, tm2, large),
+			},
+		},
+		{
+			name: "what a TaskManager has available counts, not its total",
+			why:  "slots cut out of a TaskManager before this call are gone: only what it has available may be handed out",
+			// tm-1 could hold a large slot in total, but a small slot is cut
+			// out of it already.
+			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1), need(small, 1))},
+			taskManagers:    []slotmanager.RegisteredTaskManager{taskManager(tm1, 2, small, small)},
+			wantAllocations: []slotmanager.SlotAllocation{give(jobA, tm1, small)},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(large, 1))},
 		},
 		{
-			name:            "a larger slot serves a smaller requirement, which keeps its own profile",
-			missing:         []slotmanager.JobRequirements{lacks(jobA, need(small, 1))},
-			free:            []slotmanager.FreeSlot{free("tm-1", 0, large)},
-			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, small)},
-		},
-		{
-			name:    "specific profiles are served before unknown ones",
-			missing: []slotmanager.JobRequirements{lacks(jobA, need(unknown, 1), need(large, 1))},
-			free:    []slotmanager.FreeSlot{free("tm-1", 0, large), free("tm-1", 1, small)},
-			// In the declared order the unknown requirement would take the
-			// large slot, and the large requirement would find none.
-			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, large), give(jobA, "tm-1", 1, unknown)},
-		},
-		{
-			name:    "jobs are served first come, first served, and no slot twice",
-			missing: []slotmanager.JobRequirements{lacks(jobA, need(unknown, 3)), lacks(jobB, need(unknown, 2))},
-			free:    twoByTwo,
+			name: "specific profiles are served before unknown ones",
+			why:  "within a job, the requirements for a specific profile are served before those for ResourceProfile{UNKNOWN}",
+			// In the declared order the unknown requirement would take a
+			// default slot out of tm-1, and the large one would find room
+			// nowhere.
+			missing:      []slotmanager.JobRequirements{lacks(jobA, need(unknown, 1), need(large, 1))},
+			taskManagers: []slotmanager.RegisteredTaskManager{taskManager(tm1, 2, small), taskManager(tm2, 1, small)},
 			wantAllocations: []slotmanager.SlotAllocation{
-				give(jobA, "tm-1", 0, unknown), give(jobA, "tm-1", 1, unknown), give(jobA, "tm-2", 0, unknown),
-				give(jobB, "tm-2", 1, unknown),
+				give(jobA, tm1, large), give(jobA, tm2, small),
+			},
+		},
+		{
+			name:         "jobs are served first come, first served, and nothing twice",
+			why:          "what one job's slots take is no longer available to the next job in the same call",
+			missing:      []slotmanager.JobRequirements{lacks(jobA, need(unknown, 3)), lacks(jobB, need(unknown, 2))},
+			taskManagers: twoByTwo,
+			wantAllocations: []slotmanager.SlotAllocation{
+				give(jobA, tm1, small), give(jobA, tm1, small), give(jobA, tm2, small),
+				give(jobB, tm2, small),
 			},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobB, need(unknown, 1))},
 		},
 		{
 			name:            "a requirement left short does not stop the job's next one",
+			why:             "every requirement of a job is tried, even after one of them was left short",
 			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1), need(unknown, 1))},
-			free:            []slotmanager.FreeSlot{free("tm-1", 0, small)},
-			wantAllocations: []slotmanager.SlotAllocation{give(jobA, "tm-1", 0, unknown)},
+			taskManagers:    []slotmanager.RegisteredTaskManager{taskManager(tm1, 1, small)},
+			wantAllocations: []slotmanager.SlotAllocation{give(jobA, tm1, small)},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(large, 1))},
 		},
 		{
-			name:            "a later job takes the slots an earlier job cannot use",
+			name:            "a later job takes what an earlier job cannot use, and lacks nothing",
+			why:             "each job's report lists what that job lacks, and nothing another job lacks",
 			missing:         []slotmanager.JobRequirements{lacks(jobA, need(large, 1)), lacks(jobB, need(small, 1))},
-			free:            []slotmanager.FreeSlot{free("tm-1", 0, small)},
-			wantAllocations: []slotmanager.SlotAllocation{give(jobB, "tm-1", 0, small)},
+			taskManagers:    []slotmanager.RegisteredTaskManager{taskManager(tm1, 1, small)},
+			wantAllocations: []slotmanager.SlotAllocation{give(jobB, tm1, small)},
 			wantUnfulfilled: []slotmanager.JobRequirements{lacks(jobA, need(large, 1))},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tryFulfill(t, tt.missing, tt.free)
-			assert.Equal(t, tt.wantAllocations, got.Allocations, "the slots handed out, in order")
-			assert.Equal(t, tt.wantUnfulfilled, got.Unfulfilled, "what each job still lacks")
+			got := tryFulfill(t, tt.why, tt.missing, tt.taskManagers)
+			assert.Equal(t, tt.wantAllocations, got.Allocations, "the slots handed out, in order: %s", tt.why)
+			assert.Equal(t, tt.wantUnfulfilled, got.Unfulfilled, "what each job still lacks: %s", tt.why)
 		})
 	}
 }
@@ -203,11 +256,12 @@ type notEnoughResources struct {
 // endpoint that stands in for the ResourceManager, as the real one runs.
 // Its fake TaskExecutors record every requestSlot and accept it.
 type resourceManager struct {
-	t          *testing.T
-	mainThread *rpc.Endpoint
-	sm         *slotmanager.FineGrainedSlotManager
-	id         api.ResourceManagerID
-	logs       *scenario.Logs
+	t            *testing.T
+	mainThread   *rpc.Endpoint
+	sm           *slotmanager.FineGrainedSlotManager
+	id           api.ResourceManagerID
+	logs         *scenario.Logs
+	taskManagers map[string]api.InstanceID
 
 	mu        sync.Mutex
 	requests  []slotRequest
@@ -221,7 +275,8 @@ const jobMasterAddress = "pekko://flink/user/rpc/jobmanager_7"
 // period.
 func startSlotManager(t *testing.T, failUnfulfillable bool) *resourceManager {
 	t.Helper()
-	rm := &resourceManager{t: t, mainThread: rpc.NewEndpoint("StandaloneResourceManager"), id: api.NewResourceManagerID(), logs: &scenario.Logs{}}
+	rm := &resourceManager{t: t, mainThread: rpc.NewEndpoint("StandaloneResourceManager"), id: api.NewResourceManagerID(),
+		logs: &scenario.Logs{}, taskManagers: map[string]api.InstanceID{}}
 	sm, err := slotmanager.New(slotmanager.Config{
 		FailUnfulfillableRequests: failUnfulfillable,
 		Logger:                    slog.New(slog.NewTextHandler(rm.logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
@@ -250,9 +305,9 @@ func (rm *resourceManager) do(fn func()) {
 	require.NoError(rm.t, err)
 }
 
-// registerTaskManager registers a TaskExecutor called name with one free
-// slot per profile.
-func (rm *resourceManager) registerTaskManager(name string, profiles ...api.ResourceProfile) {
+// registerTaskManager registers a TaskExecutor called name, started with n
+// default slots of defaultSlot, none of them allocated.
+func (rm *resourceManager) registerTaskManager(name string, n int, defaultSlot api.ResourceProfile) {
 	rm.t.Helper()
 	te := &gatewaytest.TaskExecutorGateway{
 		RequestSlotFunc: func(_ context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
@@ -264,11 +319,20 @@ func (rm *resourceManager) registerTaskManager(name string, profiles ...api.Reso
 		},
 	}
 	conn := slotmanager.TaskExecutorConnection{ResourceID: api.ResourceID(name), InstanceID: api.NewInstanceID(), Gateway: te}
-	var report gateway.SlotReport
-	for i, p := range profiles {
-		report = append(report, gateway.SlotStatus{SlotID: slotOf(name, i), ResourceProfile: p})
+	rm.taskManagers[name] = conn.InstanceID
+	var report gateway.SlotReport // the free static slots, as a TaskExecutor reports them
+	for i := range n {
+		report = append(report, gateway.SlotStatus{SlotID: api.SlotID{ResourceID: conn.ResourceID, SlotNumber: i}, ResourceProfile: defaultSlot})
 	}
-	rm.do(func() { rm.sm.RegisterTaskManager(conn, report) })
+	resources := slotmanager.TaskManagerResources{Total: defaultSlot.Multiply(n), DefaultSlotProfile: defaultSlot}
+	rm.do(func() { rm.sm.RegisterTaskManager(conn, report, resources) })
+}
+
+// freeResourceOf returns what the TaskExecutor called name has left.
+func (rm *resourceManager) freeResourceOf(name string) (free api.ResourceProfile) {
+	rm.t.Helper()
+	rm.do(func() { free = rm.sm.FreeResourceOf(rm.taskManagers[name]) })
+	return free
 }
 
 // declare is step m6 arriving: the job's complete requirements.
@@ -287,27 +351,50 @@ func (rm *resourceManager) check() {
 	synctest.Wait()
 }
 
-// requested returns the requestSlot calls so far, ordered by slot, since
-// the calls of one check travel concurrently.
+// requested returns the requestSlot calls so far, ordered by TaskExecutor,
+// then by profile (cpu cores), since the calls of one check travel
+// concurrently.
 func (rm *resourceManager) requested() []slotRequest {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	out := slices.Clone(rm.requests)
-	slices.SortFunc(out, func(a, b slotRequest) int {
+	slices.SortStableFunc(out, func(a, b slotRequest) int {
 		if c := strings.Compare(string(a.SlotID.ResourceID), string(b.SlotID.ResourceID)); c != 0 {
 			return c
 		}
-		return a.SlotID.SlotNumber - b.SlotID.SlotNumber
+		return -compareCPU(a.Profile, b.Profile)
 	})
 	return out
 }
 
-func (rm *resourceManager) requestedSlots() []api.SlotID {
-	var ids []api.SlotID
+func compareCPU(a, b api.ResourceProfile) int {
+	switch {
+	case a.CPUCores < b.CPUCores:
+		return -1
+	case a.CPUCores > b.CPUCores:
+		return 1
+	}
+	return 0
+}
+
+// requestedFrom returns, for each requestSlot so far, the TaskExecutor it
+// went to, in the order of requested.
+func (rm *resourceManager) requestedFrom() []api.ResourceID {
+	var ids []api.ResourceID
 	for _, r := range rm.requested() {
-		ids = append(ids, r.SlotID)
+		ids = append(ids, r.SlotID.ResourceID)
 	}
 	return ids
+}
+
+// requestedProfiles returns the profile of each requestSlot so far, in the
+// order of requested.
+func (rm *resourceManager) requestedProfiles() []api.ResourceProfile {
+	var profiles []api.ResourceProfile
+	for _, r := range rm.requested() {
+		profiles = append(profiles, r.Profile)
+	}
+	return profiles
 }
 
 func (rm *resourceManager) notEnoughResources() []notEnoughResources {
@@ -319,40 +406,62 @@ func (rm *resourceManager) notEnoughResources() []notEnoughResources {
 func TestTheSlotManagerRequestsExactlyTheMissingSlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rm := startSlotManager(t, false)
-		rm.registerTaskManager("tm-1", small, small)
-		rm.registerTaskManager("tm-2", small, small)
+		rm.registerTaskManager("tm-1", 2, small)
+		rm.registerTaskManager("tm-2", 2, small)
 		job := api.NewJobID()
 
 		rm.declare(job, need(unknown, 3))
 		rm.check()
 
 		got := rm.requested()
-		require.Equal(t, []api.SlotID{slotOf("tm-1", 0), slotOf("tm-1", 1), slotOf("tm-2", 0)}, rm.requestedSlots(),
+		require.Equal(t, []api.ResourceID{"tm-1", "tm-1", "tm-2"}, rm.requestedFrom(),
 			"a job that lacks 3 slots gets 3 requestSlot calls, the first TaskManager filled before the next")
 		for _, r := range got {
 			assert.Equal(t, job, r.JobID, "requestSlot names the job")
-			assert.Equal(t, unknown, r.Profile, "requestSlot carries the requirement's profile")
+			assert.Equal(t, api.DynamicSlotID(r.SlotID.ResourceID), r.SlotID, "requestSlot asks the TaskExecutor for a new dynamic slot")
+			assert.Equal(t, small, r.Profile, "requestSlot carries the TaskManager's default slot profile for an unknown requirement")
 			assert.Equal(t, jobMasterAddress, r.JobMasterAddress, "the TaskExecutor must know where to offer the slot (m8)")
 			assert.Equal(t, rm.id, r.RMID, "requestSlot carries the ResourceManager's fencing token")
 			assert.Contains(t, rm.logs.String(), "Starting allocation of slot "+r.AllocationID.String()+" from "+string(r.SlotID.ResourceID)+
-				" for job "+job.String()+" with resource profile ResourceProfile{UNKNOWN}.")
+				" for job "+job.String()+" with resource profile "+small.String()+".")
 		}
+		assert.Equal(t, api.ZeroResourceProfile, rm.freeResourceOf("tm-1"), "tm-1 is used up")
+		assert.Equal(t, small, rm.freeResourceOf("tm-2"), "tm-2 has one default slot's worth left")
 
 		rm.check()
 		assert.Len(t, rm.requested(), 3, "a job that holds what it declared gets nothing more")
 	})
 }
 
-func TestTheSlotManagerNeverRequestsASlotTooSmallForTheRequirement(t *testing.T) {
+func TestTheSlotManagerCutsSlotsOfDifferentSizesOutOfOneTaskManager(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rm := startSlotManager(t, true)
-		rm.registerTaskManager("tm-1", small, small)
+		rm.registerTaskManager("tm-1", 4, small)
+		rm.registerTaskManager("tm-2", 4, small)
 		job := api.NewJobID()
 
-		rm.declare(job, need(large, 1))
+		rm.declare(job, need(large, 1), need(small, 1), need(half, 2))
 		rm.check()
 
-		assert.Empty(t, rm.requested(), "no free slot is large enough, so no slot may be requested")
+		assert.Equal(t, []api.ResourceProfile{large, small, half, half}, rm.requestedProfiles(),
+			"each slot must be requested with the profile its requirement declared")
+		assert.Equal(t, []api.ResourceID{"tm-1", "tm-1", "tm-1", "tm-1"}, rm.requestedFrom(),
+			"the four slots fit into tm-1 together, so tm-2 must not be touched")
+		assert.Equal(t, api.ZeroResourceProfile, rm.freeResourceOf("tm-1"))
+		assert.Empty(t, rm.notEnoughResources(), "the job has everything it asked for")
+	})
+}
+
+func TestTheSlotManagerNeverRequestsMoreThanATaskManagerHas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rm := startSlotManager(t, true)
+		rm.registerTaskManager("tm-1", 2, small)
+		job := api.NewJobID()
+
+		rm.declare(job, need(huge, 1))
+		rm.check()
+
+		assert.Empty(t, rm.requested(), "no TaskManager has the resources for this slot, so none may be requested")
 		assert.Equal(t, []notEnoughResources{{job, 0}}, rm.notEnoughResources(),
 			"after the start-up period the job must be told that its requirements cannot be met")
 		assert.Contains(t, rm.logs.String(), "Could not fulfill resource requirements of job "+job.String()+".")
@@ -362,34 +471,39 @@ func TestTheSlotManagerNeverRequestsASlotTooSmallForTheRequirement(t *testing.T)
 func TestTheSlotManagerServesSpecificProfilesBeforeUnknownOnes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rm := startSlotManager(t, true)
-		rm.registerTaskManager("tm-1", large, small)
+		rm.registerTaskManager("tm-1", 2, small) // room for one large slot
+		rm.registerTaskManager("tm-2", 1, small)
 		job := api.NewJobID()
 
 		rm.declare(job, need(unknown, 1), need(large, 1))
 		rm.check()
 
-		got := rm.requested()
-		require.Len(t, got, 2, "both requirements fit the two slots")
-		assert.Equal(t, large, got[0].Profile, "the large slot must go to the large requirement")
-		assert.Equal(t, unknown, got[1].Profile, "the unknown requirement takes what is left")
+		require.Len(t, rm.requested(), 2, "both requirements fit, so both must be requested")
+		assert.Equal(t, []api.ResourceProfile{large, small}, rm.requestedProfiles(),
+			"the large requirement must get a large slot, and the unknown one a default slot")
+		assert.Equal(t, []api.ResourceID{"tm-1", "tm-2"}, rm.requestedFrom(),
+			"the large slot must come out of tm-1, the only TaskManager with room for it, so the unknown requirement goes to tm-2")
 		assert.Empty(t, rm.notEnoughResources(), "the job has everything it asked for")
 	})
 }
 
-func TestTheSlotManagerGivesEachFreeSlotToOneJobFirstComeFirstServed(t *testing.T) {
+func TestTheSlotManagerGivesEachResourceToOneJobFirstComeFirstServed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rm := startSlotManager(t, true)
-		rm.registerTaskManager("tm-1", small, small)
+		rm.registerTaskManager("tm-1", 2, small)
 		first, second := api.NewJobID(), api.NewJobID()
 
 		rm.declare(first, need(unknown, 1))
 		rm.declare(second, need(unknown, 2)) // within the same check delay
 		rm.check()
 
-		got := rm.requested()
-		require.Len(t, got, 2, "two free slots, two requestSlot calls")
-		assert.Equal(t, first, got[0].JobID, "the job that declared first is served first")
-		assert.Equal(t, second, got[1].JobID, "the second job gets the slot that is left")
+		var jobs []api.JobID
+		for _, r := range rm.requested() {
+			jobs = append(jobs, r.JobID)
+		}
+		require.Len(t, jobs, 2, "tm-1 has room for two default slots: two requestSlot calls")
+		assert.ElementsMatch(t, []api.JobID{first, second}, jobs,
+			"the job that declared first gets what it asked for, the second job what is left")
 		assert.Equal(t, []notEnoughResources{{second, 1}}, rm.notEnoughResources(),
 			"the second job, holding 1 slot of 2, must be told; the first has what it needs")
 	})

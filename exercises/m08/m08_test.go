@@ -305,6 +305,30 @@ func TestTheSlotPoolGivesEachSlotToTheOldestRequestItCanServe(t *testing.T) {
 	assert.Equal(t, 3, pool.NumberOfSlots(), "the pool holds the three slots it accepted, no more")
 }
 
+// A slot the ResourceManager cut to a request's exact profile serves that
+// request, even when an older request would take any slot: otherwise the
+// exact request is left with slots it cannot use.
+func TestTheSlotPoolServesTheRequestOfExactlyTheSlotsProfileFirst(t *testing.T) {
+	counting := api.ResourceProfileFromResources(0.25, 64)
+	pool := slotpool.New(api.NewJobID(), "pekko://flink/user/rpc/jobmanager_1", func(func()) {}, slog.New(slog.DiscardHandler))
+	tm := gateway.TaskManagerLocation{ResourceID: "taskexecutor-0", Address: "pekko://flink/user/rpc/taskmanager_0"}
+	var served []string
+	request := func(id slotpool.SlotRequestID, name string, profile api.ResourceProfile) {
+		pool.RequestNewAllocatedSlot(id, profile, func(slot slotpool.PhysicalSlot) {
+			served = append(served, name+" ← slot "+strconv.Itoa(slot.SlotIndex))
+		}, nil)
+	}
+	request(1, "any-slot request", api.UnknownResourceProfile)
+	request(2, "counting request", counting)
+
+	countingSlot := gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: 2, ResourceProfile: counting}
+	defaultSlot := gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: 3, ResourceProfile: slotProfile}
+	accepted := offerToPool(t, pool, tm, countingSlot, defaultSlot)
+	assert.Equal(t, []gateway.SlotOffer{countingSlot, defaultSlot}, accepted, "both slots are needed")
+	assert.Equal(t, []string{"counting request ← slot 2", "any-slot request ← slot 3"}, served,
+		"the slot of exactly the counting profile goes to the counting request, although the any-slot request is older")
+}
+
 func TestAJobRunsOnTheSlotsItsTaskManagersOffered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cluster, logs := scenario.Cluster(t, minicluster.Config{NumTaskManagers: 2, NumSlotsPerTaskManager: 2})

@@ -69,7 +69,7 @@ func TestStatesAndProfilesPrintAsFlinkPrintsThem(t *testing.T) {
 		{"JobStatus", api.JobCancelling, "CANCELLING"},
 		{"an unknown ResourceProfile", api.UnknownResourceProfile, "ResourceProfile{UNKNOWN}"},
 		{"a ResourceProfile", api.ResourceProfileFromResources(1, 512),
-			"ResourceProfile{cpuCores=1.0, taskHeapMemory=512.000mb (536870912 bytes), taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
+			"ResourceProfile{cpuCores=1, taskHeapMemory=512.000mb (536870912 bytes), taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,8 +116,25 @@ type SlotID struct {
 	SlotNumber int        `json:"slotNumber"`
 }
 
-// String prints the SlotID as Flink does: resource_slot.
-func (s SlotID) String() string { return fmt.Sprintf("%s_%d", s.ResourceID, s.SlotNumber) }
+// DynamicSlotID names a slot of resourceID that does not exist yet: the
+// TaskExecutor is to cut a new dynamic slot out of its free resources
+// (Flink's SlotID#getDynamicSlotID, slot number -1). The SlotManager asks
+// for every slot this way.
+func DynamicSlotID(resourceID ResourceID) SlotID {
+	return SlotID{ResourceID: resourceID, SlotNumber: -1}
+}
+
+// IsDynamic reports whether the SlotID asks for a new dynamic slot.
+func (s SlotID) IsDynamic() bool { return s.SlotNumber < 0 }
+
+// String prints the SlotID as Flink does: resource_slot, or
+// resource_dynamic for a DynamicSlotID.
+func (s SlotID) String() string {
+	if s.IsDynamic() {
+		return fmt.Sprintf("%s_dynamic", s.ResourceID)
+	}
+	return fmt.Sprintf("%s_%d", s.ResourceID, s.SlotNumber)
+}
 
 // GoString is String, for %#v and testify's messages.
 func (s SlotID) GoString() string { return s.String() }

@@ -226,12 +226,10 @@ const (
 //
 //	ResourceProfile{UNKNOWN}
 //	ResourceProfile{ANY}
-//	ResourceProfile{cpuCores=1.0, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, managedMemory=512.000mb (536870920 bytes), networkMemory=128.000mb (134217730 bytes)}
+//	ResourceProfile{cpuCores=1, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, managedMemory=512.000mb (536870920 bytes), networkMemory=128.000mb (134217730 bytes)}
 //
-// Differs from Flink: Flink prints CPU cores as the BigDecimal it holds,
-// whose scale remembers where the number came from (a slot's share is
-// divided to 16 places and prints as 0.5000000000000000); we print the
-// float64 as Java's Double.toString does (0.5).
+// CPU cores print as Flink 1.20 prints its BigDecimal, without trailing
+// zeros and never in exponent form: 1, 0.5, 0.25, 0.
 func (p ResourceProfile) String() string {
 	switch {
 	case p.IsUnknown():
@@ -241,7 +239,7 @@ func (p ResourceProfile) String() string {
 	}
 	s := ""
 	if p.CPUCores <= maxCPUCoresToLog {
-		s = "cpuCores=" + configuration.FormatJavaDouble(p.CPUCores)
+		s = "cpuCores=" + strconv.FormatFloat(p.CPUCores, 'f', -1, 64)
 	}
 	for _, field := range []struct {
 		name string

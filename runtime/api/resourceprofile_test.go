@@ -82,7 +82,7 @@ func TestCPUCoresAreDecimals(t *testing.T) {
 func TestResourceProfileString(t *testing.T) {
 	assert.Equal(t, "ResourceProfile{UNKNOWN}", api.UnknownResourceProfile.String())
 	assert.Equal(t, "ResourceProfile{ANY}", api.AnyResourceProfile.String())
-	assert.Equal(t, "ResourceProfile{cpuCores=0.0, taskHeapMemory=0 bytes, taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}",
+	assert.Equal(t, "ResourceProfile{cpuCores=0, taskHeapMemory=0 bytes, taskOffHeapMemory=0 bytes, managedMemory=0 bytes, networkMemory=0 bytes}",
 		api.ZeroResourceProfile.String())
 	got := api.NewResourceProfile(1.5, 402653174, 0, 536870920, 134217730).String()
 	assert.Equal(t, "ResourceProfile{cpuCores=1.5, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, "+

@@ -1,6 +1,8 @@
 package clusterframework
 
 import (
+	"strings"
+
 	"flinklab/runtime/configuration"
 )
 
@@ -112,44 +114,22 @@ func deriveFromTotalFlinkMemory(conf configuration.Configuration, totalFlinkMemo
 	if err != nil {
 		return taskExecutorFlinkMemory{}, err
 	}
+	managedMemorySize, err := deriveManagedMemoryAbsoluteOrWithFraction(conf, totalFlinkMemorySize)
+	if err != nil {
+		return taskExecutorFlinkMemory{}, err
+	}
 
-	var taskHeapMemorySize, networkMemorySize, managedMemorySize configuration.MemorySize
+	var taskHeapMemorySize, networkMemorySize configuration.MemorySize
 	if conf.Contains(configuration.TaskHeapMemory) {
-		// Task heap is configured: derive managed memory first, leave the
-		// rest to network memory and check it against network min/max.
-		taskHeapMemorySize, err = getMemorySizeFromConfig(conf, configuration.TaskHeapMemory)
+		// Task heap is configured: network memory is the rest.
+		taskHeapMemorySize, networkMemorySize, err = deriveNetworkMemoryWithExplicitTaskHeap(conf, totalFlinkMemorySize,
+			frameworkHeapMemorySize, frameworkOffHeapMemorySize, taskOffHeapMemorySize, managedMemorySize)
 		if err != nil {
-			return taskExecutorFlinkMemory{}, err
-		}
-		managedMemorySize, err = deriveManagedMemoryAbsoluteOrWithFraction(conf, totalFlinkMemorySize)
-		if err != nil {
-			return taskExecutorFlinkMemory{}, err
-		}
-		totalFlinkExcludeNetworkMemorySize := frameworkHeapMemorySize.
-			Add(frameworkOffHeapMemorySize).
-			Add(taskHeapMemorySize).
-			Add(taskOffHeapMemorySize).
-			Add(managedMemorySize)
-		if totalFlinkExcludeNetworkMemorySize > totalFlinkMemorySize {
-			return taskExecutorFlinkMemory{}, illegalConfiguration(
-				"Sum of configured Framework Heap Memory (" + frameworkHeapMemorySize.ToHumanReadableString() +
-					"), Framework Off-Heap Memory (" + frameworkOffHeapMemorySize.ToHumanReadableString() +
-					"), Task Heap Memory (" + taskHeapMemorySize.ToHumanReadableString() +
-					"), Task Off-Heap Memory (" + taskOffHeapMemorySize.ToHumanReadableString() +
-					") and Managed Memory (" + managedMemorySize.ToHumanReadableString() +
-					") exceed configured Total Flink Memory (" + totalFlinkMemorySize.ToHumanReadableString() + ").")
-		}
-		networkMemorySize = totalFlinkMemorySize.Subtract(totalFlinkExcludeNetworkMemorySize)
-		if err := sanityCheckNetworkMemoryWithExplicitlySetTotalFlinkAndHeapMemory(conf, networkMemorySize); err != nil {
 			return taskExecutorFlinkMemory{}, err
 		}
 	} else {
-		// Task heap is not configured: derive managed and network memory,
-		// leave the rest to task heap.
-		managedMemorySize, err = deriveManagedMemoryAbsoluteOrWithFraction(conf, totalFlinkMemorySize)
-		if err != nil {
-			return taskExecutorFlinkMemory{}, err
-		}
+		// Task heap is not configured: derive network memory, leave the
+		// rest to task heap.
 		networkRange, err := getNetworkMemoryRangeFraction(conf)
 		if err != nil {
 			return taskExecutorFlinkMemory{}, err
@@ -161,13 +141,10 @@ func deriveFromTotalFlinkMemory(conf configuration.Configuration, totalFlinkMemo
 			Add(managedMemorySize).
 			Add(networkMemorySize)
 		if totalFlinkExcludeTaskHeapMemorySize > totalFlinkMemorySize {
-			return taskExecutorFlinkMemory{}, illegalConfiguration(
-				"Sum of configured Framework Heap Memory (" + frameworkHeapMemorySize.ToHumanReadableString() +
-					"), Framework Off-Heap Memory (" + frameworkOffHeapMemorySize.ToHumanReadableString() +
-					"), Task Off-Heap Memory (" + taskOffHeapMemorySize.ToHumanReadableString() +
-					"), Managed Memory (" + managedMemorySize.ToHumanReadableString() +
-					") and Network Memory (" + networkMemorySize.ToHumanReadableString() +
-					") exceed configured Total Flink Memory (" + totalFlinkMemorySize.ToHumanReadableString() + ").")
+			return taskExecutorFlinkMemory{}, sumExceedsTotalFlinkMemory(totalFlinkMemorySize,
+				namedSize{"Framework Heap Memory", frameworkHeapMemorySize}, namedSize{"Framework Off-Heap Memory", frameworkOffHeapMemorySize},
+				namedSize{"Task Off-Heap Memory", taskOffHeapMemorySize}, namedSize{"Managed Memory", managedMemorySize},
+				namedSize{"Network Memory", networkMemorySize})
 		}
 		taskHeapMemorySize = totalFlinkMemorySize.Subtract(totalFlinkExcludeTaskHeapMemorySize)
 	}
@@ -184,6 +161,53 @@ func deriveFromTotalFlinkMemory(conf configuration.Configuration, totalFlinkMemo
 		return taskExecutorFlinkMemory{}, err
 	}
 	return flinkMemory, nil
+}
+
+// deriveNetworkMemoryWithExplicitTaskHeap is the branch of
+// deriveFromTotalFlinkMemory for a configured task heap: network memory is
+// what the other parts leave of the total, and must lie in its range.
+func deriveNetworkMemoryWithExplicitTaskHeap(conf configuration.Configuration, totalFlinkMemorySize,
+	frameworkHeapMemorySize, frameworkOffHeapMemorySize, taskOffHeapMemorySize, managedMemorySize configuration.MemorySize,
+) (taskHeapMemorySize, networkMemorySize configuration.MemorySize, err error) {
+	taskHeapMemorySize, err = getMemorySizeFromConfig(conf, configuration.TaskHeapMemory)
+	if err != nil {
+		return 0, 0, err
+	}
+	totalFlinkExcludeNetworkMemorySize := frameworkHeapMemorySize.
+		Add(frameworkOffHeapMemorySize).
+		Add(taskHeapMemorySize).
+		Add(taskOffHeapMemorySize).
+		Add(managedMemorySize)
+	if totalFlinkExcludeNetworkMemorySize > totalFlinkMemorySize {
+		return 0, 0, sumExceedsTotalFlinkMemory(totalFlinkMemorySize,
+			namedSize{"Framework Heap Memory", frameworkHeapMemorySize}, namedSize{"Framework Off-Heap Memory", frameworkOffHeapMemorySize},
+			namedSize{"Task Heap Memory", taskHeapMemorySize}, namedSize{"Task Off-Heap Memory", taskOffHeapMemorySize},
+			namedSize{"Managed Memory", managedMemorySize})
+	}
+	networkMemorySize = totalFlinkMemorySize.Subtract(totalFlinkExcludeNetworkMemorySize)
+	if err := sanityCheckNetworkMemoryWithExplicitlySetTotalFlinkAndHeapMemory(conf, networkMemorySize); err != nil {
+		return 0, 0, err
+	}
+	return taskHeapMemorySize, networkMemorySize, nil
+}
+
+// namedSize is one part of the memory, as an error message names it.
+type namedSize struct {
+	name string
+	size configuration.MemorySize
+}
+
+// sumExceedsTotalFlinkMemory is Flink's IllegalConfigurationException for
+// configured parts that add up to more than the total Flink memory:
+// "Sum of configured Framework Heap Memory (…), … and Network Memory (…)
+// exceed configured Total Flink Memory (…)."
+func sumExceedsTotalFlinkMemory(totalFlinkMemorySize configuration.MemorySize, parts ...namedSize) error {
+	named := make([]string, len(parts))
+	for i, p := range parts {
+		named[i] = p.name + " (" + p.size.ToHumanReadableString() + ")"
+	}
+	return illegalConfiguration("Sum of configured " + strings.Join(named[:len(named)-1], ", ") + " and " + named[len(named)-1] +
+		" exceed configured Total Flink Memory (" + totalFlinkMemorySize.ToHumanReadableString() + ").")
 }
 
 // getFrameworkAndTaskOffHeapSizes reads the three parts that always have a

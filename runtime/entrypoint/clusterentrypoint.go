@@ -232,10 +232,8 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 	if c.SlotRequestTimeout, err = slotRequestTimeout(conf); err != nil {
 		return err
 	}
-	// Flink: ConfigurationUtils#getStandaloneClusterStartupPeriodTime, with
-	// no resourcemanager.standalone.start-up-time set.
-	c.StartUpPeriod = c.SlotRequestTimeout
-	return nil
+	c.StartUpPeriod, err = standaloneStartUpPeriod(conf, c.SlotRequestTimeout)
+	return err
 }
 
 // restConfiguration is what GET /jobmanager/config lists: the options the

@@ -137,6 +137,11 @@ const (
 	// ResourceManager's start-up period, as in a Flink cluster that does
 	// not set resourcemanager.standalone.start-up-time.
 	KeySlotRequestTimeout = "slot.request.timeout"
+	// KeyStandaloneStartUpTime is resourcemanager.standalone.start-up-time:
+	// how long a standalone ResourceManager waits for TaskManagers before
+	// it fails the requirements no registered TaskManager can serve. Unset
+	// (or -1), it is slot.request.timeout.
+	KeyStandaloneStartUpTime = "resourcemanager.standalone.start-up-time"
 	// KeyAskTimeout is pekko.ask.timeout: how long a component waits for
 	// the answer to an RPC it makes (10 s; Flink 1.17 and earlier called
 	// it akka.ask.timeout).
@@ -199,6 +204,17 @@ func askTimeout(conf map[string]string) (time.Duration, error) {
 // every scheduling round that does not get its slots at once.
 func slotRequestTimeout(conf map[string]string) (time.Duration, error) {
 	return positiveDurationOption(conf, KeySlotRequestTimeout, slotpool.DefaultSlotRequestTimeout)
+}
+
+// standaloneStartUpPeriod is Flink's
+// ConfigurationUtils#getStandaloneClusterStartupPeriodTime:
+// resourcemanager.standalone.start-up-time if it is set and not -1,
+// otherwise slot.request.timeout.
+func standaloneStartUpPeriod(conf map[string]string, slotRequestTimeout time.Duration) (time.Duration, error) {
+	if v, ok := conf[KeyStandaloneStartUpTime]; !ok || v == "-1" {
+		return slotRequestTimeout, nil
+	}
+	return positiveDurationOption(conf, KeyStandaloneStartUpTime, slotRequestTimeout)
 }
 
 // registrationConfig reads the cluster.registration.* options, on top of

@@ -265,3 +265,21 @@ func TestSlotRequestTimeoutOption(t *testing.T) {
 		assert.ErrorContains(t, e.readConfiguration(), "Could not parse value '"+value+"' for key 'slot.request.timeout'.")
 	}
 }
+
+// resourcemanager.standalone.start-up-time sets the start-up period on its
+// own; -1, Flink's default, means slot.request.timeout.
+func TestStandaloneStartUpTimeOption(t *testing.T) {
+	for value, want := range map[string]time.Duration{
+		"-1":   30 * time.Second,
+		"2000": 2 * time.Second,
+		"1 s":  time.Second,
+	} {
+		e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{
+			KeySlotRequestTimeout: "30000", KeyStandaloneStartUpTime: value}})
+		require.NoError(t, e.readConfiguration(), value)
+		assert.Equal(t, want, e.componentConfig.StartUpPeriod, "%q", value)
+		assert.Equal(t, 30*time.Second, e.componentConfig.SlotRequestTimeout, "%q leaves the slot request timeout alone", value)
+	}
+	e := NewStandaloneSessionClusterEntrypoint(Config{Configuration: map[string]string{KeyStandaloneStartUpTime: "0"}})
+	assert.ErrorContains(t, e.readConfiguration(), "Could not parse value '0' for key 'resourcemanager.standalone.start-up-time'.")
+}

@@ -28,8 +28,13 @@ import (
 // kinds of m4 end alike, the job FAILED during initialization, and the log
 // tells them apart: for max-parallelism-exceeded the JobMaster never
 // created its ExecutionGraph, and the cause is the ExecutionGraph's own
-// check. Steps m1–m3 break in the REST endpoint and the Dispatcher behind
-// it, which the demo's test (tools/demo) drives through real HTTP.
+// check. The two kinds of m7 end alike too, the slot requests failed with
+// NoResourceAvailableException, and the log tells them apart: for
+// slot-sharing-group-too-large the job asked for slots of 16 CPU cores,
+// which no TaskManager has, so every restart fails the same way and the
+// job is FAILED. Steps m1–m3 break in the REST endpoint and the
+// Dispatcher behind it, which the demo's test (tools/demo) drives through
+// real HTTP.
 func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 	for _, step := range fault.Steps() {
 		if step == trace.M1 || step == trace.M2 || step == trace.M3 {
@@ -74,6 +79,13 @@ func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 						assert.NotContains(t, result.FailureCause, "fault", "the cause is the real one")
 					}
 
+					if kind == fault.SlotSharingGroupTooLarge {
+						assert.Equal(t, api.JobFailed, result.JobStatus, "no restart finds a slot that large")
+						assert.Contains(t, result.FailureCause, "Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=3,")
+						assert.Contains(t, result.FailureCause, "NoResourceAvailableException: Could not acquire the minimum required resources.")
+						assert.NotContains(t, result.FailureCause, "fault", "the cause is the real one")
+					}
+
 					synctest.Wait() // what the job's end sets off is logged too
 					d, ok := fault.Diagnose(cluster.Trace().JobEvents(job.JobID))
 					require.True(t, ok)
@@ -92,6 +104,10 @@ func TestTheLogOfAClusterProvesEachDiagnosis(t *testing.T) {
 					}
 					if kind == fault.MaxParallelismExceeded {
 						assert.Contains(t, d.String(), "is higher than the max parallelism (1).", "the proof quotes the cause:\n%s", d)
+					}
+					if kind == fault.SlotSharingGroupTooLarge {
+						assert.Contains(t, d.String(), "ResourceRequirement{resourceProfile=ResourceProfile{cpuCores=16, ", "the proof quotes the requirement:\n%s", d)
+						assert.Contains(t, d.String(), "Available: ResourceProfile{cpuCores=2, ", "and what a TaskManager has:\n%s", d)
 					}
 				})
 			})

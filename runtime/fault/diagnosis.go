@@ -128,16 +128,19 @@ func Diagnose(events []trace.Event) (Diagnosis, bool) {
 }
 
 // Explain completes d from the cluster's log: the first kind of failure of
-// d's step (in the order Kinds lists them) whose proving lines are all in
-// records gives the diagnosis its Kind, Cause, WhereToLook and Proof. When
+// d's step (in the order Kinds lists them, a kind whose lines others write
+// too after them, see explainRank) whose proving lines are all in records
+// gives the diagnosis its Kind, Cause, WhereToLook and Proof. When
 // the log proves no kind, what it shows of any kind of the step (see
 // EvidenceFor) explains d, with Kind left empty; a log that proves neither
 // leaves d as it is.
 func Explain(d Diagnosis, records []LogRecord) Diagnosis {
 	kinds := Kinds(d.Step)
 	// A kind whose lines every run writes is told only by their timing,
-	// so it is the explanation only when no other kind's lines are there.
-	slices.SortStableFunc(kinds, func(a, b Kind) int { return cmp.Compare(b2i(shownOnlyByTiming[a]), b2i(shownOnlyByTiming[b])) })
+	// so it is the explanation only when no other kind's lines are there;
+	// a kind whose lines another kind's failure writes too, only when that
+	// kind's own lines are not.
+	slices.SortStableFunc(kinds, func(a, b Kind) int { return cmp.Compare(explainRank(a), explainRank(b)) })
 	for _, kind := range append(kinds, "") {
 		e, ok := EvidenceFor(d.Step, kind)
 		if !ok {
@@ -164,8 +167,21 @@ func Component(step trace.Step) string { return guide[step].component }
 // registration (an error, and the pause after it) shows the same delay.
 var shownOnlyByTiming = map[Kind]bool{ResourceManagerUnreachable: true}
 
-func b2i(b bool) int {
-	if b {
+// shownByOtherKindsToo are the kinds whose lines another kind of the same
+// step writes too, with lines of its own that say why: every slot request
+// that no TaskManager fulfils ends as no-matching-slot's does, and a slot
+// sharing group larger than any TaskManager (slot-sharing-group-too-large)
+// shows, besides, the requirement that no TaskManager fits.
+var shownByOtherKindsToo = map[Kind]bool{NoMatchingSlot: true}
+
+// explainRank orders the kinds Explain tries: the kinds with lines of
+// their own first, then those whose lines other kinds write too, then
+// those told only by timing.
+func explainRank(k Kind) int {
+	switch {
+	case shownOnlyByTiming[k]:
+		return 2
+	case shownByOtherKindsToo[k]:
 		return 1
 	}
 	return 0

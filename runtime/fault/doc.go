@@ -25,6 +25,9 @@
 //	                                              failed due to an error"), pauses cluster.registration.error-delay, starts over
 //	m6    resource-declaration-lost               the declaration does not arrive; the JobMaster declares again
 //	m7    no-matching-slot                        no slot matches; after the start-up period "Could not acquire the minimum required resources."
+//	      slot-sharing-group-too-large            the job's slots are larger than any TaskManager ("ResourceRequirement{resourceProfile=
+//	                                              ResourceProfile{cpuCores=16, …}"): after the start-up period the same failure, on
+//	                                              every restart, until the job is FAILED
 //	m8    slot-offer-rejected, slot-offer-timeout the TaskExecutor frees the slot, the SlotManager matches again
 //	m9    taskexecutor-dies                       the TaskExecutor dies between offerSlots and submitTask: deployment fails, failover
 //	m10   blob-unavailable, jar-corrupted         "Failed to fetch BLOB …": the task FAILS while DEPLOYING, failover
@@ -49,8 +52,17 @@
 // rescaled (flink run -p) past it; the ExecutionGraph's own check then
 // fails with Flink's JobException. A job whose every vertex has
 // parallelism 1 cannot be past any max parallelism, so there it does not
-// fire. Where one step breaks in two places (m4: the JobMaster's creation,
-// then its start), each place asks only for its own kind (FireKind).
+// fire. For slot-sharing-group-too-large the JobMaster builds and schedules
+// the job from a copy of the JobGraph in which the slot sharing group of
+// the first vertex has 16 CPU cores, 256 MB of task heap and 128 MB of
+// managed memory, as if the program had set them (a typo in setCpuCores,
+// a size in the wrong unit); no TaskManager has that much, and the
+// SlotManager's matching, step m7, is where the job breaks, although the
+// JobMaster, where the program's resources enter the runtime, applies it.
+// Where one step breaks in two places (m4: the JobMaster's creation, then
+// its start; m7: the JobMaster's creation, then the SlotManager), each
+// place asks only for its own kind (FireKind), and Fire, the step's usual
+// question, never fires a kind asked for by name elsewhere.
 //
 // Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
 // --inject and POST /cluster/faults, STEP[:KIND][,times=N|always][,job=JOBID]:

@@ -417,17 +417,47 @@ var evidence = map[Kind]Evidence{
 	},
 	NoMatchingSlot: {
 		Step: trace.M7,
-		Cause: `the SlotManager listed free slots under "Current resources" ("Available: … free slot(s)") but ` +
-			`matched none of them to the job's requirement; after the start-up period it gave up ("Could not ` +
+		Cause: `the SlotManager listed a TaskManager with free resources under "Current resources" ("Available: ` +
+			`ResourceProfile{…}", not zero) but cut no slot out of them for the job's requirement; after the start-up period it gave up ("Could not ` +
 			`fulfill resource requirements of job …"), and the JobMaster's slot pool failed its slot requests: ` +
 			`NoResourceAvailableException: Could not acquire the minimum required resources.`,
 		WhereToLook: `the SlotManager's "Matching resource requirements against available resources" block in the ` +
 			`JobManager log: the job's ResourceRequirement under "Missing resources" against each TaskManager ` +
-			`under "Current resources". Free slots left untaken mean the requirement fits none of them (its ` +
-			`ResourceProfile, a blocked TaskManager); no free slots at all, too few TaskManagers (in active ` +
+			`under "Current resources". Free resources left untaken mean the requirement fits none of them (its ` +
+			`ResourceProfile larger than any TaskManager's "Available", a blocked TaskManager); nothing available at all, too few TaskManagers (in active ` +
 			`mode: did the workers the ResourceManager asked for start?)`,
 		Clues: []Clue{
-			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.).*\n\s*(TaskManager \S+)\n\s*(Available: [1-9]\d* free slot\(s\))`),
+			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.).*\n\s*(TaskManager \S+)\n\s*(Available: ResourceProfile\{cpuCores=(?:[1-9]|0\.\d*[1-9])[^}]*\})`),
+			clue("FineGrainedSlotManager", `^Could not fulfill resource requirements of job `),
+			clue("DeclarativeSlotPoolBridge", `^Could not acquire the minimum required resources, failing slot requests\.`),
+			clue("ExecutionGraph", `(?s)(switched from SCHEDULED to FAILED on \[unassigned resource\]\.)\n(NoResourceAvailableException: Could not acquire the minimum required resources\.)`),
+		},
+	},
+	SlotSharingGroupTooLarge: {
+		Step: trace.M7,
+		Cause: `the job asked for slots larger than any TaskManager: the SlotManager "Received resource ` +
+			`requirements" whose ResourceProfile the program gave a slot sharing group ("ResourceRequirement{` +
+			`resourceProfile=ResourceProfile{cpuCores=16, …}"), more than every TaskManager has "Available" (and in ` +
+			`"Total") under "Current resources", so it cut no slot for them; after the start-up period it gave up ` +
+			`("Could not fulfill resource requirements of job …"), and the JobMaster's slot pool failed its slot ` +
+			`requests: NoResourceAvailableException: Could not acquire the minimum required resources. Each ` +
+			`restart asks for the same slots and fails the same way, until the restart strategy gives up and the ` +
+			`job is FAILED`,
+		WhereToLook: `the SlotManager's "Matching resource requirements against available resources" block in the ` +
+			`JobManager log: the ResourceRequirement under "Missing resources" against each TaskManager's ` +
+			`"Available" and "Total" under "Current resources". A requirement larger than every TaskManager's ` +
+			`"Total" in one dimension (CPU cores, task heap, managed memory) is never met, however long the job ` +
+			`waits or restarts. It is the resources the program gave the slot sharing group ` +
+			`(SlotSharingGroup.newBuilder(…).setCpuCores(…), setTaskHeapMemoryMB, setManagedMemoryMB): look for a ` +
+			`typo or a wrong unit, or give the TaskManagers more (taskmanager.cpu.cores, taskmanager.memory.*)`,
+		Clues: []Clue{
+			// cpuCores=16 is what the fault gives the slot sharing group
+			// (the JobMaster's graphToBuild): more than a TaskManager of the
+			// demo or a drill has.
+			clue("FineGrainedSlotManager", `^(Received resource requirements from job \S+): \[.*(ResourceRequirement\{resourceProfile=ResourceProfile\{cpuCores=16(?:\.0+)?,) [^}]*\}, numberOfRequiredSlots=\d+\}`),
+			// A TaskManager has fewer than 16 cpuCores available: the
+			// requirement exceeds it.
+			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.)\nMissing resources:.*?(ResourceRequirement\{resourceProfile=ResourceProfile\{cpuCores=16(?:\.0+)?, [^}]*\}, numberOfRequiredSlots=\d+\}).*?\nCurrent resources:.*?\n\s*(TaskManager \S+)\n\s*(Available: ResourceProfile\{cpuCores=(?:1[0-5]|\d)(?:\.\d+)?, [^}]*\})`),
 			clue("FineGrainedSlotManager", `^Could not fulfill resource requirements of job `),
 			clue("DeclarativeSlotPoolBridge", `^Could not acquire the minimum required resources, failing slot requests\.`),
 			clue("ExecutionGraph", `(?s)(switched from SCHEDULED to FAILED on \[unassigned resource\]\.)\n(NoResourceAvailableException: Could not acquire the minimum required resources\.)`),

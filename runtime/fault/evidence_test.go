@@ -224,6 +224,43 @@ func TestExplainSaysWhatTheLogShowsWhenItCannotTellTheKindsApart(t *testing.T) {
 	assert.Equal(t, fault.SlotOfferRejected, fault.Explain(d, rejected).Kind)
 }
 
+// Every slot request that no TaskManager fulfils ends with the lines of
+// no-matching-slot. When the log also shows why, a requirement larger than
+// any TaskManager, Explain names that kind; without it, no-matching-slot.
+func TestExplainPrefersTheKindWhoseLinesSayWhy(t *testing.T) {
+	d, ok := fault.Diagnose([]trace.Event{{Step: trace.M7, From: "SlotManager", To: "TaskExecutor", Message: "no slot", Failed: true}})
+	require.True(t, ok)
+	const (
+		tooLarge = "ResourceRequirement{resourceProfile=ResourceProfile{cpuCores=16, taskHeapMemory=256.000mb (268435456 bytes), " +
+			"taskOffHeapMemory=0 bytes, managedMemory=128.000mb (134217728 bytes), networkMemory=0 bytes}, numberOfRequiredSlots=2}"
+		unknown   = "ResourceRequirement{resourceProfile=ResourceProfile{UNKNOWN}, numberOfRequiredSlots=2}"
+		available = "ResourceProfile{cpuCores=2, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, " +
+			"managedMemory=512.000mb (536870920 bytes), networkMemory=128.000mb (134217730 bytes)}"
+	)
+	log := func(requirement string) []fault.LogRecord {
+		return []fault.LogRecord{
+			record(1, slog.LevelInfo, "FineGrainedSlotManager", "Received resource requirements from job j: ["+requirement+"]"),
+			record(1, slog.LevelInfo, "FineGrainedSlotManager", "Matching resource requirements against available resources.\n"+
+				"Missing resources:\n\t Job j\n\t\t"+requirement+"\nCurrent resources:\n\tTaskManager taskexecutor-0\n"+
+				"\t\tAvailable: "+available+"\n\t\tTotal:     "+available),
+			record(2, slog.LevelWarn, "FineGrainedSlotManager", "Could not fulfill resource requirements of job j."),
+			record(2, slog.LevelWarn, "DeclarativeSlotPoolBridge", "Could not acquire the minimum required resources, failing slot requests. "+
+				"Acquired: 0 slot(s). Current slot pool status: 0 slot(s) held, 2 request(s) waiting."),
+			record(2, slog.LevelInfo, "ExecutionGraph", "Source: file-input -> tokenizer (1/2) (a) switched from SCHEDULED to FAILED on [unassigned resource].",
+				slog.String("cause", "NoResourceAvailableException: Could not acquire the minimum required resources.")),
+		}
+	}
+
+	noMatchingSlot, _ := fault.EvidenceFor(trace.M7, fault.NoMatchingSlot)
+	_, complete := noMatchingSlot.Find(log(tooLarge))
+	require.True(t, complete, "the general kind's lines are there too")
+	explained := fault.Explain(d, log(tooLarge))
+	assert.Equal(t, fault.SlotSharingGroupTooLarge, explained.Kind)
+	assert.Len(t, explained.Proof, 5)
+
+	assert.Equal(t, fault.NoMatchingSlot, fault.Explain(d, log(unknown)).Kind, "a requirement any slot fulfils is no larger than a TaskManager")
+}
+
 // A quoted line is shortened, but never inside an ID, never losing what
 // the clue matched, and never adding a word the log does not have.
 func TestAProvingLineIsShortenedButKeepsItsIDsAndWhatItProves(t *testing.T) {

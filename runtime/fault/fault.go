@@ -18,22 +18,23 @@ type Kind string
 
 // The kinds of fault, by step.
 const (
-	UploadRejected             Kind = "upload-rejected"             // m1
-	MalformedRunRequest        Kind = "malformed-run-request"       // m2
-	InvalidJobGraph            Kind = "invalid-jobgraph"            // m3
-	DuplicateJobID             Kind = "duplicate-job-id"            // m3
-	JobMasterStartFailure      Kind = "jobmaster-start-failure"     // m4
-	MaxParallelismExceeded     Kind = "max-parallelism-exceeded"    // m4
-	ResourceManagerUnreachable Kind = "resourcemanager-unreachable" // m5
-	RegistrationError          Kind = "registration-error"          // m5
-	ResourceDeclarationLost    Kind = "resource-declaration-lost"   // m6
-	NoMatchingSlot             Kind = "no-matching-slot"            // m7
-	SlotOfferRejected          Kind = "slot-offer-rejected"         // m8
-	SlotOfferTimeout           Kind = "slot-offer-timeout"          // m8
-	TaskExecutorDies           Kind = "taskexecutor-dies"           // m9
-	BlobUnavailable            Kind = "blob-unavailable"            // m10
-	JarCorrupted               Kind = "jar-corrupted"               // m10
-	OperatorOpenThrows         Kind = "operator-open-throws"        // m11
+	UploadRejected             Kind = "upload-rejected"              // m1
+	MalformedRunRequest        Kind = "malformed-run-request"        // m2
+	InvalidJobGraph            Kind = "invalid-jobgraph"             // m3
+	DuplicateJobID             Kind = "duplicate-job-id"             // m3
+	JobMasterStartFailure      Kind = "jobmaster-start-failure"      // m4
+	MaxParallelismExceeded     Kind = "max-parallelism-exceeded"     // m4
+	ResourceManagerUnreachable Kind = "resourcemanager-unreachable"  // m5
+	RegistrationError          Kind = "registration-error"           // m5
+	ResourceDeclarationLost    Kind = "resource-declaration-lost"    // m6
+	NoMatchingSlot             Kind = "no-matching-slot"             // m7
+	SlotSharingGroupTooLarge   Kind = "slot-sharing-group-too-large" // m7
+	SlotOfferRejected          Kind = "slot-offer-rejected"          // m8
+	SlotOfferTimeout           Kind = "slot-offer-timeout"           // m8
+	TaskExecutorDies           Kind = "taskexecutor-dies"            // m9
+	BlobUnavailable            Kind = "blob-unavailable"             // m10
+	JarCorrupted               Kind = "jar-corrupted"                // m10
+	OperatorOpenThrows         Kind = "operator-open-throws"         // m11
 )
 
 // kinds lists the kinds of each step, the default first.
@@ -44,7 +45,7 @@ var kinds = map[trace.Step][]Kind{
 	trace.M4:  {JobMasterStartFailure, MaxParallelismExceeded},
 	trace.M5:  {ResourceManagerUnreachable, RegistrationError},
 	trace.M6:  {ResourceDeclarationLost},
-	trace.M7:  {NoMatchingSlot},
+	trace.M7:  {NoMatchingSlot, SlotSharingGroupTooLarge},
 	trace.M8:  {SlotOfferRejected, SlotOfferTimeout},
 	trace.M9:  {TaskExecutorDies},
 	trace.M10: {BlobUnavailable, JarCorrupted},
@@ -210,17 +211,27 @@ func (in *Injector) Clear() {
 // Fire is asked by a component at step, for job: it reports the kind of
 // the first armed fault of that step matching the job, and uses up one of
 // its passes. The zero JobID (a step not tied to a job yet) matches only
-// faults for any job.
+// faults for any job. It never fires a kind that is asked for by name
+// elsewhere (askedForByName).
 func (in *Injector) Fire(step trace.Step, job api.JobID) (Kind, bool) {
 	return in.fire(step, job, "")
 }
+
+// askedForByName are the kinds that break their step away from the place
+// that asks Fire for the step: only FireKind, at their own place, fires
+// them, so that the step's usual place never uses them up. At m7 the
+// SlotManager asks Fire before it matches a job's requirements, and its
+// no-matching-slot is what it fires; slot-sharing-group-too-large is the
+// JobMaster's to apply, when it takes the JobGraph.
+var askedForByName = map[Kind]bool{SlotSharingGroupTooLarge: true}
 
 // FireKind is Fire for a step whose kinds break in different places: it
 // fires only a fault of that step and kind, and reports whether it did.
 // Each place asks for its own kind, so that a fault armed for one is never
 // used up by another that the run passes first. At m4, the JobMaster's
 // creation asks for max-parallelism-exceeded, and its start, later, for
-// jobmaster-start-failure.
+// jobmaster-start-failure; the JobMaster's creation asks for m7's
+// slot-sharing-group-too-large too, long before the SlotManager matches.
 func (in *Injector) FireKind(step trace.Step, job api.JobID, kind Kind) bool {
 	_, ok := in.fire(step, job, kind)
 	return ok
@@ -234,7 +245,8 @@ func (in *Injector) fire(step trace.Step, job api.JobID, kind Kind) (Kind, bool)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for i, a := range in.armed {
-		if a.Step != step || (!a.JobID.IsZero() && a.JobID != job) || (kind != "" && a.Kind != kind) {
+		if a.Step != step || (!a.JobID.IsZero() && a.JobID != job) || (kind != "" && a.Kind != kind) ||
+			(kind == "" && askedForByName[a.Kind]) {
 			continue
 		}
 		if a.left != Always {

@@ -23,6 +23,8 @@ func TestParse(t *testing.T) {
 	}{
 		{"m9", fault.Fault{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1}},
 		{"m4:max-parallelism-exceeded", fault.Fault{Step: trace.M4, Kind: fault.MaxParallelismExceeded, Times: 1}},
+		{"m7", fault.Fault{Step: trace.M7, Kind: fault.NoMatchingSlot, Times: 1}},
+		{"m7:slot-sharing-group-too-large", fault.Fault{Step: trace.M7, Kind: fault.SlotSharingGroupTooLarge, Times: 1}},
 		{" M10:jar-corrupted ", fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted, Times: 1}},
 		{"m8:slot-offer-timeout,times=2", fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout, Times: 2}},
 		{"m11,times=always,job=" + job.String(), fault.Fault{Step: trace.M11, Kind: fault.OperatorOpenThrows, Times: fault.Always, JobID: job}},
@@ -131,6 +133,29 @@ func TestFireKindFiresOnlyAFaultOfItsKind(t *testing.T) {
 
 	var none *fault.Injector
 	assert.False(t, none.FireKind(trace.M4, job, fault.MaxParallelismExceeded), "a nil injector never fires")
+}
+
+// A kind that breaks its step away from the step's usual place (m7's
+// slot-sharing-group-too-large, which the JobMaster applies long before
+// the SlotManager asks Fire for m7) is fired only by its own place,
+// FireKind: the usual place's Fire passes it by and fires the step's
+// other kinds as before.
+func TestFireLeavesAKindAskedForByNameToItsOwnPlace(t *testing.T) {
+	in := fault.NewInjector(nil)
+	job := api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M7, Kind: fault.SlotSharingGroupTooLarge, Times: 2}))
+
+	_, ok := in.Fire(trace.M7, job)
+	assert.False(t, ok, "the SlotManager's Fire does not use it up")
+	assert.True(t, in.FireKind(trace.M7, job, fault.SlotSharingGroupTooLarge), "the JobMaster's FireKind fires it")
+
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M7, Kind: fault.NoMatchingSlot}))
+	kind, ok := in.Fire(trace.M7, job)
+	assert.True(t, ok)
+	assert.Equal(t, fault.NoMatchingSlot, kind, "armed after it, fired past it")
+	assert.Equal(t, []fault.Fault{{Step: trace.M7, Kind: fault.SlotSharingGroupTooLarge, Times: 1}}, in.Armed())
+	assert.True(t, in.FireKind(trace.M7, job, fault.SlotSharingGroupTooLarge))
+	assert.Empty(t, in.Armed())
 }
 
 func TestFireKindHonoursTheFaultsJob(t *testing.T) {

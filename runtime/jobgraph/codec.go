@@ -25,14 +25,24 @@ import (
 //	  "dataSets": [{"id": "c3...", "producer": "a1...", "resultType": "PIPELINED_BOUNDED"}]
 //	}
 //
+// Slot sharing groups with resources are listed before the vertices, in
+// bytes for memory (api.ResourceProfile's JSON), and a vertex names its
+// co-location group after its slot sharing group; both are left out when
+// the program set none:
+//
+//	"slotSharingGroupResources": {"counting": {"cpuCores": 0.25, "taskHeapMemory": 67108864,
+//	    "taskOffHeapMemory": 0, "managedMemory": 33554432, "networkMemory": 0}},
+//	"vertices": [{..., "slotSharingGroup": "counting", "coLocationGroup": "count-and-format"}]
+//
 // Differs from Flink: Flink ships the JobGraph as a Java-serialized object
 // in a file next to the request; JSON lets a learner read and edit it.
 type jobGraphJSON struct {
-	JobID           api.JobID               `json:"jobId"`
-	Name            string                  `json:"name"`
-	UserJarBlobKeys []blob.PermanentBlobKey `json:"userJarBlobKeys,omitempty"`
-	Vertices        []vertexJSON            `json:"vertices"`
-	DataSets        []dataSetJSON           `json:"dataSets"`
+	JobID                     api.JobID                      `json:"jobId"`
+	Name                      string                         `json:"name"`
+	UserJarBlobKeys           []blob.PermanentBlobKey        `json:"userJarBlobKeys,omitempty"`
+	SlotSharingGroupResources map[string]api.ResourceProfile `json:"slotSharingGroupResources,omitempty"`
+	Vertices                  []vertexJSON                   `json:"vertices"`
+	DataSets                  []dataSetJSON                  `json:"dataSets"`
 }
 
 type vertexJSON struct {
@@ -42,6 +52,7 @@ type vertexJSON struct {
 	Parallelism        int                 `json:"parallelism"`
 	MaxParallelism     int                 `json:"maxParallelism,omitempty"`
 	SlotSharingGroup   string              `json:"slotSharingGroup,omitempty"`
+	CoLocationGroup    string              `json:"coLocationGroup,omitempty"`
 	MinResources       api.ResourceProfile `json:"minResources,omitzero"`
 	Configuration      map[string]string   `json:"configuration,omitempty"`
 	Inputs             []inputJSON         `json:"inputs,omitempty"`
@@ -71,11 +82,12 @@ func Encode(g *JobGraph) ([]byte, error) {
 		return nil, invalid("cannot encode a nil job graph")
 	}
 	doc := jobGraphJSON{
-		JobID:           g.JobID,
-		Name:            g.Name,
-		UserJarBlobKeys: g.UserJarBlobKeys,
-		Vertices:        make([]vertexJSON, 0, len(g.vertices)),
-		DataSets:        []dataSetJSON{},
+		JobID:                     g.JobID,
+		Name:                      g.Name,
+		UserJarBlobKeys:           g.UserJarBlobKeys,
+		SlotSharingGroupResources: g.SlotSharingGroupResources,
+		Vertices:                  make([]vertexJSON, 0, len(g.vertices)),
+		DataSets:                  []dataSetJSON{},
 	}
 
 	// Data sets first, so that inputs can be checked against them.
@@ -95,6 +107,7 @@ func Encode(g *JobGraph) ([]byte, error) {
 			Parallelism:        v.Parallelism,
 			MaxParallelism:     v.MaxParallelism,
 			SlotSharingGroup:   v.SlotSharingGroup,
+			CoLocationGroup:    v.CoLocationGroup,
 			MinResources:       v.MinResources,
 			Configuration:      v.Configuration,
 		}
@@ -126,8 +139,9 @@ func Encode(g *JobGraph) ([]byte, error) {
 // reads a data set the graph does not hold. It never panics, whatever the
 // input.
 //
-// An empty userJarBlobKeys list or configuration map decodes as nil, as if
-// it were omitted, which is how Encode writes it.
+// An empty userJarBlobKeys list, slotSharingGroupResources map or
+// configuration map decodes as nil, as if it were omitted, which is how
+// Encode writes it.
 //
 // Decode checks only what it needs to rebuild the graph; call Validate for
 // the rest (parallelism, invokable class, cycles), as the Dispatcher does.
@@ -146,15 +160,19 @@ func Decode(data []byte) (*JobGraph, error) {
 	}
 
 	g := &JobGraph{
-		JobID:           doc.JobID,
-		Name:            doc.Name,
-		UserJarBlobKeys: doc.UserJarBlobKeys,
-		vertexByID:      make(map[api.JobVertexID]*JobVertex, len(doc.Vertices)),
+		JobID:                     doc.JobID,
+		Name:                      doc.Name,
+		UserJarBlobKeys:           doc.UserJarBlobKeys,
+		SlotSharingGroupResources: doc.SlotSharingGroupResources,
+		vertexByID:                make(map[api.JobVertexID]*JobVertex, len(doc.Vertices)),
 	}
 	// Encode omits empty lists and maps, so an empty one decodes as nil:
 	// the graph is the same whether the document spells it out or not.
 	if len(g.UserJarBlobKeys) == 0 {
 		g.UserJarBlobKeys = nil
+	}
+	if len(g.SlotSharingGroupResources) == 0 {
+		g.SlotSharingGroupResources = nil
 	}
 
 	// 1. The vertices, without their connections.
@@ -175,6 +193,7 @@ func Decode(data []byte) (*JobGraph, error) {
 			MaxParallelism:     vj.MaxParallelism,
 			InvokableClassName: vj.InvokableClassName,
 			SlotSharingGroup:   vj.SlotSharingGroup,
+			CoLocationGroup:    vj.CoLocationGroup,
 			MinResources:       vj.MinResources,
 			Configuration:      vj.Configuration,
 		})

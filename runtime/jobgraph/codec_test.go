@@ -11,19 +11,22 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/configuration"
 )
 
 // flatGraph is a JobGraph without pointers, for go-cmp: every reference is
 // written as the ID it points to.
 type flatGraph struct {
-	JobID    string
-	Name     string
-	Jars     []string
-	Vertices []flatVertex
+	JobID     string
+	Name      string
+	Jars      []string
+	Resources map[string]api.ResourceProfile
+	Vertices  []flatVertex
 }
 
 type flatVertex struct {
 	ID, Name, Invokable, SlotSharingGroup string
+	CoLocationGroup                       string
 	Parallelism, MaxParallelism           int
 	MinResources                          api.ResourceProfile
 	Configuration                         map[string]string
@@ -41,7 +44,7 @@ type flatDataSet struct {
 }
 
 func flatten(g *JobGraph) flatGraph {
-	out := flatGraph{JobID: g.JobID.String(), Name: g.Name}
+	out := flatGraph{JobID: g.JobID.String(), Name: g.Name, Resources: g.SlotSharingGroupResources}
 	if g.UserJarBlobKeys != nil { // nil and empty differ, as for Configuration
 		out.Jars = make([]string, 0, len(g.UserJarBlobKeys))
 	}
@@ -51,7 +54,7 @@ func flatten(g *JobGraph) flatGraph {
 	for _, v := range g.Vertices() {
 		fv := flatVertex{
 			ID: v.ID.String(), Name: v.Name, Invokable: v.InvokableClassName,
-			SlotSharingGroup: v.SlotSharingGroup, Parallelism: v.Parallelism,
+			SlotSharingGroup: v.SlotSharingGroup, CoLocationGroup: v.CoLocationGroup, Parallelism: v.Parallelism,
 			MaxParallelism: v.MaxParallelism, MinResources: v.MinResources,
 			Configuration: v.Configuration,
 		}
@@ -83,6 +86,12 @@ func richGraph() *JobGraph {
 	mapper.MaxParallelism = 256
 	mapper.SlotSharingGroup = "default"
 	mapper.MinResources = api.ResourceProfileFromResources(0.5, 64)
+	source.CoLocationGroup, mapper.CoLocationGroup = "pair", "pair"
+	sink.SlotSharingGroup = "output"
+	g.SlotSharingGroupResources = map[string]api.ResourceProfile{
+		"output":  api.NewResourceProfile(0.25, configuration.OfMebiBytes(64), 0, configuration.OfMebiBytes(32), 0),
+		"default": api.UnknownResourceProfile, // the same as no entry; kept as written
+	}
 	sink.ConnectNewDataSetAsInput(source, AllToAll, PipelinedBounded) // a second input
 	return g
 }
@@ -153,6 +162,43 @@ func TestEncodeFormat(t *testing.T) {
   ]
 }`
 	assert.Equal(t, want, string(got))
+}
+
+// The resources of a slot sharing group and a vertex's co-location group
+// are written as in the package's example; a graph without them (as in
+// TestEncodeFormat) has neither field.
+func TestEncodeSlotSharingAndCoLocation(t *testing.T) {
+	count, format := vertex("count", 2), vertex("format -> Sink: print-sink", 2)
+	count.SlotSharingGroup, format.SlotSharingGroup = "counting", "counting"
+	count.CoLocationGroup, format.CoLocationGroup = "count-and-format", "count-and-format"
+	format.ConnectNewDataSetAsInput(count, Pointwise, PipelinedBounded)
+	g := graphOf(count, format)
+	g.SlotSharingGroupResources = map[string]api.ResourceProfile{
+		"counting": api.NewResourceProfile(0.25, configuration.OfMebiBytes(64), 0, configuration.OfMebiBytes(32), 0),
+	}
+
+	got, err := Encode(g)
+	require.NoError(t, err)
+
+	doc := string(got)
+	assert.Contains(t, doc, `
+  "slotSharingGroupResources": {
+    "counting": {
+      "cpuCores": 0.25,
+      "taskHeapMemory": 67108864,
+      "taskOffHeapMemory": 0,
+      "managedMemory": 33554432,
+      "networkMemory": 0
+    }
+  },
+  "vertices": [`)
+	assert.Equal(t, 2, strings.Count(doc, `"slotSharingGroup": "counting",
+      "coLocationGroup": "count-and-format"`))
+	decoded, err := Decode(got)
+	require.NoError(t, err)
+	assert.Equal(t, g.SlotSharingGroupResources, decoded.SlotSharingGroupResources)
+	assert.Equal(t, g.SlotSharingGroupResourceProfile("counting"), decoded.SlotSharingGroupResourceProfile("counting"))
+	require.NoError(t, decoded.Validate())
 }
 
 func TestEncodeRejectsUnencodableGraphs(t *testing.T) {
@@ -234,6 +280,9 @@ func TestDecodeRejects(t *testing.T) {
 			strings.Replace(twoVertexJSON(), `"dataSets": [`, `"dataSets": [{"id": "`+idData+`", "producer": "`+idB+`"}, `, 1),
 			"data set 1 has the id " + idData + " of an earlier data set",
 		},
+		{"malformed resources", twoVertexJSON(`"name": "test",`, `"name": "test", "slotSharingGroupResources": {"g": {"cpuCores": "one"}},`), "Failed to deserialize JobGraph"},
+		{"resources not a map", twoVertexJSON(`"name": "test",`, `"name": "test", "slotSharingGroupResources": [],`), "Failed to deserialize JobGraph"},
+		{"co-location group not a string", twoVertexJSON(`"parallelism": 1,`, `"parallelism": 1, "coLocationGroup": 7,`), "Failed to deserialize JobGraph"},
 		{"bad jar key", twoVertexJSON(`"name": "test",`, `"name": "test", "userJarBlobKeys": ["p-123"],`), "invalid permanent BLOB key"},
 	}
 	for _, tt := range tests {
@@ -249,7 +298,7 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 func TestDecodeEmptyCollectionsAsOmitted(t *testing.T) {
-	spelledOut := twoVertexJSON(`"name": "test",`, `"name": "test", "userJarBlobKeys": [],`,
+	spelledOut := twoVertexJSON(`"name": "test",`, `"name": "test", "userJarBlobKeys": [], "slotSharingGroupResources": {},`,
 		`"parallelism": 1,`, `"parallelism": 1, "configuration": {},`)
 
 	g, err := Decode([]byte(spelledOut))
@@ -258,6 +307,7 @@ func TestDecodeEmptyCollectionsAsOmitted(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Nil(t, g.UserJarBlobKeys)
+	assert.Nil(t, g.SlotSharingGroupResources)
 	assert.Nil(t, g.Vertices()[1].Configuration)
 	if diff := cmp.Diff(flatten(omitted), flatten(g)); diff != "" {
 		t.Errorf("empty collections decode differently from omitted ones (-omitted +empty):\n%s", diff)

@@ -8,7 +8,9 @@
 //	JobEdge              → JobEdge              (a data set read by a vertex)
 //	DistributionPattern  → DistributionPattern  (POINTWISE or ALL_TO_ALL)
 //	ResultPartitionType  → io.network.partition.ResultPartitionType
-//	SlotSharingGroup     → jobmanager.scheduler.SlotSharingGroup (a name here)
+//	SlotSharingGroup     → jobmanager.scheduler.SlotSharingGroup (a name here;
+//	                       its resources in JobGraph.SlotSharingGroupResources)
+//	CoLocationGroup      → jobmanager.scheduler.CoLocationGroupImpl (a key here)
 //
 // Lesson 02 ("Graph transformations") teaches this package together with
 // runtime/streaming (which builds JobGraphs) and runtime/executiongraph
@@ -68,15 +70,39 @@
 // ExecutionGraph and the same log lines. DefaultMaxParallelism is Flink's
 // formula for the number of key groups when a vertex sets none.
 //
+// # Slot sharing and co-location
+//
+// A slot sharing group lets one slot run one subtask of each of its
+// vertices, so a group needs as many slots as its largest parallelism
+// (SlotsNeeded). By default every slot is requested with
+// api.UnknownResourceProfile: any slot will do. A program may give a group
+// resources (Flink's fine-grained resource management, the DataStream
+// API's SlotSharingGroup builder); the JobGraph then carries them in
+// SlotSharingGroupResources, and the scheduler asks for a slot of exactly
+// that profile for each of the group's shared slots
+// (SlotSharingGroupResourceProfile):
+//
+//	g.SlotSharingGroupResources = map[string]api.ResourceProfile{
+//		"counting": api.NewResourceProfile(0.25, configuration.OfMebiBytes(64), 0, configuration.OfMebiBytes(32), 0),
+//	}
+//
+// A co-location group is stricter: subtask i of every vertex with the same
+// CoLocationGroup key runs in the same slot, whatever the producers of the
+// subtasks. Flink uses it for the head and tail of an iteration
+// ("IterationCoLocationGroup-" + loopId); a program reaches it through
+// Transformation#setCoLocationGroupKey. Its vertices must all be in one slot
+// sharing group, since a shared slot belongs to one group.
+//
 // # Validation and the JSON form
 //
 // Validate collects the checks Flink performs on the way from submission to
 // ExecutionGraph (empty job, missing invokable class, bad parallelism,
-// dangling edges, cycles) and reports the first failure, with Flink's
-// wording, as an error wrapping ErrInvalidJobGraph. One check is left where
-// Flink makes it: a parallelism higher than the max parallelism passes the
-// client and the Dispatcher, and fails the building of the ExecutionGraph
-// in the JobMaster (runtime/executiongraph).
+// co-location across slot sharing groups, dangling edges, cycles) and
+// reports the first failure, with Flink's wording, as an error wrapping
+// ErrInvalidJobGraph. One check is left where Flink makes it: a
+// parallelism higher than the max parallelism passes the client and the
+// Dispatcher, and fails the building of the ExecutionGraph in the
+// JobMaster (runtime/executiongraph).
 //
 // Encode and Decode turn a graph into readable, stable JSON and back.
 // Decode is strict (unknown fields, unknown references and reused IDs are
@@ -84,15 +110,20 @@
 //
 // # Differs from Flink
 //
-//   - A slot sharing group is a name. The empty name stands for Flink's
-//     default, a fresh group for every vertex.
+//   - A slot sharing group is a name, and its resources are kept in the
+//     JobGraph by name; Flink gives each JobVertex a SlotSharingGroup
+//     object that holds its ResourceProfile. The empty name stands for
+//     Flink's default, a fresh group for every vertex.
+//   - A co-location group is a key on the vertex; Flink gives the vertices
+//     one CoLocationGroupImpl object. Validate checks here what Flink's
+//     StreamingJobGraphGenerator checks when it makes the object, since a
+//     decoded graph may be built by hand.
 //   - ResultPartitionType has two kinds, PIPELINED_BOUNDED and BLOCKING.
 //   - A data set has at most one consumer, as in Flink up to 1.14; later
 //     Flink versions let several vertices of equal parallelism read one
 //     data set.
-//   - There are no operator IDs, input split sources, co-location groups or
-//     checkpoint settings yet; the JobGraph holds what submission and
-//     scheduling need.
+//   - There are no operator IDs, input split sources or checkpoint
+//     settings yet; the JobGraph holds what submission and scheduling need.
 //   - AddVertex accepts a duplicate ID and Validate reports it, where Flink
 //     throws at once. The JSON form replaces Java serialization.
 //

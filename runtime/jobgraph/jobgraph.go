@@ -12,9 +12,8 @@ import (
 // code. It mirrors Flink's org.apache.flink.runtime.jobgraph.JobGraph.
 //
 // The JobGraph is what travels from the client to the Dispatcher (step m2,
-// m3) and what the JobMaster turns into an ExecutionGraph (step m4). It is a
-// plain value: nothing in it runs, and nothing in it is safe for concurrent
-// mutation.
+// m3) and what the JobMaster turns into an ExecutionGraph (step m4). A plain
+// value: nothing in it runs, and nothing in it is safe for concurrent mutation.
 type JobGraph struct {
 	// JobID identifies the job for its whole life.
 	JobID api.JobID
@@ -23,6 +22,8 @@ type JobGraph struct {
 	// UserJarBlobKeys name the jars (uploaded to the BlobServer at step m1)
 	// that TaskExecutors download before they run a task (step m10).
 	UserJarBlobKeys []blob.PermanentBlobKey
+	// SlotSharingGroupResources maps slot sharing groups to their resources.
+	SlotSharingGroupResources map[string]api.ResourceProfile
 
 	vertices   []*JobVertex // in the order AddVertex was called
 	vertexByID map[api.JobVertexID]*JobVertex
@@ -69,8 +70,7 @@ func (g *JobGraph) NumberOfVertices() int { return len(g.vertices) }
 // IsEmpty reports whether the graph has no vertices.
 func (g *JobGraph) IsEmpty() bool { return len(g.vertices) == 0 }
 
-// contains reports whether v itself (not just a vertex with its ID) is part
-// of the graph.
+// contains reports whether v itself, not just its ID, is part of the graph.
 func (g *JobGraph) contains(v *JobVertex) bool {
 	return v != nil && g.vertexByID[v.ID] == v
 }

@@ -35,6 +35,8 @@ type JobVertex struct {
 	// empty name means the vertex is alone in a group of its own, which is
 	// what Flink gives every JobVertex by default.
 	SlotSharingGroup string
+	// CoLocationGroup is the key of the vertex's co-location group, "" if none.
+	CoLocationGroup string
 	// MinResources is what each subtask needs from a slot; the zero value
 	// (api.UnknownResourceProfile) means any slot will do.
 	MinResources api.ResourceProfile
@@ -65,12 +67,10 @@ func (v *JobVertex) Inputs() []*JobEdge { return v.inputs }
 // they were created. The slice belongs to the vertex; do not modify it.
 func (v *JobVertex) ProducedDataSets() []*IntermediateDataSet { return v.producedDataSets }
 
-// IsInputVertex reports whether the vertex reads nothing from other
-// vertices, i.e. it is a source.
+// IsInputVertex reports whether the vertex reads nothing: it is a source.
 func (v *JobVertex) IsInputVertex() bool { return len(v.inputs) == 0 }
 
-// IsOutputVertex reports whether the vertex produces no data set, i.e. it
-// is a sink.
+// IsOutputVertex reports whether the vertex produces nothing: it is a sink.
 func (v *JobVertex) IsOutputVertex() bool { return len(v.producedDataSets) == 0 }
 
 // ConnectNewDataSetAsInput makes this vertex read a new data set produced

@@ -17,19 +17,19 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidJobGraph}, args...)...)
 }
 
-// Validate checks that the graph can be turned into an ExecutionGraph, and
-// returns the first problem it finds as an error wrapping
-// ErrInvalidJobGraph. The messages use Flink's wording where Flink has one.
-// It checks, in this order:
+// Validate checks that the graph can be turned into an ExecutionGraph and
+// returns the first problem, wrapping ErrInvalidJobGraph, in Flink's words
+// where Flink has some. It checks, in this order:
 //
 //   - the graph has at least one vertex ("The given job is empty");
 //   - no two vertices share an ID, and no two data sets share an ID;
 //   - every vertex has an invokable class, a parallelism of at least one,
 //     and a max parallelism (if set) between 1 and 32768;
-//   - every edge is whole and known: it has a source data set with a
-//     producer, a target, a known pattern and result type, and both of its
-//     vertices are part of this graph (an edge to or from a vertex that was
-//     never added is "dangling");
+//   - the vertices of a co-location group share a slot sharing group, and
+//     each group's resources are used and well formed (validateSlotSharing);
+//   - every edge is whole and known: a source data set with a producer, a
+//     target, a known pattern and result type, and both vertices in this
+//     graph (an edge to or from a vertex never added is "dangling");
 //   - every data set has at most one consumer;
 //   - the graph has no cycle ("The job graph is cyclic.").
 //
@@ -48,6 +48,9 @@ func (g *JobGraph) Validate() error {
 		if err := validateVertex(v); err != nil {
 			return err
 		}
+	}
+	if err := g.validateSlotSharing(); err != nil {
+		return err
 	}
 	for _, v := range g.vertices {
 		if err := g.validateInputs(v); err != nil {

@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/configuration"
 )
 
 // validGraph returns source(4) →ALL_TO_ALL→ map(4) →POINTWISE→ sink(2).
@@ -14,6 +17,30 @@ func validGraph() (g *JobGraph, source, mapper, sink *JobVertex) {
 	mapper.ConnectNewDataSetAsInput(source, AllToAll, PipelinedBounded).ShipStrategyName = "HASH"
 	sink.ConnectNewDataSetAsInput(mapper, Pointwise, Blocking).ShipStrategyName = "RESCALE"
 	return graphOf(source, mapper, sink), source, mapper, sink
+}
+
+// coLocatedGraph is validGraph with the source and the map in the slot
+// sharing group "default" and the sink in "output".
+func coLocatedGraph() (g *JobGraph, source, mapper, sink *JobVertex) {
+	g, source, mapper, sink = validGraph()
+	source.SlotSharingGroup, mapper.SlotSharingGroup, sink.SlotSharingGroup = "default", "default", "output"
+	return g, source, mapper, sink
+}
+
+// resources returns a profile of cpu cores and the memory amounts in MiB.
+func resources(cpu float64, heapMiB, offHeapMiB, managedMiB, networkMiB int64) api.ResourceProfile {
+	return api.NewResourceProfile(cpu, configuration.OfMebiBytes(heapMiB), configuration.OfMebiBytes(offHeapMiB),
+		configuration.OfMebiBytes(managedMiB), configuration.OfMebiBytes(networkMiB))
+}
+
+// withOutputResources builds coLocatedGraph with profile as the resources
+// of "output".
+func withOutputResources(profile api.ResourceProfile) func() *JobGraph {
+	return func() *JobGraph {
+		g, _, _, _ := coLocatedGraph()
+		g.SlotSharingGroupResources = map[string]api.ResourceProfile{"output": profile}
+		return g
+	}
 }
 
 func TestValidate(t *testing.T) {
@@ -197,6 +224,101 @@ func TestValidate(t *testing.T) {
 			},
 			want: `The intermediate data sets produced by "Source" and "Map" both have ID`,
 		},
+		{
+			name: "co-location group within a slot sharing group",
+			build: func() *JobGraph {
+				g, source, mapper, _ := coLocatedGraph()
+				source.CoLocationGroup, mapper.CoLocationGroup = "pair", "pair"
+				return g
+			},
+		},
+		{
+			name: "co-location group without a slot sharing group",
+			build: func() *JobGraph {
+				g, _, _, sink := coLocatedGraph()
+				sink.SlotSharingGroup, sink.CoLocationGroup = "", "alone"
+				return g
+			},
+			want: `in co-location group "alone": Cannot use a co-location constraint without a slot sharing group`,
+		},
+		{
+			name: "co-location group across slot sharing groups",
+			build: func() *JobGraph {
+				g, _, mapper, sink := coLocatedGraph()
+				mapper.CoLocationGroup, sink.CoLocationGroup = "pair", "pair"
+				return g
+			},
+			want: `co-location group "pair": Cannot co-locate operators from different slot sharing groups: vertex Map (`,
+		},
+		{
+			name: "resources of a slot sharing group",
+			build: func() *JobGraph {
+				g, _, _, _ := coLocatedGraph()
+				g.SlotSharingGroupResources = map[string]api.ResourceProfile{"output": resources(0.25, 64, 0, 32, 0)}
+				return g
+			},
+		},
+		{
+			name: "unknown resources of a slot sharing group",
+			build: func() *JobGraph {
+				g, _, _, _ := coLocatedGraph()
+				g.SlotSharingGroupResources = map[string]api.ResourceProfile{"default": api.UnknownResourceProfile}
+				return g
+			},
+		},
+		{
+			name: "resources of a group no vertex is in",
+			build: func() *JobGraph {
+				g, _, _, _ := coLocatedGraph()
+				g.SlotSharingGroupResources = map[string]api.ResourceProfile{"output": resources(1, 64, 0, 0, 0), "ghost": resources(1, 64, 0, 0, 0)}
+				return g
+			},
+			want: `slot sharing group "ghost" has resources ` + resources(1, 64, 0, 0, 0).String() + `, but no vertex is in it`,
+		},
+		{
+			name: "resources of the empty group name",
+			build: func() *JobGraph {
+				g, _, _, _ := validGraph()
+				g.SlotSharingGroupResources = map[string]api.ResourceProfile{"": resources(1, 64, 0, 0, 0)}
+				return g
+			},
+			want: `slot sharing group "" has resources`,
+		},
+		{
+			name:  "resources without cpu cores",
+			build: withOutputResources(resources(0, 64, 0, 0, 0)),
+			want:  `slot sharing group "output" has resources ` + resources(0, 64, 0, 0, 0).String() + `: The cpu cores should be positive.`,
+		},
+		{
+			name:  "zero resources",
+			build: withOutputResources(api.ZeroResourceProfile),
+			want:  "The cpu cores should be positive.",
+		},
+		{
+			name:  "negative cpu cores",
+			build: withOutputResources(resources(-1, 64, 0, 0, 0)),
+			want:  "The cpu cores should be positive.",
+		},
+		{
+			name:  "resources without task heap",
+			build: withOutputResources(resources(1, 0, 0, 32, 0)),
+			want:  "The task heap memory should be positive.",
+		},
+		{
+			name:  "negative task off-heap memory",
+			build: withOutputResources(resources(1, 64, -1, 0, 0)),
+			want:  "The task off-heap memory should not be negative.",
+		},
+		{
+			name:  "negative managed memory",
+			build: withOutputResources(resources(1, 64, 0, -1, 0)),
+			want:  "The managed memory should not be negative.",
+		},
+		{
+			name:  "negative network memory",
+			build: withOutputResources(resources(1, 64, 0, 0, -1)),
+			want:  "The network memory should not be negative.",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,4 +357,17 @@ func TestValidateRejectsSecondConsumerOfADataSet(t *testing.T) {
 
 	require.ErrorIs(t, err, ErrInvalidJobGraph)
 	assert.Contains(t, err.Error(), "has 2 consumers; a data set may have at most one")
+}
+
+// A group's resource profile is what the program gave it, and UNKNOWN
+// (any slot will do) for a group without resources and for the empty name.
+func TestSlotSharingGroupResourceProfile(t *testing.T) {
+	g, _, _, _ := coLocatedGraph()
+	assert.Equal(t, api.UnknownResourceProfile, g.SlotSharingGroupResourceProfile("output"), "no resources at all")
+
+	g.SlotSharingGroupResources = map[string]api.ResourceProfile{"output": resources(0.25, 64, 0, 32, 0), "": resources(1, 1, 0, 0, 0)}
+
+	assert.Equal(t, resources(0.25, 64, 0, 32, 0), g.SlotSharingGroupResourceProfile("output"))
+	assert.Equal(t, api.UnknownResourceProfile, g.SlotSharingGroupResourceProfile("default"))
+	assert.Equal(t, api.UnknownResourceProfile, g.SlotSharingGroupResourceProfile(""), "a vertex alone in its own group")
 }

@@ -56,7 +56,7 @@ type Deps struct {
 	RPC   rpc.Service
 	HA    highavailability.Services
 	Trace *trace.Recorder
-	// Faults may break steps m4, m5, m6 and m8; nil injects nothing.
+	// Faults may break steps m4, m5, m6, m7 and m8; nil injects nothing.
 	Faults *fault.Injector
 }
 
@@ -76,6 +76,9 @@ type JobMaster struct {
 	graph     *executiongraph.ExecutionGraph
 	slotPool  *slotpool.SlotPool
 	scheduler scheduler.SchedulerNG
+	// slotsTooLarge is set when step m7's fault slot-sharing-group-too-large
+	// gave the job's slots a profile no TaskManager fits.
+	slotsTooLarge bool
 
 	rmRetriever    highavailability.LeaderRetrievalService
 	rmLeader       *resourceManagerAddress // the leader, as leader retrieval last named it; nil if none
@@ -163,8 +166,9 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 
 	// Step m4 (continued): the ExecutionGraph and the scheduler are built
 	// now, so a job that cannot be built fails before the JobMaster starts.
-	// Step m4 (fault): max-parallelism-exceeded: a copy past its max parallelism.
-	graph, err := executiongraph.BuildGraph(graphToBuild(jobGraph, deps.Faults))
+	var built *jobgraph.JobGraph // a copy, when a fault of m4 or m7 fires
+	built, jm.slotsTooLarge = graphToBuild(jobGraph, deps.Faults)
+	graph, err := executiongraph.BuildGraph(built)
 	if err != nil {
 		return nil, err // BuildGraph names the job; the runner adds "Could not start the JobMaster."
 	}
@@ -183,7 +187,7 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		Logger:             logger,
 	}, scheduler.Deps{
 		Graph:        graph,
-		JobGraph:     jobGraph,
+		JobGraph:     built, // its slot sharing groups' resources size the slots it requests
 		MainThread:   jm.Endpoint,
 		SlotPool:     jm.slotPool,
 		TaskExecutor: jm.taskExecutor,
@@ -519,6 +523,13 @@ func (jm *JobMaster) breakSlotOffer(ctx context.Context, kind fault.Kind, taskMa
 // decides.
 func (jm *JobMaster) NotifyNotEnoughResourcesAvailable(ctx context.Context, jobMasterID api.JobMasterID, acquired int) error {
 	_, err := rpc.CallFenced(ctx, jm.FencedEndpoint, jobMasterID, func() (struct{}, error) {
+		if jm.slotsTooLarge {
+			// Step m7 (fault): slot-sharing-group-too-large: the SlotManager
+			// found no TaskManager to cut the group's slots from.
+			jm.deps.Trace.EmitFailure(trace.M7, "SlotManager", "JobMaster", jm.jobGraph.JobID,
+				"not enough resources: the requirements of job %s fit no TaskManager: %v",
+				jm.jobGraph.JobID, fault.Injected(trace.M7, fault.SlotSharingGroupTooLarge))
+		}
 		jm.slotPool.NotifyNotEnoughResourcesAvailable(acquired)
 		return struct{}{}, nil
 	})
@@ -606,26 +617,94 @@ func (jm *JobMaster) Cancel(ctx context.Context) error {
 }
 
 // graphToBuild is the JobGraph the JobMaster builds its ExecutionGraph
-// from: g itself, unless step m4's fault max-parallelism-exceeded fires.
-// Then it is a copy of g in which the widest vertex (the first of them in
-// topological order) has half its parallelism, at least 1, as max
-// parallelism: the program set it so, and the job was submitted with a
-// higher parallelism (flink run -p). BuildGraph's own check then fails
-// with Flink's JobException, as it would for such a program. The JobGraph
-// the Dispatcher stored is left as it is. A job whose every vertex has
-// parallelism 1 is past no max parallelism: there the fault does not fire
-// and stays armed.
-func graphToBuild(g *jobgraph.JobGraph, faults *fault.Injector) *jobgraph.JobGraph {
+// from and its scheduler requests slots for: g itself, unless a fault of
+// the program's own making fires, one of step m4 or one of step m7. Then
+// it is a copy of g with the program's mistake in it, and the runtime
+// fails on it as Flink fails on such a program, with no word of a fault.
+// The JobGraph the Dispatcher stored is left as it is.
+func graphToBuild(g *jobgraph.JobGraph, faults *fault.Injector) (built *jobgraph.JobGraph, slotsTooLarge bool) {
+	if copied, ok := pastMaxParallelism(g, faults); ok {
+		return copied, false
+	}
+	if copied, ok := withSlotSharingGroupTooLarge(g, faults); ok {
+		return copied, true
+	}
+	return g, false
+}
+
+// pastMaxParallelism is step m4's fault max-parallelism-exceeded: a copy
+// of g in which the widest vertex (the first of them in topological
+// order) has half its parallelism, at least 1, as max parallelism: the
+// program set it so, and the job was submitted with a higher parallelism
+// (flink run -p). BuildGraph's own check then fails with Flink's
+// JobException, as it would for such a program. A job whose every vertex
+// has parallelism 1 is past no max parallelism: there the fault does not
+// fire and stays armed.
+func pastMaxParallelism(g *jobgraph.JobGraph, faults *fault.Injector) (*jobgraph.JobGraph, bool) {
+	// Step m4 (fault): max-parallelism-exceeded: a copy past its max parallelism.
 	widest := widestVertex(g)
 	if widest == nil || widest.Parallelism < 2 || !faults.FireKind(trace.M4, g.JobID, fault.MaxParallelismExceeded) {
-		return g
+		return nil, false
 	}
 	copied, err := copyOf(g)
 	if err != nil {
-		return g // a graph that cannot be written down fails BuildGraph on its own
+		return nil, false // a graph that cannot be written down fails BuildGraph on its own
 	}
 	copied.Vertex(widest.ID).MaxParallelism = max(1, widest.Parallelism/2)
-	return copied
+	return copied, true
+}
+
+// tooLargeSlotSharingGroup is the ResourceProfile step m7's fault
+// slot-sharing-group-too-large gives a slot sharing group, as a program
+// would with SlotSharingGroup.newBuilder(…).setCpuCores(16)
+// .setTaskHeapMemoryMB(256).setManagedMemoryMB(128): more CPU cores than
+// any TaskManager of the demo or a drill has (each has 2, one per slot),
+// in memory amounts that would fit.
+var tooLargeSlotSharingGroup = api.NewResourceProfile(16, 256<<20, 0, 128<<20, 0) // memory in bytes: 256 MiB, 128 MiB
+
+// withSlotSharingGroupTooLarge is step m7's fault
+// slot-sharing-group-too-large: a copy of g in which the slot sharing
+// group of the first vertex, in topological order, has the resources
+// tooLargeSlotSharingGroup, as if the program had set them (a typo in
+// setCpuCores, a memory size in the wrong unit). Nothing checks them
+// against the cluster before the job runs, in Flink as here: the
+// scheduler requests each of the group's shared slots with that profile,
+// the slot pool declares them, and the SlotManager finds no TaskManager
+// to cut such a slot from; after the start-up period the job's slot
+// requests fail with NoResourceAvailableException, and every restart
+// fails the same way.
+//
+// The fault is step m7's although the JobMaster applies it: the program's
+// mistake costs nothing until the SlotManager matches the job's
+// requirements against the TaskManagers' resources, and that matching is
+// the step that breaks, the one whose log lines show it and the component
+// (the ResourceManager's SlotManager) to open. The JobMaster applies it
+// because it is where the program's resources enter the runtime, as the
+// m4 fault's max parallelism does; the trace records the break at m7
+// when the ResourceManager tells the JobMaster that its requirements
+// cannot be met (NotifyNotEnoughResourcesAvailable). A first vertex in no slot sharing group (a JobGraph built by
+// hand, alone in a group of its own) has no group a program could give
+// resources to: there the fault does not fire and stays armed.
+func withSlotSharingGroupTooLarge(g *jobgraph.JobGraph, faults *fault.Injector) (*jobgraph.JobGraph, bool) {
+	sorted, err := g.VerticesSortedTopologicallyFromSources()
+	if err != nil || len(sorted) == 0 || sorted[0].SlotSharingGroup == "" {
+		return nil, false // a graph that cannot be sorted fails BuildGraph on its own
+	}
+	// Step m7 (fault): slot-sharing-group-too-large: a copy whose slots fit
+	// no TaskManager.
+	group := sorted[0].SlotSharingGroup
+	if !faults.FireKind(trace.M7, g.JobID, fault.SlotSharingGroupTooLarge) {
+		return nil, false
+	}
+	copied, err := copyOf(g)
+	if err != nil {
+		return nil, false // a graph that cannot be written down fails BuildGraph on its own
+	}
+	if copied.SlotSharingGroupResources == nil { // the copy's own map otherwise
+		copied.SlotSharingGroupResources = make(map[string]api.ResourceProfile)
+	}
+	copied.SlotSharingGroupResources[group] = tooLargeSlotSharingGroup
+	return copied, true
 }
 
 // widestVertex returns the first vertex, in topological order, with the

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/configuration"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
@@ -57,13 +58,21 @@ type harness struct {
 	gw          gateway.JobMasterGateway // the JobMaster, as a TaskExecutor reaches it
 	finals      chan *gateway.ArchivedExecutionGraph
 	faults      *fault.Injector // nothing armed unless a test arms it
-	logs        *logbuf.Buffer  // the JobMaster's log, unless the test gave it a Logger
+	trace       *trace.Recorder
+	logs        *logbuf.Buffer // the JobMaster's log, unless the test gave it a Logger
 }
 
 // newHarness creates the JobMaster and the fakes but starts nothing, so a
 // test can set the fakes' behaviour first. Everything is closed when the
 // test ends.
 func newHarness(t *testing.T, cfg jobmaster.Config) *harness {
+	t.Helper()
+	return newArmedHarness(t, cfg)
+}
+
+// newArmedHarness is newHarness with faults armed before the JobMaster is
+// created, for the faults it asks for then.
+func newArmedHarness(t *testing.T, cfg jobmaster.Config, armed ...fault.Fault) *harness {
 	t.Helper()
 	g := jobgraph.New("two-stage job")
 	source := jobgraph.NewJobVertex("Source", "test.Source", 2)
@@ -83,7 +92,11 @@ func newHarness(t *testing.T, cfg jobmaster.Config) *harness {
 		jobMasterID: api.NewJobMasterID(),
 		finals:      make(chan *gateway.ArchivedExecutionGraph, 4),
 		faults:      fault.NewInjector(nil),
+		trace:       trace.NewRecorder(),
 		logs:        &logbuf.Buffer{},
+	}
+	for _, f := range armed {
+		require.NoError(t, h.faults.Inject(f))
 	}
 	h.rm = &fakeResourceManager{journal: h.journal}
 	require.NoError(t, h.rpc.Register(rmAddress, gateway.ResourceManagerGateway(h.rm)))
@@ -91,7 +104,7 @@ func newHarness(t *testing.T, cfg jobmaster.Config) *harness {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(h.logs, nil))
 	}
-	jm, err := jobmaster.New(cfg, jobmaster.Deps{RPC: h.rpc, HA: h.ha, Faults: h.faults}, g, h.jobMasterID,
+	jm, err := jobmaster.New(cfg, jobmaster.Deps{RPC: h.rpc, HA: h.ha, Faults: h.faults, Trace: h.trace}, g, h.jobMasterID,
 		func(final *gateway.ArchivedExecutionGraph) { h.finals <- final })
 	require.NoError(t, err)
 	h.jm = jm
@@ -928,4 +941,34 @@ func TestTheMaxParallelismFaultFailsTheJobMastersCreation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// tooLarge is what the fault slot-sharing-group-too-large gives a slot
+// sharing group: 16 CPU cores, 256 MB of task heap, 128 MB of managed
+// memory.
+var tooLarge = api.NewResourceProfile(16, configuration.OfMebiBytes(256), 0, configuration.OfMebiBytes(128), 0)
+
+// The fault slot-sharing-group-too-large of step m7 makes the JobMaster
+// request its slots as a program would whose slot sharing group asks for
+// more than any TaskManager has: each shared slot of the group is declared
+// with that profile. The JobGraph
+// the Dispatcher stored is left alone, and the JobMaster's log says
+// nothing of a fault.
+func TestTheSlotSharingGroupFaultDeclaresSlotsNoTaskManagerFits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newArmedHarness(t, jobmaster.Config{}, fault.Fault{Step: trace.M7, Kind: fault.SlotSharingGroupTooLarge})
+		h.start()
+		declared := h.journal.await("DeclareRequiredResources", 1)
+		synctest.Wait()
+
+		got := declared[0].Arg.(requirementsDeclaration).Requirements.Requirements
+		assert.Equal(t, []gateway.ResourceRequirement{{ResourceProfile: tooLarge, NumberOfRequiredSlots: 2}}, got,
+			"both shared slots of group default, each with the group's resources")
+		assert.Nil(t, h.jobGraph.SlotSharingGroupResources, "the JobGraph itself is not changed")
+
+		assert.Empty(t, trace.Failures(h.trace.JobEvents(h.jobGraph.JobID)),
+			"the SlotManager records step m7 broken, when it gives up on the job")
+		assert.Len(t, h.faults.Fired(), 1)
+		assert.NotRegexp(t, `(?i)\b(?:fault|inject)`, h.logs.String(), "a word of its own, not DefaultScheduler's")
+	})
 }

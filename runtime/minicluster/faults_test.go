@@ -51,6 +51,7 @@ func TestAFaultAtEachStepFailsAsFlinkWouldAndTheJobRecovers(t *testing.T) {
 		{fault.Fault{Step: trace.M5, Kind: fault.RegistrationError}, api.JobFinished, 0, "Pausing and re-attempting registration in 10000 ms", "ResourceManager"},
 		{fault.Fault{Step: trace.M6}, api.JobFinished, 0, "Failed to declare resource requirements of job", "SlotPool"},
 		{fault.Fault{Step: trace.M7}, api.JobFinished, 1, "Could not acquire the minimum required resources, failing slot requests.", "SlotManager"},
+		{fault.Fault{Step: trace.M7, Kind: fault.SlotSharingGroupTooLarge}, api.JobFailed, 0, "ResourceRequirement{resourceProfile=ResourceProfile{cpuCores=16, ", "SlotManager"},
 		{fault.Fault{Step: trace.M8, Kind: fault.SlotOfferRejected}, api.JobFinished, 0, "Offer reserved slots to the leader of job", "TaskExecutor"},
 		{fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout}, api.JobFinished, 0, "Offer reserved slots to the leader of job", "TaskExecutor"},
 		{fault.Fault{Step: trace.M9}, api.JobFinished, 1, "not responding after a rpcTimeout of 2s", "TaskExecutor"},

@@ -52,6 +52,7 @@ func TestConnectingBackToARegisteringPeerDoesNotHoldTheMainThread(t *testing.T) 
 		go func() {
 			_, err := c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
 				ResourceID: "far", TaskExecutorAddress: teAddress, NumberOfSlots: 1,
+				TotalResourceProfile: defaultTaskManagerResources(1),
 			})
 			registered <- err
 		}()

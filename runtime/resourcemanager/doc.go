@@ -90,12 +90,15 @@
 // (api.ResourceProfile: CPU cores and task heap, task
 // off-heap, managed and network memory), the size of each part of its
 // memory (clusterframework.TaskExecutorMemoryConfiguration) and its
-// hardware. The ResourceManager keeps them with the registration and
-// answers them to the REST endpoint (RequestTaskManagerInfo), with what is
-// free: each slot that is allocated, or being allocated, takes the
-// default slot profile, the total divided by the number of slots
-// (clusterframework.DefaultSlotResourceProfile, Flink's
-// SlotManagerUtils#generateDefaultSlotResourceProfile).
+// hardware. The SlotManager cuts every slot out of that total: a slot of
+// the default slot profile (the total divided by the number of slots,
+// clusterframework.DefaultSlotResourceProfile, Flink's
+// SlotManagerUtils#generateDefaultSlotResourceProfile) for a job that
+// configured no resources, a slot of exactly the requested profile for
+// one that did. The REST endpoint (RequestTaskManagerInfo) answers the
+// registration with the SlotManager's account of what is allocated and
+// what is free. A registration without resources is refused: Flink's
+// TaskExecutors always send them.
 //
 // # Heartbeats
 //

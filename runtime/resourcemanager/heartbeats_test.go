@@ -98,7 +98,7 @@ func TestASilentTaskExecutorIsLostAfterTheHeartbeatTimeout(t *testing.T) {
 		advance(DefaultRequirementCheckDelay)
 		requests = c.requests.all()
 		require.Len(t, requests, 2)
-		assert.Equal(t, api.SlotID{ResourceID: "tm-2"}, requests[1].SlotID)
+		assert.Equal(t, api.DynamicSlotID("tm-2"), requests[1].SlotID)
 		assert.Equal(t, jm.jobID, requests[1].JobID)
 		assert.Empty(t, c.logs.Messages("The heartbeat of TaskManager with id tm-2"))
 	})

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 )
@@ -62,7 +61,7 @@ func (rm *ResourceManager) RequestTaskManagerInfo(ctx context.Context) ([]gatewa
 				InstanceID:          reg.instanceID,
 				NumberSlots:         rm.slotManager.NumberOfRegisteredSlotsOf(reg.instanceID),
 				NumberFreeSlots:     rm.slotManager.NumberOfFreeSlotsOf(reg.instanceID),
-				TotalResource:       reg.totalResourceProfile,
+				TotalResource:       reg.resources.Total,
 				FreeResource:        free,
 				Hardware:            reg.hardwareDescription,
 				MemoryConfiguration: reg.memoryConfiguration,
@@ -74,34 +73,19 @@ func (rm *ResourceManager) RequestTaskManagerInfo(ctx context.Context) ([]gatewa
 	})
 }
 
-// allocatedSlotsAndFreeResourceOf lists a TaskExecutor's allocated slots,
-// PENDING or ALLOCATED, each with the job it is for and the resources it
-// takes, and works out what is left of the TaskExecutor's total: its
-// total minus each allocated slot's share.
-//
-// A slot takes the default slot profile, the total divided by the number
-// of slots (clusterframework.DefaultSlotResourceProfile, Flink's
-// SlotManagerUtils#generateDefaultSlotResourceProfile): jobs that
-// configure no resources ask for UnknownResourceProfile, and Flink gives
-// them a slot of the default profile.
-//
-// Differs from Flink: Flink's SlotManager keeps this account itself, per
-// TaskManager, as slots are allocated and freed (getRegisteredResourceOf,
-// getFreeResourceOf); ours counts slots only, so the ResourceManager works
-// the resources out from the registration when asked.
+// allocatedSlotsAndFreeResourceOf lists a TaskExecutor's slots, PENDING or
+// ALLOCATED, each with the job it is for and the resources it takes, and
+// what is left of the TaskExecutor's total once they are taken out: the
+// SlotManager's own account (Flink's getAllocatedSlotsOf and
+// getFreeResourceOf).
 func (rm *ResourceManager) allocatedSlotsAndFreeResourceOf(reg *workerRegistration) ([]gateway.SlotInfo, api.ResourceProfile) {
-	free := reg.totalResourceProfile
+	if !reg.atSlotManager { // registered, its first slot report still to come
+		return []gateway.SlotInfo{}, reg.resources.Total
+	}
 	slots := rm.slotManager.AllocatedSlotsOf(reg.instanceID)
 	allocated := make([]gateway.SlotInfo, 0, len(slots))
-	if len(slots) == 0 {
-		return allocated, free
-	}
-	// The slots it reported: as many as it registered with.
-	numberOfSlots := rm.slotManager.NumberOfRegisteredSlotsOf(reg.instanceID)
-	share := clusterframework.DefaultSlotResourceProfile(reg.totalResourceProfile, numberOfSlots)
 	for _, slot := range slots {
-		allocated = append(allocated, gateway.SlotInfo{JobID: slot.JobID, ResourceProfile: share})
-		free = free.Subtract(share)
+		allocated = append(allocated, gateway.SlotInfo{JobID: slot.JobID, ResourceProfile: slot.ResourceProfile})
 	}
-	return allocated, free
+	return allocated, rm.slotManager.FreeResourceOf(reg.instanceID)
 }

@@ -251,7 +251,7 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 		advance(DefaultRequirementCheckDelay)
 		requests := c.requests.all()
 		require.Len(t, requests, 1)
-		assert.Equal(t, api.SlotID{ResourceID: "tm-1", SlotNumber: 0}, requests[0].SlotID)
+		assert.Equal(t, api.DynamicSlotID("tm-1"), requests[0].SlotID, "a new slot, cut out of its resources")
 		assert.Equal(t, jm.jobID, requests[0].JobID)
 		assert.Equal(t, jm.address, requests[0].JobMasterAddress)
 		assert.Equal(t, c.rmID, requests[0].RMID)
@@ -286,8 +286,8 @@ func TestSubmissionReachesATaskExecutor(t *testing.T) {
 			{"FineGrainedSlotManager", fmt.Sprintf("Received resource requirements from job %s: "+
 				"[ResourceRequirement{resourceProfile=ResourceProfile{UNKNOWN}, numberOfRequiredSlots=1}]", jm.jobID)},
 			{"FineGrainedSlotManager", "Matching resource requirements against available resources.\nMissing resources:"},
-			{"DefaultSlotStatusSyncer", fmt.Sprintf("Starting allocation of slot %s from tm-1 for job %s with resource profile ResourceProfile{UNKNOWN}.",
-				requests[0].AllocationID, jm.jobID)},
+			{"DefaultSlotStatusSyncer", fmt.Sprintf("Starting allocation of slot %s from tm-1 for job %s with resource profile %s.",
+				requests[0].AllocationID, jm.jobID, half)},
 		}
 		var got []string
 		for _, r := range c.logs.Records() {
@@ -326,7 +326,8 @@ func TestStaleFencingTokenIsRejectedBeforeAnythingHappens(t *testing.T) {
 				return c.rm.DisconnectJobManager(c.ctx, id, jm.jobID, api.JobFinished, nil)
 			},
 			"RegisterTaskExecutor": func(id api.ResourceManagerID) error {
-				_, err := c.rm.RegisterTaskExecutor(c.ctx, id, gateway.TaskExecutorRegistration{ResourceID: "tm-1", TaskExecutorAddress: te})
+				_, err := c.rm.RegisterTaskExecutor(c.ctx, id, gateway.TaskExecutorRegistration{ResourceID: "tm-1", TaskExecutorAddress: te,
+					NumberOfSlots: 1, TotalResourceProfile: defaultTaskManagerResources(1)})
 				return err
 			},
 			"SendSlotReport": func(id api.ResourceManagerID) error {
@@ -468,6 +469,7 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 		// The TaskExecutor restarts and registers again, under the same ResourceID.
 		success, err := c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
 			ResourceID: "tm-1", TaskExecutorAddress: c.svc.Address("taskmanager_tm-1"), NumberOfSlots: 2,
+			TotalResourceProfile: defaultTaskManagerResources(2),
 		})
 		require.NoError(t, err)
 		second := success.RegistrationID
@@ -490,6 +492,15 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 			ResourceID: "tm-2", TaskExecutorAddress: c.svc.Address("nobody"),
 		})
 		assert.ErrorIs(t, err, gateway.ErrRegistrationFailure)
+
+		// A registration without resources leaves the SlotManager nothing
+		// to cut slots from: refused, and nothing of it is kept.
+		_, err = c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
+			ResourceID: "tm-3", TaskExecutorAddress: c.svc.Address("taskmanager_tm-1"), NumberOfSlots: 2,
+		})
+		assert.ErrorIs(t, err, gateway.ErrRegistrationFailure)
+		assert.ErrorContains(t, err, "The TaskExecutor tm-3 registered without its resources")
+		assert.Equal(t, 1, c.overview().NumberTaskManagers)
 	})
 }
 
@@ -544,7 +555,7 @@ func TestDisconnectTaskManagerMovesTheJobElsewhere(t *testing.T) {
 		advance(DefaultRequirementCheckDelay)
 		requests := c.requests.all()
 		require.Len(t, requests, 2)
-		assert.Equal(t, api.SlotID{ResourceID: "tm-2"}, requests[1].SlotID)
+		assert.Equal(t, api.DynamicSlotID("tm-2"), requests[1].SlotID)
 
 		require.NoError(t, c.rm.DisconnectTaskManager(c.ctx, c.rmID, "tm-1", nil), "unknown by now: ignored")
 	})

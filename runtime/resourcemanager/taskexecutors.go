@@ -21,10 +21,11 @@ type workerRegistration struct {
 	instanceID api.InstanceID
 	address    string
 	gateway    gateway.TaskExecutorGateway
-	// What the TaskExecutor registered with, for GET /taskmanagers.
-	totalResourceProfile api.ResourceProfile
-	memoryConfiguration  clusterframework.TaskExecutorMemoryConfiguration
-	hardwareDescription  gateway.HardwareDescription
+	// What the TaskExecutor registered with: its resources for the
+	// SlotManager, the rest for GET /taskmanagers.
+	resources           slotmanager.TaskManagerResources
+	memoryConfiguration clusterframework.TaskExecutorMemoryConfiguration
+	hardwareDescription gateway.HardwareDescription
 	// atSlotManager is set once the first slot report registered the
 	// TaskExecutor at the SlotManager.
 	atSlotManager bool
@@ -47,6 +48,11 @@ func (rm *ResourceManager) RegisterTaskExecutor(ctx context.Context, rmID api.Re
 		if err != nil {
 			return gateway.TaskExecutorRegistrationSuccess{}, gateway.RegistrationFailure(
 				"Could not connect to the TaskExecutor %s at %s: %v", registration.ResourceID, registration.TaskExecutorAddress, err)
+		}
+		if registration.TotalResourceProfile.IsUnknown() || registration.NumberOfSlots <= 0 {
+			return gateway.TaskExecutorRegistrationSuccess{}, gateway.RegistrationFailure(
+				"The TaskExecutor %s registered without its resources (total %s, %d slots).",
+				registration.ResourceID, registration.TotalResourceProfile, registration.NumberOfSlots)
 		}
 		reg := rm.registerTaskExecutorInternal(taskExecutor, registration)
 		return gateway.TaskExecutorRegistrationSuccess{
@@ -72,13 +78,13 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 	// accepts only the workers its ResourceManagerDriver started (Flink:
 	// getWorkerNodeIfAcceptRegistration) and rejects the others.
 	reg := &workerRegistration{
-		resourceID:           resourceID,
-		instanceID:           api.NewInstanceID(),
-		address:              registration.TaskExecutorAddress,
-		gateway:              taskExecutor,
-		totalResourceProfile: registration.TotalResourceProfile,
-		memoryConfiguration:  registration.MemoryConfiguration,
-		hardwareDescription:  registration.HardwareDescription,
+		resourceID:          resourceID,
+		instanceID:          api.NewInstanceID(),
+		address:             registration.TaskExecutorAddress,
+		gateway:             taskExecutor,
+		resources:           resourcesOf(registration),
+		memoryConfiguration: registration.MemoryConfiguration,
+		hardwareDescription: registration.HardwareDescription,
 	}
 	rm.log.Info(fmt.Sprintf("Registering TaskManager with ResourceID %s (%s) at ResourceManager", resourceID, reg.address))
 	rm.taskExecutors[resourceID] = reg
@@ -89,6 +95,17 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 			return taskExecutor.HeartbeatFromResourceManager(ctx, from)
 		}))
 	return reg
+}
+
+// resourcesOf is what the SlotManager cuts slots out of: the TaskExecutor's
+// total, and its default slot profile, as registered or, where the
+// registration left it out, the total divided by the number of slots.
+func resourcesOf(registration gateway.TaskExecutorRegistration) slotmanager.TaskManagerResources {
+	defaultSlot := registration.DefaultSlotResourceProfile
+	if defaultSlot.IsUnknown() {
+		defaultSlot = clusterframework.DefaultSlotResourceProfile(registration.TotalResourceProfile, registration.NumberOfSlots)
+	}
+	return slotmanager.TaskManagerResources{Total: registration.TotalResourceProfile, DefaultSlotProfile: defaultSlot}
 }
 
 // SendSlotReport tells the ResourceManager which slots a TaskExecutor has.
@@ -108,7 +125,7 @@ func (rm *ResourceManager) SendSlotReport(ctx context.Context, rmID api.Resource
 			rm.slotManager.ReportSlotStatus(instanceID, report)
 			return struct{}{}, nil
 		}
-		rm.slotManager.RegisterTaskManager(reg.connection(), report)
+		rm.slotManager.RegisterTaskManager(reg.connection(), report, reg.resources)
 		reg.atSlotManager = true
 		return struct{}{}, nil
 	})

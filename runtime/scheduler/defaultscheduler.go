@@ -85,11 +85,13 @@ type DefaultScheduler struct {
 	nextRequestID slotpool.SlotRequestID
 	// waiting holds the shared slots requested and not yet arrived, and
 	// arrived the ones that have; deployment starts when waiting is empty.
-	waiting  map[sharedSlotKey]slotpool.SlotRequestID
-	arrived  map[sharedSlotKey]arrivedSlot
-	members  map[sharedSlotKey][]api.ExecutionVertexID
-	keyOrder []sharedSlotKey
-	finished bool // OnTerminal was called
+	// slotSharing knows the shared slot of every execution vertex.
+	slotSharing *slotSharingStrategy
+	waiting     map[*executionSlotSharingGroup]slotpool.SlotRequestID
+	arrived     map[*executionSlotSharingGroup]arrivedSlot
+	members     map[*executionSlotSharingGroup][]api.ExecutionVertexID
+	keyOrder    []*executionSlotSharingGroup
+	finished    bool // OnTerminal was called
 }
 
 // arrivedSlot is a shared slot the pool handed over, and the request it
@@ -127,9 +129,12 @@ func NewDefaultScheduler(cfg Config, deps Deps) *DefaultScheduler {
 		log:        logger.With("logger", "DefaultScheduler"),
 		graphLog:   logger.With("logger", "ExecutionGraph"),
 		tdds:       newTDDFactory(deps.Graph, deps.JobGraph),
-		waiting:    make(map[sharedSlotKey]slotpool.SlotRequestID),
-		arrived:    make(map[sharedSlotKey]arrivedSlot),
+		waiting:    make(map[*executionSlotSharingGroup]slotpool.SlotRequestID),
+		arrived:    make(map[*executionSlotSharingGroup]arrivedSlot),
 		submitting: make(map[*executiongraph.Execution]bool),
+		// Flink's SlotSharingExecutionSlotAllocatorFactory builds the
+		// shared slots of the whole graph when the scheduler is created.
+		slotSharing: newSlotSharingStrategy(deps.Graph),
 	}
 	// Flink's DefaultSchedulerComponents: the bulk checker reads the
 	// job's slot pool and runs its checks on the main thread.
@@ -168,11 +173,11 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 			panic(fmt.Sprintf("Expected execution %s to be in CREATED state: %v", ev.CurrentExecution(), err))
 		}
 	}
-	s.keyOrder, s.members = groupBySharedSlot(vertices)
+	s.keyOrder, s.members = s.slotSharing.groupBySharedSlot(vertices)
 	// Every request is registered as waiting before the first is sent: the
 	// pool may answer one at once from a slot it already holds, and the
 	// region must not look complete before all its slots are asked for.
-	bulk := &sharingPhysicalSlotRequestBulk{scheduler: s, keys: s.keyOrder, requests: make(map[sharedSlotKey]slotpool.SlotRequestID)}
+	bulk := &sharingPhysicalSlotRequestBulk{scheduler: s, keys: s.keyOrder, requests: make(map[*executionSlotSharingGroup]slotpool.SlotRequestID)}
 	for _, key := range s.keyOrder {
 		s.nextRequestID++
 		s.waiting[key] = s.nextRequestID
@@ -180,7 +185,7 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 	}
 	for _, key := range s.keyOrder {
 		id := s.waiting[key]
-		s.deps.SlotPool.RequestNewAllocatedSlot(id, api.UnknownResourceProfile, func(slot slotpool.PhysicalSlot) {
+		s.deps.SlotPool.RequestNewAllocatedSlot(id, s.sharedSlotProfile(key), func(slot slotpool.PhysicalSlot) {
 			s.slotArrived(key, id, slot)
 		}, func(cause error) {
 			s.slotRequestFailed(key, id, cause)
@@ -193,7 +198,12 @@ func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.Exe
 	s.bulkChecker.SchedulePendingRequestBulkTimeoutCheck(bulk, s.cfg.SlotRequestTimeout)
 }
 
-func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {
+// sharedSlotProfile is the profile a shared slot is requested with.
+func (s *DefaultScheduler) sharedSlotProfile(group *executionSlotSharingGroup) api.ResourceProfile {
+	return sharedSlotProfile(s.deps.JobGraph, s.deps.Graph, group)
+}
+
+func (s *DefaultScheduler) slotArrived(key *executionSlotSharingGroup, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {
 	if s.waiting[key] != id {
 		return // the request was withdrawn meanwhile
 	}
@@ -208,7 +218,7 @@ func (s *DefaultScheduler) slotArrived(key sharedSlotKey, id slotpool.SlotReques
 // will not come (Flink: DefaultExecutionDeployer fails the execution when
 // its slot future completes exceptionally). The first failure starts the
 // failover, which cancels the others.
-func (s *DefaultScheduler) slotRequestFailed(key sharedSlotKey, id slotpool.SlotRequestID, cause error) {
+func (s *DefaultScheduler) slotRequestFailed(key *executionSlotSharingGroup, id slotpool.SlotRequestID, cause error) {
 	if s.waiting[key] != id {
 		return // the request was withdrawn meanwhile
 	}

@@ -16,9 +16,13 @@
 // a region as a whole. For each task (an Execution):
 //
 //  1. CREATED → SCHEDULED, and a slot is requested. With slot sharing,
-//     subtask i of every vertex in one slot sharing group shares one
-//     slot, so a job needs as many slots as its largest parallelism per
-//     group, not the sum of all parallelisms.
+//     a slot holds one subtask of every vertex of a slot sharing group,
+//     so a job needs as many slots as its largest parallelism per group,
+//     not the sum of all parallelisms. Which subtasks share a slot was
+//     decided once, when the scheduler was created (slotsharing.go,
+//     Flink's LocalInputPreferredSlotSharingStrategy: co-location first,
+//     then a producer's slot, so that inputs stay local), and each slot is
+//     requested with its group's resources, or as any slot.
 //  2. When every slot of the region has arrived (the slot pool declares
 //     the requirements to the ResourceManager, step m6, and TaskExecutors
 //     offer slots, step m8), each Execution gets its slot and moves
@@ -97,9 +101,8 @@
 // rebalance) that is every task too, but a job of forward exchanges only
 // has one region per subtask, and Flink restarts just one of them.
 // (Package executiongraph/failover has the region strategy; partial
-// restarts with shared slots are not wired in yet.) The slot sharing
-// strategy groups subtasks by index only (Flink's
-// LocalInputPreferredSlotSharingStrategy also prefers co-locating
-// producers and consumers). No state is restored on restart: there are no
-// checkpoints yet.
+// restarts with shared slots are not wired in yet.) The network memory a
+// slot sharing group with resources needs is not added to its profile
+// (Flink's SsgNetworkMemoryCalculationUtils). No state is restored on
+// restart: there are no checkpoints yet.
 package scheduler

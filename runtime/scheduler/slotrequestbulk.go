@@ -17,8 +17,8 @@ import (
 // requests when one of their slot futures fails, to the same end.
 type sharingPhysicalSlotRequestBulk struct {
 	scheduler *DefaultScheduler
-	keys      []sharedSlotKey // in the order they were requested
-	requests  map[sharedSlotKey]slotpool.SlotRequestID
+	keys      []*executionSlotSharingGroup // in the order they were requested
+	requests  map[*executionSlotSharingGroup]slotpool.SlotRequestID
 }
 
 var _ slotpool.PhysicalSlotRequestBulk = (*sharingPhysicalSlotRequestBulk)(nil)
@@ -29,7 +29,7 @@ func (b *sharingPhysicalSlotRequestBulk) PendingRequests() []api.ResourceProfile
 	var pending []api.ResourceProfile
 	for _, key := range b.keys {
 		if id, ok := b.scheduler.waiting[key]; ok && id == b.requests[key] {
-			pending = append(pending, api.UnknownResourceProfile)
+			pending = append(pending, b.scheduler.sharedSlotProfile(key))
 		}
 	}
 	return pending

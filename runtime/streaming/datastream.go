@@ -212,7 +212,7 @@ func (ds *DataStream[T]) Uid(uid string) *DataStream[T] {
 // "default". Operators of different groups never share a slot, and are
 // never chained.
 func (ds *DataStream[T]) SlotSharingGroup(slotSharingGroup string) *DataStream[T] {
-	setSlotSharingGroup(ds.env, ds.t, slotSharingGroup)
+	setSlotSharingGroup(ds.env, ds.t, SlotSharingGroup{name: slotSharingGroup}, "SlotSharingGroup")
 	return ds
 }
 
@@ -227,6 +227,34 @@ func (ds *DataStream[T]) DisableChaining() *DataStream[T] {
 // after it may join: its chaining strategy becomes HEAD.
 func (ds *DataStream[T]) StartNewChain() *DataStream[T] {
 	setChainingStrategy(ds.env, ds.t, Head, "StartNewChain")
+	return ds
+}
+
+// SetSlotSharingGroup puts the operator in slotSharingGroup, as
+// SlotSharingGroup(name) does, and gives the group the resources it
+// carries, if any (Flink: DataStream#slotSharingGroup(SlotSharingGroup)).
+// Every operator and RegisterSlotSharingGroup that give a group resources
+// must give it the same; a group set by name alone takes them from the
+// others. Make the group with NewSlotSharingGroupBuilder.
+func (ds *DataStream[T]) SetSlotSharingGroup(slotSharingGroup SlotSharingGroup) *DataStream[T] {
+	setSlotSharingGroup(ds.env, ds.t, slotSharingGroup, "SetSlotSharingGroup")
+	return ds
+}
+
+// SetCoLocationGroupKey puts the operator in the co-location group key:
+// subtask i of every operator with the same key runs in the same slot, so
+// they must all be in one slot sharing group. "" takes the operator out
+// again. Only the key of an operator that heads a chain counts, since a
+// JobVertex is co-located as a whole.
+//
+// Flink has no DataStream method for it: a program calls
+// Transformation#setCoLocationGroupKey on getTransformation(), and Flink
+// itself co-locates the head and tail of an iteration
+// ("IterationCoLocationGroup-" + loopId).
+func (ds *DataStream[T]) SetCoLocationGroupKey(key string) *DataStream[T] {
+	if checkIsOperator(ds.env, ds.t, "SetCoLocationGroupKey") {
+		ds.t.coLocationGroupKey = key
+	}
 	return ds
 }
 
@@ -307,12 +335,12 @@ func setUid(env *StreamExecutionEnvironment, t *transformation, uid string) {
 	t.uid = uid
 }
 
-func setSlotSharingGroup(env *StreamExecutionEnvironment, t *transformation, group string) {
-	if !checkIsOperator(env, t, "SlotSharingGroup") {
+func setSlotSharingGroup(env *StreamExecutionEnvironment, t *transformation, group SlotSharingGroup, method string) {
+	if !checkIsOperator(env, t, method) {
 		return
 	}
-	if group == "" {
-		env.fail(fmt.Errorf("%s: the slot sharing group name must not be empty", t.describe()))
+	if group.name == "" {
+		env.fail(fmt.Errorf("%s: %w", t.describe(), errEmptySlotSharingGroupName))
 		return
 	}
 	t.slotSharingGroup = group

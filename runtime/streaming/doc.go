@@ -18,6 +18,8 @@
 //	StreamingJobGraphGenerator                         CreateJobGraph, IsChainable
 //	StreamConfig                                       StreamConfig
 //	StreamPlanEnvironment, ProgramAbortException       PlanProgram, ErrProgramAbort
+//	SlotSharingGroup, SlotSharingGroup.Builder         SlotSharingGroup, SlotSharingGroupBuilder
+//	Transformation#setCoLocationGroupKey               DataStream.SetCoLocationGroupKey
 //
 // Lesson 02 ("Graph transformations") teaches it, together with
 // runtime/jobgraph and runtime/executiongraph. Everything here is pure: no
@@ -82,7 +84,8 @@
 // which is 128 up to parallelism 85), the slot sharing group (the
 // operator's, else its input's, else "default") and the chaining strategy
 // (HEAD for sources, ALWAYS for the rest, NEVER after DisableChaining, HEAD
-// after StartNewChain).
+// after StartNewChain). The StreamGraph also keeps the resources of each
+// slot sharing group the program gave some (see below).
 //
 // # Partitioners and key groups
 //
@@ -134,13 +137,58 @@
 // SourceStreamTaskClass (head is a source) or OneInputStreamTaskClass. Each
 // edge leaving a chain becomes a JobEdge: POINTWISE for FORWARD and
 // RESCALE, ALL_TO_ALL for the rest, its ShipStrategyName the partitioner's
-// name. The vertex's Configuration is a StreamConfig:
+// name. Then each slot sharing group a vertex is in gets its resources in
+// the JobGraph, and the vertices get their co-location groups (see below).
+// The vertex's Configuration is a StreamConfig:
 //
 //	streaming.program.name         the registered program             wordcount
 //	streaming.program.args         its arguments (JSON)               ["--input","hamlet.txt"]
 //	streaming.program.parallelism  the runner's parallelism, 0: none  4
 //	streaming.chain.node-ids       the chain's nodes, head first      [1,2]
 //	streaming.chain.out-edges      one per produced data set (JSON)   [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
+//
+// # Slot sharing groups and their resources
+//
+// A slot holds one subtask of every vertex of its slot sharing group, so a
+// job needs, per group, as many slots as the group's largest parallelism.
+// By default those slots are requested with api.UnknownResourceProfile:
+// any slot will do, and a TaskManager cuts one of its default slot
+// profile. A program that knows better says how large each slot of a group
+// must be (Flink's fine-grained resource management):
+//
+//	counting, err := streaming.NewSlotSharingGroupBuilder("counting").
+//		SetCPUCores(0.25).SetTaskHeapMemoryMB(64).SetManagedMemoryMB(32).
+//		Build()
+//	if err != nil {
+//		return err
+//	}
+//	counts := streaming.KeyBy(words, word).Sum(1).SetSlotSharingGroup(counting)
+//
+// or registers the group once and names it on the operators:
+//
+//	env.RegisterSlotSharingGroup(counting)
+//	counts := streaming.KeyBy(words, word).Sum(1).SlotSharingGroup("counting")
+//
+// Build wants CPU cores and task heap memory, or no resources at all; task
+// off-heap and managed memory are 0 unless set. All the places that give
+// one group resources must give the same, or the program fails with "The
+// slot sharing group counting has been configured with two different
+// resource spec.". CreateJobGraph copies the resources of every group a
+// vertex is in to the JobGraph (jobgraph.JobGraph.SlotSharingGroupResources,
+// with no network memory), where the scheduler requests each shared slot
+// of the group with them; a group without resources stays UNKNOWN.
+//
+// # Co-location
+//
+// A co-location group is stronger than a slot sharing group: subtask i of
+// every JobVertex in it runs in the same slot, as Flink does for the head
+// and tail of an iteration ("IterationCoLocationGroup-" + loopId). A
+// program puts operators in one with SetCoLocationGroupKey (Flink's
+// Transformation#setCoLocationGroupKey, reached through getTransformation()).
+// The key of a chain's head decides for the whole JobVertex, and the
+// vertices of one key must share a slot sharing group: CreateJobGraph fails
+// with Flink's "Cannot co-locate operators from different slot sharing
+// groups" otherwise. runtime/examples/sharing is a program that does both.
 //
 // # How a task finds the user's functions
 //
@@ -199,4 +247,12 @@
 //     reflection; Flink also accepts field names of POJOs.
 //   - GetStreamGraph does not clear the transformations (Execute does), so
 //     it can be called to inspect a program more than once.
+//   - SlotSharingGroupBuilder keeps its first illegal argument and Build
+//     returns it, where Flink's setters throw. It also refuses infinite CPU
+//     cores, which Flink's CPUResource cannot hold, and a group without a
+//     name, Go's null.
+//   - SetCoLocationGroupKey is a DataStream method; Flink has it on the
+//     Transformation only. The JobGraph holds a group's resources by name
+//     and a vertex's co-location key, where Flink's JobVertex holds a
+//     SlotSharingGroup and a CoLocationGroupImpl object.
 package streaming

@@ -39,12 +39,12 @@ var ErrNoExecutor = errors.New("No ExecutorFactory found to execute the applicat
 // and returned by GetStreamGraph and Execute, with the operator it
 // concerns, so a bad program fails where Flink's would, at submission.
 type StreamExecutionEnvironment struct {
-	parallelism     int // 0: not set, DefaultParallelism applies
-	maxParallelism  int // 0: not set, jobgraph.DefaultMaxParallelism applies
-	chainingEnabled bool
+	parallelism       int // 0: not set, DefaultParallelism applies
+	maxParallelism    int // 0: not set, jobgraph.DefaultMaxParallelism applies
+	chainingEnabled   bool
+	slotSharingGroups map[string]SlotSharingGroup // registered, with resources
 
-	// transformations are every transformation the program created, in the
-	// order of their IDs.
+	// transformations are all the program created, in the order of their IDs.
 	transformations []*transformation
 	// lastTransformationID is the ID the last transformation got. IDs are
 	// never reused, even after Execute clears the transformations.

@@ -74,3 +74,27 @@ func ExampleAssignKeyToParallelOperator() {
 	// 1
 	// KeyGroupRange{startKeyGroup=32, endKeyGroup=63}
 }
+
+// ExampleNewSlotSharingGroupBuilder gives a slot sharing group the
+// resources each of its slots needs, and shows what the builder refuses.
+func ExampleNewSlotSharingGroupBuilder() {
+	counting, err := streaming.NewSlotSharingGroupBuilder("counting").
+		SetCPUCores(0.25).
+		SetTaskHeapMemoryMB(64).
+		SetManagedMemoryMB(32).
+		Build()
+	fmt.Println(counting.Name(), counting.ResourceProfile(), err)
+
+	byName, err := streaming.NewSlotSharingGroupBuilder("counting").Build()
+	fmt.Println(byName.ResourceProfile(), err)
+
+	_, err = streaming.NewSlotSharingGroupBuilder("counting").SetManagedMemoryMB(32).Build()
+	fmt.Println(err)
+	_, err = streaming.NewSlotSharingGroupBuilder("counting").SetCPUCores(0).SetTaskHeapMemoryMB(64).Build()
+	fmt.Println(err)
+	// Output:
+	// counting ResourceProfile{cpuCores=0.25, taskHeapMemory=64.000mb (67108864 bytes), taskOffHeapMemory=0 bytes, managedMemory=32.000mb (33554432 bytes), networkMemory=0 bytes} <nil>
+	// ResourceProfile{UNKNOWN} <nil>
+	// The cpu cores and task heap memory are required when specifying the resource of a slot sharing group. You need to explicitly configure them with positive value.
+	// The cpu cores should be positive.
+}

@@ -83,7 +83,16 @@ func (s *DataStreamSink) Uid(uid string) *DataStreamSink {
 
 // SlotSharingGroup puts the sink in the named slot sharing group.
 func (s *DataStreamSink) SlotSharingGroup(slotSharingGroup string) *DataStreamSink {
-	setSlotSharingGroup(s.env, s.t, slotSharingGroup)
+	setSlotSharingGroup(s.env, s.t, SlotSharingGroup{name: slotSharingGroup}, "SlotSharingGroup")
+	return s
+}
+
+// SetSlotSharingGroup puts the sink in slotSharingGroup and gives the group
+// the resources it carries, if any (Flink:
+// DataStreamSink#slotSharingGroup(SlotSharingGroup)); see
+// DataStream.SetSlotSharingGroup.
+func (s *DataStreamSink) SetSlotSharingGroup(slotSharingGroup SlotSharingGroup) *DataStreamSink {
+	setSlotSharingGroup(s.env, s.t, slotSharingGroup, "SetSlotSharingGroup")
 	return s
 }
 

@@ -20,18 +20,18 @@ import (
 type StreamGraph struct {
 	// JobName is the name Execute was given, or DefaultJobName.
 	JobName string
-	// ChainingEnabled is false when the program called
-	// DisableOperatorChaining.
+	// ChainingEnabled is false after the program's DisableOperatorChaining.
 	ChainingEnabled bool
-	// ProgramName, ProgramArgs and ProgramParallelism say how the program
-	// was started (SetProgram); every JobVertex carries them so the
-	// TaskExecutor can run it again.
+	// ProgramName, ProgramArgs and ProgramParallelism say how the program was
+	// started (SetProgram); each JobVertex carries them, for tasks to rerun it.
 	ProgramName        string
 	ProgramArgs        []string
 	ProgramParallelism int
 
 	nodes    []*StreamNode // in ID order
 	nodeByID map[int]*StreamNode
+	// slotSharingGroups are the groups the program gave resources, by name.
+	slotSharingGroups map[string]SlotSharingGroup
 }
 
 // StreamNode is one operator of the program: what it runs, how many
@@ -56,6 +56,8 @@ type StreamNode struct {
 	// SlotSharingGroup is the group's name, DefaultSlotSharingGroup unless
 	// set or inherited.
 	SlotSharingGroup string
+	// CoLocationGroup is the key SetCoLocationGroupKey set, or "".
+	CoLocationGroup string
 	// ChainingStrategy is HEAD for sources, ALWAYS for the others, NEVER
 	// after DisableChaining and HEAD after StartNewChain.
 	ChainingStrategy ChainingStrategy
@@ -63,15 +65,13 @@ type StreamNode struct {
 	Uid string
 	// Operator is what the node runs.
 	Operator Operator
-	// KeySelector extracts the key of a record for a keyed operator (the
-	// function given to KeyBy); nil for operators without keyed state.
-	// Flink: StreamNode's state partitioner.
+	// KeySelector extracts a keyed operator's key from a record (the function
+	// given to KeyBy; Flink: StreamNode's state partitioner); nil if unkeyed.
 	KeySelector func(record any) any
 	// OutputType is the Go type of the records the node emits; nil for sinks.
 	OutputType reflect.Type
 
-	// InEdges and OutEdges are the node's edges, in the order they were
-	// added (the order of the program).
+	// InEdges and OutEdges are the node's edges, in the program's order.
 	InEdges  []*StreamEdge
 	OutEdges []*StreamEdge
 }

@@ -21,8 +21,8 @@ var ErrNoOperators = errors.New("No operators defined in streaming topology. Can
 //  2. Each source, operator and sink becomes a StreamNode with the ID of
 //     its transformation, its name ("Source: "/"Sink: " prefixed), its
 //     parallelism (or the environment's), its max parallelism (or the
-//     default for its parallelism) and its slot sharing group (or its
-//     input's, or "default").
+//     default for its parallelism), its slot sharing group (or its input's,
+//     or "default"; a group's resources go to the graph) and co-location key.
 //  3. Each node gets an edge from its input, or from each input of a union
 //     it reads. Partition transformations between the two become the
 //     edge's partitioner (the one nearest the consumer wins); without one,
@@ -33,10 +33,7 @@ var ErrNoOperators = errors.New("No operators defined in streaming topology. Can
 // a stream exists before anything reads it.
 func generateStreamGraph(env *StreamExecutionEnvironment, jobName string) (*StreamGraph, error) {
 	g := newStreamGraph(jobName)
-	g.ChainingEnabled = env.chainingEnabled
-	g.ProgramName = env.program.name
-	g.ProgramArgs = slices.Clone(env.program.args)
-	g.ProgramParallelism = env.program.parallelism
+	configureStreamGraph(g, env)
 
 	needed := neededTransformations(env.transformations)
 	if len(needed) == 0 {
@@ -50,6 +47,9 @@ func generateStreamGraph(env *StreamExecutionEnvironment, jobName string) (*Stre
 		}
 		node := newStreamNode(env, g, t)
 		if err := checkUidUnique(uids, node); err != nil {
+			return nil, err
+		}
+		if err := setSlotSharingGroupResource(g, t); err != nil {
 			return nil, err
 		}
 		g.addNode(node)
@@ -116,6 +116,7 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 		Parallelism:      parallelism,
 		MaxParallelism:   maxParallelism,
 		SlotSharingGroup: determineSlotSharingGroup(g, t),
+		CoLocationGroup:  t.coLocationGroupKey,
 		ChainingStrategy: t.chainingStrategy,
 		Uid:              t.uid,
 		Operator:         t.operator,
@@ -124,12 +125,11 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 	}
 }
 
-// determineSlotSharingGroup mirrors StreamGraphGenerator.determineSlotSharingGroup:
-// the group the operator set; else the group of its inputs when they all
-// have the same (a union's may not); else "default".
+// determineSlotSharingGroup mirrors Flink's method of that name: the group
+// the operator set, else its inputs' if they all share one, else "default".
 func determineSlotSharingGroup(g *StreamGraph, t *transformation) string {
-	if t.slotSharingGroup != "" {
-		return t.slotSharingGroup
+	if t.slotSharingGroup.name != "" {
+		return t.slotSharingGroup.name
 	}
 	if t.input == nil {
 		return DefaultSlotSharingGroup
@@ -211,5 +211,39 @@ func checkUidUnique(uids map[string]*StreamNode, node *StreamNode) error {
 			node.Uid, first, node)
 	}
 	uids[node.Uid] = node
+	return nil
+}
+
+// configureStreamGraph copies the environment's settings into the graph
+// (Flink's StreamGraphGenerator#configureStreamGraph, and the resources of
+// the slot sharing groups, which Flink's generator is given by the
+// environment): chaining, the program invocation, and the groups
+// RegisterSlotSharingGroup gave resources.
+func configureStreamGraph(g *StreamGraph, env *StreamExecutionEnvironment) {
+	g.ChainingEnabled = env.chainingEnabled
+	g.ProgramName = env.program.name
+	g.ProgramArgs = slices.Clone(env.program.args)
+	g.ProgramParallelism = env.program.parallelism
+	g.slotSharingGroups = make(map[string]SlotSharingGroup, len(env.slotSharingGroups))
+	for name, group := range env.slotSharingGroups {
+		g.slotSharingGroups[name] = group
+	}
+}
+
+// setSlotSharingGroupResource records the resources of the slot sharing
+// group an operator set with SetSlotSharingGroup, as Flink's
+// StreamGraphGenerator#transform does: a group may get resources from the
+// environment (RegisterSlotSharingGroup) and from any number of operators,
+// as long as they all give the same. A group set by name only takes its
+// resources from the others.
+func setSlotSharingGroupResource(g *StreamGraph, t *transformation) error {
+	group := t.slotSharingGroup
+	if !group.hasResources() {
+		return nil
+	}
+	if known, ok := g.slotSharingGroups[group.name]; ok && known != group {
+		return fmt.Errorf("%s: The slot sharing group %s has been configured with two different resource spec.", t.describe(), group.name)
+	}
+	g.slotSharingGroups[group.name] = group
 	return nil
 }

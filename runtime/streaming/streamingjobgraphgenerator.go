@@ -33,9 +33,9 @@ const (
 //  3. connect: one JobEdge per chain output, POINTWISE for FORWARD and
 //     RESCALE, ALL_TO_ALL otherwise, its ShipStrategyName the partitioner's
 //     name, its result PIPELINED_BOUNDED.
-//
-// The result passes jobgraph's Validate, or the error says why not (for
-// example a parallelism above the max parallelism).
+//  4. setSlotSharingAndCoLocation: the resources of the slot sharing groups
+//     the vertices use, and the co-location groups of their heads; then
+//     jobgraph's Validate, whose error (if any) CreateJobGraph returns.
 func CreateJobGraph(streamGraph *StreamGraph) (*jobgraph.JobGraph, error) {
 	gen := &jobGraphGenerator{streamGraph: streamGraph, chainOf: make(map[int]*operatorChain)}
 
@@ -52,20 +52,20 @@ func CreateJobGraph(streamGraph *StreamGraph) (*jobgraph.JobGraph, error) {
 	}
 
 	// Step 3: connect each chain to the chains its outputs lead to, in the
-	// order of the chain's outputs, which is also the order of the data sets
-	// the vertex produces.
+	// order of its outputs, which is the order of the data sets it produces.
 	for _, chain := range gen.chains {
 		for _, edge := range chain.outEdges {
 			downstream := gen.chainOf[edge.Target.ID].vertex
-			pattern := jobgraph.AllToAll
-			if edge.Partitioner.IsPointwise() {
-				pattern = jobgraph.Pointwise
-			}
+			pattern := distributionPattern(edge.Partitioner)
 			jobEdge := downstream.ConnectNewDataSetAsInput(chain.vertex, pattern, jobgraph.PipelinedBounded)
 			jobEdge.ShipStrategyName = edge.Partitioner.String()
 		}
 	}
 
+	// Step 4: the resources of the slot sharing groups, the co-location groups.
+	if err := gen.setSlotSharingAndCoLocation(jobGraph); err != nil {
+		return nil, err
+	}
 	if err := jobGraph.Validate(); err != nil {
 		return nil, err
 	}
@@ -272,6 +272,16 @@ func downstreamStrategyAllowsChaining(up, down *StreamNode) bool {
 	default: // NEVER, HEAD
 		return false
 	}
+}
+
+// distributionPattern is how the JobEdge of a partitioner wires producer
+// and consumer subtasks (Flink's StreamingJobGraphGenerator#connect):
+// POINTWISE for FORWARD and RESCALE, ALL_TO_ALL for the rest.
+func distributionPattern(partitioner StreamPartitioner) jobgraph.DistributionPattern {
+	if partitioner.IsPointwise() {
+		return jobgraph.Pointwise
+	}
+	return jobgraph.AllToAll
 }
 
 // NotChainedReasons says, for each JobEdge of jobGraph, which chaining

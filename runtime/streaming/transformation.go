@@ -46,10 +46,12 @@ type transformation struct {
 
 	partitioner StreamPartitioner // partition transformations only
 
-	parallelism      int    // 0: the environment's parallelism
-	slotSharingGroup string // "": inherited from the input, or "default"
+	parallelism      int              // 0: the environment's parallelism
+	slotSharingGroup SlotSharingGroup // no name: inherited from the input, or "default"
 	uid              string
 	chainingStrategy ChainingStrategy
+	// coLocationGroupKey is Flink's Transformation#coLocationGroupKey; "": none.
+	coLocationGroupKey string
 }
 
 // isOperator reports whether the transformation becomes a StreamNode, and so

@@ -206,8 +206,13 @@ func (t *TaskSlotTable[T]) NumberOfSlots() int { return t.numberSlots }
 // AllocateSlot allocates a slot to a job under allocationID: the static
 // slot at index, or, if index is negative, a new dynamic slot. An unknown
 // profile takes the default slot profile. Allocating the same allocation
-// to the same job, index and profile again succeeds and changes nothing,
-// so a repeated RequestSlot is harmless.
+// to the same job and profile again, at the same static index or as a
+// dynamic slot, succeeds and changes nothing, so a repeated RequestSlot is
+// harmless (Flink's isDuplicatedSlot).
+//
+// Step m7: the ResourceManager's requestSlot arrives here; the TaskExecutor
+// cuts the slot it asks for out of its budget, ALLOCATED to the job, to be
+// offered to the job's JobMaster (m8).
 func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID api.AllocationID, profile api.ResourceProfile) error {
 	if index >= t.numberSlots {
 		return fmt.Errorf("%w: Could not allocate slot: the slot index %d is not below the number of slots %d.",
@@ -220,8 +225,8 @@ func (t *TaskSlotTable[T]) AllocateSlot(index int, jobID api.JobID, allocationID
 		profile = t.defaultSlotProfile
 	}
 	if existing, ok := t.allocatedSlots[allocationID]; ok {
-		if existing.jobID == jobID && existing.profile == profile && existing.index == index {
-			return nil // a duplicate request
+		if existing.jobID == jobID && existing.profile == profile && (index >= t.numberSlots || existing.index == index) {
+			return nil // a duplicate request: a dynamic one has a new index, but is the same
 		}
 		return fmt.Errorf("%w: Slot with allocationId %s already exist, with resource profile %s, job id %s and index %d. The required index is %d.",
 			gateway.ErrSlotAllocation, allocationID, existing.profile, existing.jobID, existing.index, index)

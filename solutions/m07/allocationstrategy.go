@@ -9,37 +9,38 @@
 package slotmanager
 
 import (
+	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 )
 
-// TryFulfillRequirements matches missing requirements to free slots by the
-// rule documented on DefaultResourceAllocationStrategy.
+// TryFulfillRequirements matches missing requirements to the TaskManagers'
+// available resources by the rule documented on
+// DefaultResourceAllocationStrategy.
 //
-// Step m7: the ResourceManager decides here which TaskExecutor's slot
-// each job gets; the SlotManager then requests each allocated slot from
-// its TaskExecutor (requestSlot).
-func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobRequirements, freeSlots []FreeSlot) ResourceAllocationResult {
-	taken := make([]bool, len(freeSlots))
+// Step m7: the ResourceManager decides here which TaskExecutor cuts a slot
+// of which profile for each job; the SlotManager then requests each
+// slot from its TaskExecutor (requestSlot).
+func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobRequirements, taskManagers []RegisteredTaskManager) ResourceAllocationResult {
+	available := make([]api.ResourceProfile, len(taskManagers))
+	for i, tm := range taskManagers {
+		available[i] = tm.Available
+	}
 	var result ResourceAllocationResult
 	for _, job := range missing {
 		var left []gateway.ResourceRequirement
 		for _, req := range specificProfilesFirst(job.Requirements) {
 			needed := req.NumberOfRequiredSlots
-			for i, slot := range freeSlots {
-				if needed == 0 {
-					break
+			for i, tm := range taskManagers {
+				effective := effectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
+				for needed > 0 && available[i].AllFieldsNoLessThan(effective) {
+					available[i] = available[i].Subtract(effective)
+					needed--
+					result.Allocations = append(result.Allocations, SlotAllocation{
+						JobID:           job.JobID,
+						InstanceID:      tm.InstanceID,
+						ResourceProfile: effective,
+					})
 				}
-				if taken[i] || !slot.ResourceProfile.AllFieldsNoLessThan(req.ResourceProfile) {
-					continue
-				}
-				taken[i] = true
-				needed--
-				result.Allocations = append(result.Allocations, SlotAllocation{
-					JobID:           job.JobID,
-					SlotID:          slot.SlotID,
-					InstanceID:      slot.InstanceID,
-					ResourceProfile: req.ResourceProfile,
-				})
 			}
 			if needed > 0 {
 				left = append(left, gateway.ResourceRequirement{ResourceProfile: req.ResourceProfile, NumberOfRequiredSlots: needed})

@@ -18,8 +18,12 @@ import (
 // accepted (Flink's offerSlots).
 //
 // Step m8: the job decides here which offered slots it takes. Each
-// accepted slot goes to the oldest waiting request with a matching
-// profile; an offer already accepted before is accepted again (the
+// accepted slot goes to the oldest waiting request of exactly its
+// profile, or, if there is none, to the oldest request it matches (one
+// for UnknownResourceProfile), as Flink's DefaultRequirementMatcher
+// matches a slot to the exactly equal requirement first: a slot cut for a
+// slot sharing group with resources must not serve a request any slot
+// would do for. An offer already accepted before is accepted again (the
 // TaskExecutor may retry after a timeout).
 func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.SlotOffer) []gateway.SlotOffer {
 	var accepted []gateway.SlotOffer
@@ -29,8 +33,13 @@ func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.S
 			continue
 		}
 		i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool {
-			return offer.ResourceProfile.IsMatching(r.profile)
+			return r.profile == offer.ResourceProfile
 		})
+		if i < 0 {
+			i = slices.IndexFunc(p.pending, func(r *pendingRequest) bool {
+				return offer.ResourceProfile.IsMatching(r.profile)
+			})
+		}
 		if i < 0 {
 			continue // nobody needs it: rejected
 		}

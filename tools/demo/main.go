@@ -21,8 +21,9 @@
 // to five lines of the JobManager's and the TaskManagers' logs that prove
 // it (kept from the INFO log even without -v). A fault at m1–m3 refuses the
 // job; at m4 the job fails during initialization; at m5–m11 it recovers and
-// still counts every word exactly. In every case the demo has worked, and
-// exits 0.
+// still counts every word exactly, unless its slot sharing group asks for
+// more than any TaskManager has (m7:slot-sharing-group-too-large), which no
+// restart fixes. In every case the demo has worked, and exits 0.
 package main
 
 import (

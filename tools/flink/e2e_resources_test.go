@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,8 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/entrypoint"
+	"flinklab/runtime/examples/sharing"
 	"flinklab/runtime/rest"
 )
 
@@ -143,4 +146,52 @@ func awaitReportedSlots(t testing.TB, rc *client.RestClusterClient, resourceID s
 			return string(tm.ID) == resourceID && tm.SlotsNumber == slots
 		})
 	})
+}
+
+// A job whose slot sharing group asks for more than any TaskManager has:
+// flink run the sharing program with --counting-cpu 8 on one TaskManager
+// of 2 cores. The ResourceManager cuts the slot of the default group out
+// of the TaskManager, and none for the counting group: its requirement
+// waits in the SlotManager's "Missing resources" through the start-up
+// period (resourcemanager.standalone.start-up-time, 1 s here), then the
+// SlotManager gives up on the job and the JobMaster's slot pool fails the
+// requests, with Flink's texts. No restart strategy is configured, so the
+// job FAILS.
+func TestASlotSharingGroupLargerThanAnyTaskManagerWaitsThenFailsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes: skipped with -short")
+	}
+	bin := buildFlink(t)
+	logDir := t.TempDir()
+	c := startClusterProcess(t, bin, "start-cluster", "--taskmanagers", "1", "--slots", "2",
+		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir,
+		"-D", "resourcemanager.standalone.start-up-time=1000")
+	restAddress := c.awaitLine(t, regexp.MustCompile(`REST endpoint http://(\S+),`))[1]
+	resourceID := c.awaitLine(t, regexp.MustCompile(`Starting taskexecutor daemon .*: ResourceID (\S+),`))[1]
+	c.awaitLine(t, regexp.MustCompile(`The cluster runs in the foreground`))
+	rc := client.NewRestClusterClient(restAddress)
+	awaitReportedSlots(t, rc, resourceID, 2)
+
+	jar := filepath.Join(t.TempDir(), "Sharing.jar")
+	runFlink(t, bin, "jar", sharing.ProgramClass, "-o", jar)
+	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", restAddress, "-p", "1", jar, "--counting-cpu", "8"))
+	awaitJob(t, rc, jobID, "FAILED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobFailed })
+
+	var exceptions rest.JobExceptionsInfoWithHistory
+	require.NoError(t, rc.SendRequest(context.Background(), http.MethodGet, "/jobs/"+jobID.String()+"/exceptions", &exceptions))
+	require.NotNil(t, exceptions.RootException)
+	assert.Contains(t, *exceptions.RootException, "NoResourceAvailableException: Could not acquire the minimum required resources.")
+
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	c.awaitExit(t)
+	jmLog := readLog(t, logDir, entrypoint.DaemonStandaloneSession, 0)
+	counting := "ResourceRequirement{resourceProfile=ResourceProfile{cpuCores=8, taskHeapMemory=64.000mb (67108864 bytes), " +
+		"taskOffHeapMemory=0 bytes, managedMemory=32.000mb (33554432 bytes), networkMemory=0 bytes}, numberOfRequiredSlots=1}"
+	assert.Contains(t, jmLog, "Received resource requirements from job "+jobID.String()+": [")
+	assert.Regexp(t, `(?s)Matching resource requirements against available resources\.\nMissing resources:\n\t Job `+jobID.String()+
+		`\n\t\t`+regexp.QuoteMeta(counting)+`\nCurrent resources:\n\tTaskManager `+regexp.QuoteMeta(resourceID)+
+		`\n\t\tAvailable: ResourceProfile\{cpuCores=1, `, jmLog, "the default group's slot is cut, the counting group's is missing")
+	assert.Contains(t, jmLog, "WARN  FineGrainedSlotManager [] - Could not fulfill resource requirements of job "+jobID.String()+".")
+	assert.Contains(t, jmLog, "Could not acquire the minimum required resources, failing slot requests.")
+	assert.Contains(t, jmLog, "switched from SCHEDULED to FAILED on [unassigned resource].\nNoResourceAvailableException: Could not acquire the minimum required resources.")
 }

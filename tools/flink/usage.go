@@ -102,8 +102,8 @@ Action "jar" writes the job jar of a registered program.
   "jar" action options:
      -o,--output <file>               Where to write the jar (default
                                       <program>.jar).
-  The programs: wordcount (with its text), ticker, and any other program
-  registered in this binary.
+  The programs: wordcount (with its text), ticker, sharing, and any other
+  program registered in this binary.
 `},
 	{"start-cluster", `
 Action "start-cluster" starts a standalone session cluster on this machine.

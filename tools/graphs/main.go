@@ -10,21 +10,39 @@
 //	go run ./tools/graphs -m localhost:8081 -job JOBID # a job on a running cluster, over REST
 //	go run ./tools/graphs -diagrams diagrams         # what `make diagrams` runs
 //	go run ./tools/graphs -explain -p 4 wordcount    # the decisions behind the graphs, as text
+//	go run ./tools/graphs -slots -p 2 -D taskmanager.numberOfTaskSlots=2 wordcount  # wordcount-slots.svg
+//	go run ./tools/graphs -slots -explain -taskmanagers 2 -D taskmanager.numberOfTaskSlots=2 -p 2 sharing
+//	go run ./tools/graphs -slots -m localhost:8081 -job JOBID  # where a running job's subtasks are
 //
-// PROGRAM is a registered example program (wordcount, ticker); a path ending
-// in ".jar" is opened as a job jar and its Program-Class planned. The
-// arguments after it are the program's. The StreamGraph and JobGraph come
-// from planning the program, as the client does before it submits; the
-// ExecutionGraph and the sequence come from running it once on an embedded
-// MiniCluster. With -m, the JobGraph comes from the job's plan
-// (/jobs/{jobid}/plan), the ExecutionGraph with the subtasks' current states
-// from /jobs/{jobid} and /jobs/{jobid}/vertices/{vertexid}, and the
-// sequence from /jobs/{jobid}/trace; there is no StreamGraph, which the
-// cluster never sees.
+// PROGRAM is a registered example program (wordcount, ticker, sharing,
+// chains, fanout); a path ending in ".jar" is opened as a job jar and its
+// Program-Class planned. The arguments after it are the program's. The
+// StreamGraph and JobGraph come from planning the program, as the client
+// does before it submits; the ExecutionGraph and the sequence come from
+// running it once on an embedded MiniCluster. With -m, the JobGraph comes
+// from the job's plan (/jobs/{jobid}/plan), the ExecutionGraph with the
+// subtasks' current states from /jobs/{jobid} and
+// /jobs/{jobid}/vertices/{vertexid}, and the sequence from
+// /jobs/{jobid}/trace; there is no StreamGraph, which the cluster never
+// sees.
 //
 // With -explain nothing runs and nothing is drawn: the chaining decisions,
 // the JobVertices with the slots they need, and how each JobEdge becomes
 // partitions and ConsumedPartitionGroups are printed (package explain).
+//
+// With -slots the tool draws where the job's subtasks run instead
+// (<name>-slots.svg, or .dot): one box per TaskManager with its total and
+// free resources, one box per slot with its profile, and in each slot the
+// subtasks that share it, coloured by slot sharing group; slot requests no
+// TaskManager has room for are drawn outside, as waiting. For a program,
+// a jar or a JobGraph file (flinklab's JSON, e.g. flink-jobgraph.json) it
+// is a plan, worked out without running anything by the runtime's own
+// decisions (package slots), for a cluster of -taskmanagers TaskManagers
+// configured by -D key=value (Flink's keys: taskmanager.numberOfTaskSlots,
+// taskmanager.memory.process.size, taskmanager.cpu.cores, …). With -m it
+// is what REST says of the job on a running cluster; REST does not say
+// which slot a subtask runs in, so there subtasks are listed per
+// TaskManager. -slots -explain prints the same as text.
 //
 // The DOT and Mermaid come from package diagrams (and package dot), which
 // need no Graphviz; SVG is rendered by package svg, the only importer of
@@ -33,6 +51,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -43,7 +62,9 @@ import (
 
 	"flinklab/runtime/fault"
 	"flinklab/tools/graphs/diagrams"
+	"flinklab/tools/graphs/dot"
 	"flinklab/tools/graphs/explain"
+	"flinklab/tools/graphs/slots"
 	"flinklab/tools/graphs/svg"
 )
 
@@ -51,12 +72,17 @@ const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [
        go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] -m HOST:PORT -job JOBID
        go run ./tools/graphs -diagrams DIR
        go run ./tools/graphs -explain [-p N] PROGRAM|JAR [args]
+       go run ./tools/graphs -slots [-explain] [-o DIR] [-format svg|dot] [-taskmanagers N] [-D key=value]... [-p N] PROGRAM|JAR|JOBGRAPH.json [args]
+       go run ./tools/graphs -slots [-explain] [-o DIR] [-format svg|dot] -m HOST:PORT -job JOBID
 
 Writes <name>-streamgraph, <name>-jobgraph, <name>-executiongraph and
 <name>-sequence as .svg or .dot to DIR; with -format mermaid only
 <name>-sequence.mmd. With -m, <name> is the JobID and there is no
 streamgraph. -diagrams DIR regenerates the committed diagrams (make diagrams).
 -explain prints why the graphs are as they are, and draws nothing.
+-slots writes <name>-slots instead: where the subtasks run, planned on
+-taskmanagers TaskManagers configured by -D (or, with -m, as REST shows
+them); with -explain as text.
 
 `
 
@@ -68,7 +94,18 @@ func main() {
 	jobID := flag.String("job", "", "with -m: the JobID of the job to draw")
 	inject := flag.String("inject", "", "break one step (m3 … m11, or STEP:KIND) of the run; the sequence shows where it broke")
 	diagramsDir := flag.String("diagrams", "", "regenerate the committed diagrams into this directory")
-	explainOnly := flag.Bool("explain", false, "print the chaining decisions, JobVertices, slots and partition groups instead of drawing")
+	explainOnly := flag.Bool("explain", false, "print the chaining decisions, JobVertices, slots and partition groups instead of drawing (with -slots: the slot plan)")
+	slotView := flag.Bool("slots", false, "draw the TaskManagers, their slots and the subtasks sharing each slot")
+	taskManagers := flag.Int("taskmanagers", 1, "with -slots: how many TaskManagers the job is planned for")
+	config := map[string]string{}
+	flag.Func("D", "with -slots: a TaskManager option, key=value (repeatable), e.g. taskmanager.numberOfTaskSlots=2", func(s string) error {
+		key, value, ok := strings.Cut(s, "=")
+		if !ok || key == "" {
+			return fmt.Errorf("want key=value, got %q", s)
+		}
+		config[key] = value
+		return nil
+	})
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
 		flag.PrintDefaults()
@@ -82,6 +119,14 @@ func main() {
 	switch {
 	case *diagramsDir != "":
 		err = writeDiagrams(ctx, *diagramsDir)
+	case !*slotView && (isSet("taskmanagers") || isSet("D")):
+		err = fmt.Errorf("%w: -taskmanagers and -D describe the cluster of -slots", errUsage)
+	case *slotView:
+		err = drawSlots(ctx, slotsOptions{
+			address: *address, jobID: *jobID, parallelism: *parallelism, explain: *explainOnly,
+			inject: *inject, outDir: *outDir, format: *format,
+			cluster: slots.Cluster{TaskManagers: *taskManagers, Configuration: config},
+		})
 	case *address != "" || *jobID != "":
 		if *address == "" || *jobID == "" || flag.NArg() > 0 {
 			flag.Usage()
@@ -112,6 +157,11 @@ func main() {
 			err = write(*outDir, *format, files)
 		}
 	}
+	if errors.Is(err, errUsage) {
+		fmt.Fprintln(os.Stderr, "graphs:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "graphs:", err)
 		os.Exit(1)
@@ -141,6 +191,71 @@ func drawProgram(ctx context.Context, parallelism int, program string, args []st
 	files[plan.SequenceDOTFile()] = plan.SequenceDOT(run)
 	files[plan.SequenceFile()] = plan.SequenceMermaid(run)
 	return files, nil
+}
+
+// slotsOptions are the flags -slots reads.
+type slotsOptions struct {
+	address, jobID string
+	parallelism    int
+	explain        bool
+	inject         string
+	outDir, format string
+	cluster        slots.Cluster
+}
+
+// errUsage is a command line -slots cannot work with; main prints the
+// usage after it.
+var errUsage = errors.New("usage")
+
+// drawSlots draws, or with -explain prints, where a job's subtasks run:
+// planned for a program, jar or JobGraph file on the cluster of
+// -taskmanagers and -D, or, with -m and -job, as REST shows a running job.
+func drawSlots(ctx context.Context, o slotsOptions) error {
+	if o.format == "mermaid" {
+		return errors.New("-slots draws DOT and SVG only: use -format svg or dot")
+	}
+	if o.inject != "" {
+		return fmt.Errorf("%w: -slots runs nothing, so there is nothing to -inject into", errUsage)
+	}
+	if o.address != "" || o.jobID != "" {
+		if o.address == "" || o.jobID == "" {
+			return fmt.Errorf("%w: -slots of a running job needs both -m HOST:PORT and -job JOBID", errUsage)
+		}
+		if flag.NArg() > 0 {
+			return fmt.Errorf("%w: -slots -m HOST:PORT -job JOBID takes no program", errUsage)
+		}
+		if isSet("taskmanagers") || isSet("D") || isSet("p") {
+			return fmt.Errorf("%w: with -m the cluster is what it is: no -taskmanagers, -D or -p", errUsage)
+		}
+		running, err := diagrams.RunningSlots(ctx, o.address, o.jobID)
+		if err != nil {
+			return err
+		}
+		if o.explain {
+			explain.WriteRunningSlots(os.Stdout, running)
+			return nil
+		}
+		return write(o.outDir, o.format, map[string][]byte{diagrams.SlotsFile(running.JobID.String()): dot.RunningSlots(running)})
+	}
+	if flag.NArg() == 0 {
+		return fmt.Errorf("%w: -slots needs a PROGRAM, JAR or JOBGRAPH.json, or -m and -job", errUsage)
+	}
+	name, plan, err := diagrams.PlanSlots(flag.Arg(0), flag.Args()[1:], o.parallelism, o.cluster)
+	if err != nil {
+		return err
+	}
+	if o.explain {
+		explain.WriteSlots(os.Stdout, plan)
+		return nil
+	}
+	return write(o.outDir, o.format, map[string][]byte{diagrams.SlotsFile(name): dot.SlotPlan(plan)})
+}
+
+// isSet reports whether the flag was given on the command line.
+func isSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // write writes the files of one format to dir: the DOT files, their SVGs,

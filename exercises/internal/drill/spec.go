@@ -116,7 +116,8 @@ func (s Spec) start() time.Time {
 // engineer would find under the line. Empty for a kind whose failure is
 // real, with no injected cause to replace: the jar's bytes are damaged
 // (jar-corrupted), the max parallelism is below the parallelism
-// (max-parallelism-exceeded).
+// (max-parallelism-exceeded), a slot sharing group is larger than any
+// TaskManager (slot-sharing-group-too-large).
 var usualCauses = map[fault.Kind]string{
 	fault.UploadRejected:             "java.nio.file.FileSystemException: /tmp/flink-web-upload: No space left on device",
 	fault.MalformedRunRequest:        `Unrecognized field "programArgs" (class org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody), not marked as ignorable`,
@@ -127,6 +128,7 @@ var usualCauses = map[fault.Kind]string{
 	fault.RegistrationError:          "java.net.ConnectException: Connection refused: jobmanager/10.0.4.17:6123",
 	fault.ResourceDeclarationLost:    "the connection to the ResourceManager was lost",
 	fault.NoMatchingSlot:             "no free slot has the requested resource profile",
+	fault.SlotSharingGroupTooLarge:   "", // the SlotManager matches no TaskManager: its words are the cause
 	fault.SlotOfferRejected:          "the JobMaster did not accept the slots",
 	fault.SlotOfferTimeout:           "the JobMaster did not answer",
 	fault.TaskExecutorDies:           "the TaskManager process was killed",

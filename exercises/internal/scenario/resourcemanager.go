@@ -189,6 +189,7 @@ func (r *ResourceManager) AddTaskExecutor(t *testing.T, name string, n int) *Req
 	ctx := context.Background()
 	success, err := r.RegisterTaskExecutor(ctx, r.ID, gateway.TaskExecutorRegistration{
 		ResourceID: api.ResourceID(name), TaskExecutorAddress: address, NumberOfSlots: n,
+		TotalResourceProfile: api.ResourceProfileFromResources(float64(n), 128*int64(n)),
 	})
 	require.NoError(t, err)
 	var report gateway.SlotReport

@@ -44,6 +44,10 @@ type SlotPool struct {
 	pending []*pendingRequest // oldest first
 	slots   map[api.AllocationID]*heldSlot
 	order   []api.AllocationID // slots in the order they were accepted
+	// requested is the profile each request asked for, waiting or served:
+	// what the job declares. A slot of the default profile serves a request
+	// for any slot, and the job still declares a slot of any profile.
+	requested map[SlotRequestID]api.ResourceProfile
 
 	// schedule runs a function on the next mailbox turn.
 	schedule         func(func())
@@ -63,6 +67,7 @@ func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger
 		jobMasterAddress: jobMasterAddress,
 		log:              logger.With("logger", "DeclarativeSlotPoolBridge"),
 		slots:            make(map[api.AllocationID]*heldSlot),
+		requested:        make(map[SlotRequestID]api.ResourceProfile),
 		schedule:         schedule,
 	}
 }
@@ -73,6 +78,7 @@ func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger
 // requestNewAllocatedSlot). A waiting request may instead fail
 // (FailPendingRequests), and then fail is called, if it is not nil.
 func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot), fail func(error)) {
+	p.requested[id] = profile
 	for _, allocationID := range p.order {
 		held := p.slots[allocationID]
 		if held.request == 0 && held.slot.ResourceProfile.IsMatching(profile) {
@@ -87,6 +93,7 @@ func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.Resourc
 
 // CancelSlotRequest withdraws a waiting request, or frees the slot it got.
 func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
+	delete(p.requested, id)
 	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return r.id == id }); i >= 0 {
 		p.pending = slices.Delete(p.pending, i, i+1)
 		p.requirementsChanged()
@@ -123,6 +130,9 @@ func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
 func (p *SlotPool) FailPendingRequests(cause error) {
 	failed := p.pending
 	p.pending = nil
+	for _, r := range failed {
+		delete(p.requested, r.id)
+	}
 	p.requirementsChanged()
 	for _, r := range failed {
 		if r.fail != nil {
@@ -135,7 +145,9 @@ func (p *SlotPool) FailPendingRequests(cause error) {
 func (p *SlotPool) PendingRequests() int { return len(p.pending) }
 
 // Requirements returns what the job needs now: a slot for every request,
-// waiting or served.
+// waiting or served, of the profile the request asked for (Flink's
+// DeclarativeSlotPoolBridge declares the requests' profiles, not those of
+// the slots that serve them).
 func (p *SlotPool) Requirements() gateway.ResourceRequirements {
 	byProfile := map[api.ResourceProfile]int{}
 	var profiles []api.ResourceProfile
@@ -147,7 +159,7 @@ func (p *SlotPool) Requirements() gateway.ResourceRequirements {
 	}
 	for _, allocationID := range p.order {
 		if held := p.slots[allocationID]; held.request != 0 {
-			add(held.slot.ResourceProfile)
+			add(p.requested[held.request])
 		}
 	}
 	for _, r := range p.pending {
@@ -199,8 +211,12 @@ func (p *SlotPool) requirementsChanged() {
 // accepted (Flink's offerSlots).
 //
 // Step m8: the job decides here which offered slots it takes. Each
-// accepted slot goes to the oldest waiting request with a matching
-// profile; an offer already accepted before is accepted again (the
+// accepted slot goes to the oldest waiting request of exactly its
+// profile, or, if there is none, to the oldest request it matches (one
+// for UnknownResourceProfile), as Flink's DefaultRequirementMatcher
+// matches a slot to the exactly equal requirement first: a slot cut for a
+// slot sharing group with resources must not serve a request any slot
+// would do for. An offer already accepted before is accepted again (the
 // TaskExecutor may retry after a timeout).
 func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.SlotOffer) []gateway.SlotOffer {
 	var accepted []gateway.SlotOffer
@@ -210,8 +226,13 @@ func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.S
 			continue
 		}
 		i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool {
-			return offer.ResourceProfile.IsMatching(r.profile)
+			return r.profile == offer.ResourceProfile
 		})
+		if i < 0 {
+			i = slices.IndexFunc(p.pending, func(r *pendingRequest) bool {
+				return offer.ResourceProfile.IsMatching(r.profile)
+			})
+		}
 		if i < 0 {
 			continue // nobody needs it: rejected
 		}
@@ -261,6 +282,7 @@ func (p *SlotPool) FreeReservedSlots() {
 		held.request = 0
 	}
 	p.pending = nil
+	clear(p.requested)
 	p.requirementsChanged()
 }
 

@@ -181,3 +181,28 @@ func TestNotEnoughResourcesFailsTheWaitingRequestsOnly(t *testing.T) {
 	p.NotifyNotEnoughResourcesAvailable(1) // nothing waits: nothing happens
 	assert.Len(t, failures, 2)
 }
+
+// A request for any slot, served by a slot the ResourceManager cut of the
+// default profile, is still declared as a request for any slot: the
+// declaration does not change when the slot arrives, as in Flink, whose
+// pool declares the requests' profiles.
+func TestARequestIsDeclaredWithItsOwnProfileOnceServed(t *testing.T) {
+	p, turn, declared := newTestPool(t)
+	sized := api.ResourceProfileFromResources(0.25, 64)
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
+	p.RequestNewAllocatedSlot(2, sized, func(PhysicalSlot) {}, nil)
+	turn()
+	want := []gateway.ResourceRequirement{
+		{ResourceProfile: api.UnknownResourceProfile, NumberOfRequiredSlots: 1},
+		{ResourceProfile: sized, NumberOfRequiredSlots: 1},
+	}
+	require.Len(t, *declared, 2)
+	assert.Equal(t, want, (*declared)[1].Requirements)
+
+	defaultSlot := offer(0)
+	defaultSlot.ResourceProfile = api.ResourceProfileFromResources(1, 192)
+	require.Len(t, p.OfferSlots(tm, []gateway.SlotOffer{defaultSlot}), 1)
+	turn()
+	assert.Len(t, *declared, 2, "nothing changed: nothing declared")
+	assert.ElementsMatch(t, want, p.Requirements().Requirements)
+}

@@ -14,19 +14,22 @@ type JobRequirements struct {
 	Requirements []gateway.ResourceRequirement
 }
 
-// FreeSlot is a slot the strategy may hand out.
-type FreeSlot struct {
-	SlotID          api.SlotID
-	InstanceID      api.InstanceID
-	ResourceProfile api.ResourceProfile
+// RegisteredTaskManager is a registered TaskManager as the strategy sees
+// it (Flink's TaskManagerInfo): what it has in total, what one default
+// slot is, and what is still available, its total minus every slot cut
+// out of it.
+type RegisteredTaskManager struct {
+	InstanceID         api.InstanceID
+	DefaultSlotProfile api.ResourceProfile
+	Total              api.ResourceProfile
+	Available          api.ResourceProfile
 }
 
-// SlotAllocation is one decision of the strategy: this slot goes to this
-// job, for a requirement of this profile. The profile is what the
-// SlotManager puts into requestSlot.
+// SlotAllocation is one decision of the strategy: cut a slot of this
+// profile out of this TaskManager for this job. The profile is what the
+// SlotManager puts into requestSlot; it is never unknown.
 type SlotAllocation struct {
 	JobID           api.JobID
-	SlotID          api.SlotID
 	InstanceID      api.InstanceID
 	ResourceProfile api.ResourceProfile
 }
@@ -37,8 +40,9 @@ type SlotAllocation struct {
 type ResourceAllocationResult struct {
 	Allocations []SlotAllocation
 	// Unfulfilled lists, in the order the jobs were given, the requirements
-	// no free slot could serve. A standalone ResourceManager can only wait
-	// for more TaskManagers; an active one would start them.
+	// no TaskManager has the resources left to serve. A standalone
+	// ResourceManager can only wait for more TaskManagers; an active one
+	// would start them.
 	Unfulfilled []JobRequirements
 }
 
@@ -51,12 +55,13 @@ func (r ResourceAllocationResult) UnfulfillableJobs() []api.JobID {
 	return ids
 }
 
-// ResourceAllocationStrategy decides which free slots serve which missing
-// requirements (Flink's ResourceAllocationStrategy#tryFulfillRequirements).
-// An implementation is a pure function of its arguments: no goroutines, no
-// clock, no I/O, so it can be tested with a table and nothing else.
+// ResourceAllocationStrategy decides which TaskManagers' resources serve
+// which missing requirements (Flink's
+// ResourceAllocationStrategy#tryFulfillRequirements). An implementation is
+// a pure function of its arguments: no goroutines, no clock, no I/O, so it
+// can be tested with a table and nothing else.
 type ResourceAllocationStrategy interface {
-	TryFulfillRequirements(missing []JobRequirements, freeSlots []FreeSlot) ResourceAllocationResult
+	TryFulfillRequirements(missing []JobRequirements, taskManagers []RegisteredTaskManager) ResourceAllocationResult
 }
 
 // DefaultResourceAllocationStrategy is a greedy, deterministic matcher
@@ -68,53 +73,59 @@ type ResourceAllocationStrategy interface {
 //     order they first declared requirements).
 //  2. Within a job, requirements with a specific profile come before
 //     requirements for UnknownResourceProfile; otherwise they keep their
-//     order. An unknown requirement fits any slot, so serving it last
-//     leaves the large slots for the requirements that need them.
-//  3. Each requirement takes, one by one, the first free slot that can
-//     serve it, at least as large in every dimension
-//     (api.ResourceProfile.AllFieldsNoLessThan; an unknown requirement is
-//     served by any slot), with free slots ordered by TaskManager
-//     registration and then by slot number.
+//     order.
+//  3. A requirement's effective profile on a TaskManager is its own
+//     profile, or, for UnknownResourceProfile, that TaskManager's default
+//     slot profile (Flink's SlotManagerUtils#getEffectiveResourceProfile).
+//  4. Each requirement takes slots one by one from the first TaskManager
+//     (in registration order) whose available resources are at least the
+//     effective profile in every dimension
+//     (api.ResourceProfile.AllFieldsNoLessThan, not the exact IsMatching),
+//     as many as fit there, then moves on to the next TaskManager. Each
+//     slot is cut out of the TaskManager's available resources, so that
+//     no resource is handed out twice, to this job or to the next.
 //
-// Flink's strategy asks AllFieldsNoLessThan of what a TaskManager has left
-// and measures an unknown requirement as the default slot profile; our
-// free slots are static slots of that default profile, which comes to the
-// same answer. It does not use the exact ResourceProfile.IsMatching.
+// A requirement left short is reported in ResourceAllocationResult.Unfulfilled
+// with the number still missing. A standalone ResourceManager can only
+// wait for more TaskManagers; an active one would plan new ones here
+// (Flink: tryFulfillRequirementsForJobWithPendingResources).
 //
-// A requirement that runs out of matching slots is reported in
-// ResourceAllocationResult.Unfulfilled with the number still missing.
+// Differs from Flink: Flink's requirements of one job come out of a hash
+// map in no particular order; we serve specific profiles first, which
+// leaves the large free resources for the requirements that need them and
+// makes the result repeatable.
 type DefaultResourceAllocationStrategy struct{}
 
 var _ ResourceAllocationStrategy = DefaultResourceAllocationStrategy{}
 
-// TryFulfillRequirements matches missing requirements to free slots by the
-// rule documented on DefaultResourceAllocationStrategy.
+// TryFulfillRequirements matches missing requirements to the TaskManagers'
+// available resources by the rule documented on
+// DefaultResourceAllocationStrategy.
 //
-// Step m7: the ResourceManager decides here which TaskExecutor's slot
-// each job gets; the SlotManager then requests each allocated slot from
-// its TaskExecutor (requestSlot).
-func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobRequirements, freeSlots []FreeSlot) ResourceAllocationResult {
-	taken := make([]bool, len(freeSlots))
+// Step m7: the ResourceManager decides here which TaskExecutor cuts a slot
+// of which profile for each job; the SlotManager then requests each
+// slot from its TaskExecutor (requestSlot).
+func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobRequirements, taskManagers []RegisteredTaskManager) ResourceAllocationResult {
+	available := make([]api.ResourceProfile, len(taskManagers))
+	for i, tm := range taskManagers {
+		available[i] = tm.Available
+	}
 	var result ResourceAllocationResult
 	for _, job := range missing {
 		var left []gateway.ResourceRequirement
 		for _, req := range specificProfilesFirst(job.Requirements) {
 			needed := req.NumberOfRequiredSlots
-			for i, slot := range freeSlots {
-				if needed == 0 {
-					break
+			for i, tm := range taskManagers {
+				effective := effectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
+				for needed > 0 && available[i].AllFieldsNoLessThan(effective) {
+					available[i] = available[i].Subtract(effective)
+					needed--
+					result.Allocations = append(result.Allocations, SlotAllocation{
+						JobID:           job.JobID,
+						InstanceID:      tm.InstanceID,
+						ResourceProfile: effective,
+					})
 				}
-				if taken[i] || !slot.ResourceProfile.AllFieldsNoLessThan(req.ResourceProfile) {
-					continue
-				}
-				taken[i] = true
-				needed--
-				result.Allocations = append(result.Allocations, SlotAllocation{
-					JobID:           job.JobID,
-					SlotID:          slot.SlotID,
-					InstanceID:      slot.InstanceID,
-					ResourceProfile: req.ResourceProfile,
-				})
 			}
 			if needed > 0 {
 				left = append(left, gateway.ResourceRequirement{ResourceProfile: req.ResourceProfile, NumberOfRequiredSlots: needed})
@@ -127,14 +138,27 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 	return result
 }
 
+// effectiveResourceProfile is the profile a slot for required gets on a
+// TaskManager whose default slot profile is defaultSlot (Flink's
+// SlotManagerUtils#getEffectiveResourceProfile): required itself, or the
+// default slot for an unknown requirement.
+func effectiveResourceProfile(required, defaultSlot api.ResourceProfile) api.ResourceProfile {
+	if required.IsUnknown() {
+		return defaultSlot
+	}
+	return required
+}
+
 // MissingRequirements subtracts the slots a job already holds from what it
 // requires. acquired has one entry per slot the job holds (PENDING or
 // ALLOCATED): the profile that slot was allocated for. Each held slot
 // counts against a requirement of exactly its profile if there is one, and
 // otherwise against the first requirement (specific profiles first) that it
 // matches (api.ResourceProfile.IsMatching, exact, as Flink's
-// DefaultRequirementMatcher: in practice, an unknown requirement). Requirements that are fully covered are left out; slots that
-// cover nothing (the job holds more than it needs) are ignored.
+// DefaultRequirementMatcher: in practice, an unknown requirement, which a
+// slot of the default profile serves). Requirements that are fully covered
+// are left out; slots that cover nothing (the job holds more than it
+// needs) are ignored.
 //
 // Like the strategy, it is pure: Flink does this bookkeeping in
 // JobScopedResourceTracker.

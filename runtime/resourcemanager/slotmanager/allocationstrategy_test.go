@@ -1,7 +1,6 @@
 package slotmanager
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +11,9 @@ import (
 
 var (
 	small   = api.ResourceProfileFromResources(1, 512)
-	large   = api.ResourceProfileFromResources(2, 1024)
+	large   = api.ResourceProfileFromResources(2, 1024) // two smalls
+	huge    = api.ResourceProfileFromResources(8, 4096)
+	half    = api.ResourceProfileFromResources(0.5, 256) // half a small
 	unknown = api.UnknownResourceProfile
 )
 
@@ -20,128 +21,204 @@ func req(p api.ResourceProfile, n int) gateway.ResourceRequirement {
 	return gateway.ResourceRequirement{ResourceProfile: p, NumberOfRequiredSlots: n}
 }
 
-func slotID(tm string, n int) api.SlotID {
-	return api.SlotID{ResourceID: api.ResourceID(tm), SlotNumber: n}
+// withSlots is a TaskManager started with n default slots of defaultSlot:
+// its total is n of them, all available.
+func withSlots(instance api.InstanceID, n int, defaultSlot api.ResourceProfile) RegisteredTaskManager {
+	total := defaultSlot.Multiply(n)
+	return RegisteredTaskManager{InstanceID: instance, DefaultSlotProfile: defaultSlot, Total: total, Available: total}
+}
+
+// using takes used out of what a TaskManager has available, as slots cut
+// out of it earlier do.
+func using(tm RegisteredTaskManager, used api.ResourceProfile) RegisteredTaskManager {
+	tm.Available = tm.Available.Subtract(used)
+	return tm
 }
 
 func TestDefaultResourceAllocationStrategy(t *testing.T) {
 	jobA, jobB := api.NewJobID(), api.NewJobID()
 	tm1, tm2 := api.NewInstanceID(), api.NewInstanceID()
-	free := func(tm string, instance api.InstanceID, n int, p api.ResourceProfile) FreeSlot {
-		return FreeSlot{SlotID: slotID(tm, n), InstanceID: instance, ResourceProfile: p}
+	alloc := func(job api.JobID, instance api.InstanceID, p api.ResourceProfile) SlotAllocation {
+		return SlotAllocation{JobID: job, InstanceID: instance, ResourceProfile: p}
 	}
-	alloc := func(job api.JobID, tm string, instance api.InstanceID, n int, p api.ResourceProfile) SlotAllocation {
-		return SlotAllocation{JobID: job, SlotID: slotID(tm, n), InstanceID: instance, ResourceProfile: p}
-	}
-	twoTaskManagers := []FreeSlot{
-		free("tm-1", tm1, 0, small), free("tm-1", tm1, 1, small),
-		free("tm-2", tm2, 0, small), free("tm-2", tm2, 1, small),
-	}
+	twoByTwo := []RegisteredTaskManager{withSlots(tm1, 2, small), withSlots(tm2, 2, small)}
 
 	tests := []struct {
 		name            string
 		missing         []JobRequirements
-		free            []FreeSlot
+		taskManagers    []RegisteredTaskManager
 		wantAllocations []SlotAllocation
 		wantUnfulfilled []JobRequirements
 	}{
 		{
-			name:    "exact fit",
-			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(small, 2)}}},
-			free:    []FreeSlot{free("tm-1", tm1, 0, small), free("tm-1", tm1, 1, small)},
+			name:            "exact fit",
+			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(small, 2)}}},
+			taskManagers:    []RegisteredTaskManager{withSlots(tm1, 2, small)},
+			wantAllocations: []SlotAllocation{alloc(jobA, tm1, small), alloc(jobA, tm1, small)},
+		},
+		{
+			name:         "fills the first TaskManager before the next",
+			missing:      []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 3)}}},
+			taskManagers: twoByTwo,
 			wantAllocations: []SlotAllocation{
-				alloc(jobA, "tm-1", tm1, 0, small), alloc(jobA, "tm-1", tm1, 1, small),
+				alloc(jobA, tm1, small), alloc(jobA, tm1, small), alloc(jobA, tm2, small),
 			},
 		},
 		{
-			name:    "fills the first TaskManager before the next",
-			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 3)}}},
-			free:    twoTaskManagers,
+			name:         "not enough resources: the number still missing is reported",
+			missing:      []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 5)}}},
+			taskManagers: twoByTwo,
 			wantAllocations: []SlotAllocation{
-				alloc(jobA, "tm-1", tm1, 0, unknown), alloc(jobA, "tm-1", tm1, 1, unknown), alloc(jobA, "tm-2", tm2, 0, unknown),
+				alloc(jobA, tm1, small), alloc(jobA, tm1, small), alloc(jobA, tm2, small), alloc(jobA, tm2, small),
 			},
-		},
-		{
-			name:            "not enough slots",
-			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 5)}}},
-			free:            twoTaskManagers,
-			wantAllocations: []SlotAllocation{alloc(jobA, "tm-1", tm1, 0, unknown), alloc(jobA, "tm-1", tm1, 1, unknown), alloc(jobA, "tm-2", tm2, 0, unknown), alloc(jobA, "tm-2", tm2, 1, unknown)},
 			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1)}}},
 		},
 		{
-			name:            "no free slots at all",
+			name:            "no TaskManager at all",
 			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1)}}},
 			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1)}}},
 		},
 		{
-			name:            "profiles that do not match",
-			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1)}}},
-			free:            []FreeSlot{free("tm-1", tm1, 0, small)},
-			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1)}}},
+			name:            "a requirement larger than every TaskManager's total",
+			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(huge, 1)}}},
+			taskManagers:    twoByTwo,
+			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(huge, 1)}}},
 		},
 		{
-			name:            "a larger slot serves a smaller requirement",
+			name:            "a larger TaskManager serves a smaller requirement with the requirement's profile",
 			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(small, 1)}}},
-			free:            []FreeSlot{free("tm-1", tm1, 0, large)},
-			wantAllocations: []SlotAllocation{alloc(jobA, "tm-1", tm1, 0, small)},
+			taskManagers:    []RegisteredTaskManager{withSlots(tm1, 1, large)},
+			wantAllocations: []SlotAllocation{alloc(jobA, tm1, small)},
 		},
 		{
-			name:            "unknown profile matches anything",
-			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 2)}}},
-			free:            []FreeSlot{free("tm-1", tm1, 0, large), free("tm-2", tm2, 0, small)},
-			wantAllocations: []SlotAllocation{alloc(jobA, "tm-1", tm1, 0, unknown), alloc(jobA, "tm-2", tm2, 0, unknown)},
-		},
-		{
-			name: "specific profiles are served before unknown ones",
-			// In declared order the unknown requirement would take the
-			// large slot and leave the large requirement unfulfilled.
-			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1), req(large, 1)}}},
-			free:    []FreeSlot{free("tm-1", tm1, 0, large), free("tm-1", tm1, 1, small)},
+			name: "fine-grained: slots of different sizes are cut out of one TaskManager",
+			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{
+				req(large, 1), req(small, 1), req(half, 2),
+			}}},
+			taskManagers: []RegisteredTaskManager{withSlots(tm1, 4, small), withSlots(tm2, 4, small)},
 			wantAllocations: []SlotAllocation{
-				alloc(jobA, "tm-1", tm1, 0, large), alloc(jobA, "tm-1", tm1, 1, unknown),
+				alloc(jobA, tm1, large), alloc(jobA, tm1, small), alloc(jobA, tm1, half), alloc(jobA, tm1, half),
 			},
 		},
 		{
-			name: "several jobs: first come, first served",
+			name:    "an unknown requirement gets each TaskManager's default slot profile",
+			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 3)}}},
+			taskManagers: []RegisteredTaskManager{
+				withSlots(tm1, 1, small), withSlots(tm2, 2, large),
+			},
+			wantAllocations: []SlotAllocation{
+				alloc(jobA, tm1, small), alloc(jobA, tm2, large), alloc(jobA, tm2, large),
+			},
+		},
+		{
+			name:    "what is available counts, not the total",
+			missing: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1), req(small, 1)}}},
+			// tm-1 has room for a large slot in total, but one small slot is
+			// cut out of it already.
+			taskManagers:    []RegisteredTaskManager{using(withSlots(tm1, 2, small), small)},
+			wantAllocations: []SlotAllocation{alloc(jobA, tm1, small)},
+			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1)}}},
+		},
+		{
+			name:         "a TaskManager with nothing left is skipped",
+			missing:      []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1)}}},
+			taskManagers: []RegisteredTaskManager{using(withSlots(tm1, 1, small), small), withSlots(tm2, 1, small)},
+			wantAllocations: []SlotAllocation{
+				alloc(jobA, tm2, small),
+			},
+		},
+		{
+			name: "specific profiles are served before unknown ones",
+			// In declared order the unknown requirement would take a
+			// default slot out of tm-1 and leave the large requirement
+			// nowhere to go.
+			missing:      []JobRequirements{{jobA, []gateway.ResourceRequirement{req(unknown, 1), req(large, 1)}}},
+			taskManagers: []RegisteredTaskManager{withSlots(tm1, 2, small), withSlots(tm2, 1, small)},
+			wantAllocations: []SlotAllocation{
+				alloc(jobA, tm1, large), alloc(jobA, tm2, small),
+			},
+		},
+		{
+			name: "several jobs: first come, first served, nothing handed out twice",
 			missing: []JobRequirements{
 				{jobA, []gateway.ResourceRequirement{req(unknown, 2)}},
 				{jobB, []gateway.ResourceRequirement{req(unknown, 3)}},
 			},
-			free: twoTaskManagers,
+			taskManagers: twoByTwo,
 			wantAllocations: []SlotAllocation{
-				alloc(jobA, "tm-1", tm1, 0, unknown), alloc(jobA, "tm-1", tm1, 1, unknown),
-				alloc(jobB, "tm-2", tm2, 0, unknown), alloc(jobB, "tm-2", tm2, 1, unknown),
+				alloc(jobA, tm1, small), alloc(jobA, tm1, small),
+				alloc(jobB, tm2, small), alloc(jobB, tm2, small),
 			},
 			wantUnfulfilled: []JobRequirements{{jobB, []gateway.ResourceRequirement{req(unknown, 1)}}},
 		},
 		{
-			name: "a later job can use slots an earlier job cannot",
+			name: "a later job can use resources an earlier job cannot",
 			missing: []JobRequirements{
 				{jobA, []gateway.ResourceRequirement{req(large, 1)}},
 				{jobB, []gateway.ResourceRequirement{req(small, 1)}},
 			},
-			free:            []FreeSlot{free("tm-1", tm1, 0, small)},
-			wantAllocations: []SlotAllocation{alloc(jobB, "tm-1", tm1, 0, small)},
+			taskManagers:    []RegisteredTaskManager{withSlots(tm1, 1, small)},
+			wantAllocations: []SlotAllocation{alloc(jobB, tm1, small)},
 			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1)}}},
 		},
 		{
-			name: "nothing missing",
-			free: twoTaskManagers,
+			name:            "a requirement left short does not stop the job's next one",
+			missing:         []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1), req(unknown, 1)}}},
+			taskManagers:    []RegisteredTaskManager{withSlots(tm1, 1, small)},
+			wantAllocations: []SlotAllocation{alloc(jobA, tm1, small)},
+			wantUnfulfilled: []JobRequirements{{jobA, []gateway.ResourceRequirement{req(large, 1)}}},
+		},
+		{
+			name:         "nothing missing",
+			taskManagers: twoByTwo,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DefaultResourceAllocationStrategy{}.TryFulfillRequirements(tt.missing, tt.free)
+			got := DefaultResourceAllocationStrategy{}.TryFulfillRequirements(tt.missing, tt.taskManagers)
 			assert.Equal(t, tt.wantAllocations, got.Allocations, "allocations")
 			assert.Equal(t, tt.wantUnfulfilled, got.Unfulfilled, "unfulfilled")
 		})
 	}
 }
 
+func TestTheStrategyDoesNotChangeItsArguments(t *testing.T) {
+	tms := []RegisteredTaskManager{withSlots(api.NewInstanceID(), 2, small)}
+	before := tms[0]
+	reqs := []gateway.ResourceRequirement{req(unknown, 1), req(small, 1)}
+	DefaultResourceAllocationStrategy{}.TryFulfillRequirements([]JobRequirements{{api.NewJobID(), reqs}}, tms)
+	assert.Equal(t, before, tms[0], "the TaskManagers are the tracker's view; the strategy only decides")
+	assert.Equal(t, []gateway.ResourceRequirement{req(unknown, 1), req(small, 1)}, reqs)
+}
+
 func TestUnfulfillableJobs(t *testing.T) {
 	jobA, jobB := api.NewJobID(), api.NewJobID()
 	r := ResourceAllocationResult{Unfulfilled: []JobRequirements{{JobID: jobA}, {JobID: jobB}}}
 	assert.Equal(t, []api.JobID{jobA, jobB}, r.UnfulfillableJobs())
+}
+
+func TestEffectiveResourceProfile(t *testing.T) {
+	assert.Equal(t, small, effectiveResourceProfile(unknown, small), "an unknown requirement gets the default slot")
+	assert.Equal(t, large, effectiveResourceProfile(large, small), "a specific requirement keeps its own profile")
+}
+
+func TestCalculateDefaultNumSlots(t *testing.T) {
+	tests := []struct {
+		name               string
+		total, defaultSlot api.ResourceProfile
+		want               int
+	}{
+		{"four slots", small.Multiply(4), small, 4},
+		{"a remainder makes no slot", small.Multiply(2).Merge(half), small, 2},
+		{"the scarcest dimension decides", api.ResourceProfileFromResources(4, 1024), small, 2},
+		{"an unknown default slot", small, unknown, 0},
+		{"a zero default slot", small, api.ZeroResourceProfile, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, calculateDefaultNumSlots(tt.total, tt.defaultSlot))
+		})
+	}
 }
 
 func TestMissingRequirements(t *testing.T) {
@@ -157,15 +234,21 @@ func TestMissingRequirements(t *testing.T) {
 			want:     []gateway.ResourceRequirement{req(unknown, 3)},
 		},
 		{
-			name:     "held slots count against their profile",
+			name:     "slots of the default profile count against an unknown requirement",
 			required: []gateway.ResourceRequirement{req(unknown, 3)},
-			acquired: []api.ResourceProfile{unknown, unknown},
+			acquired: []api.ResourceProfile{small, small},
 			want:     []gateway.ResourceRequirement{req(unknown, 1)},
 		},
 		{
 			name:     "fully covered",
 			required: []gateway.ResourceRequirement{req(small, 1), req(unknown, 1)},
-			acquired: []api.ResourceProfile{unknown, small},
+			acquired: []api.ResourceProfile{large, small},
+		},
+		{
+			name:     "a held slot counts against a requirement of its profile before an unknown one",
+			required: []gateway.ResourceRequirement{req(unknown, 1), req(small, 1)},
+			acquired: []api.ResourceProfile{small},
+			want:     []gateway.ResourceRequirement{req(unknown, 1)},
 		},
 		{
 			name:     "a held slot counts against a requirement it matches exactly, or an unknown one",
@@ -179,7 +262,7 @@ func TestMissingRequirements(t *testing.T) {
 		{
 			name:     "more held than required",
 			required: []gateway.ResourceRequirement{req(unknown, 1)},
-			acquired: []api.ResourceProfile{unknown, unknown, unknown},
+			acquired: []api.ResourceProfile{small, small, small},
 		},
 		{
 			name:     "a held slot that matches nothing is ignored",
@@ -201,14 +284,11 @@ func TestMissingRequirements(t *testing.T) {
 }
 
 // BenchmarkDefaultResourceAllocationStrategy matches 50 jobs of 8 slots
-// each against a cluster of 100 TaskManagers with 4 slots each.
+// each against a cluster of 100 TaskManagers with 4 default slots each.
 func BenchmarkDefaultResourceAllocationStrategy(b *testing.B) {
-	var free []FreeSlot
-	for tm := range 100 {
-		instance := api.NewInstanceID()
-		for n := range 4 {
-			free = append(free, FreeSlot{SlotID: slotID(fmt.Sprintf("tm-%d", tm), n), InstanceID: instance, ResourceProfile: small})
-		}
+	var taskManagers []RegisteredTaskManager
+	for range 100 {
+		taskManagers = append(taskManagers, withSlots(api.NewInstanceID(), 4, small))
 	}
 	var missing []JobRequirements
 	for range 50 {
@@ -217,7 +297,7 @@ func BenchmarkDefaultResourceAllocationStrategy(b *testing.B) {
 	var strategy DefaultResourceAllocationStrategy
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := strategy.TryFulfillRequirements(missing, free); len(got.Allocations) != 400 {
+		if got := strategy.TryFulfillRequirements(missing, taskManagers); len(got.Allocations) != 400 {
 			b.Fatalf("got %d allocations, want 400", len(got.Allocations))
 		}
 	}

@@ -1,14 +1,15 @@
-// Package slotmanager is the ResourceManager's matchmaker: it knows every
-// slot of every registered TaskExecutor, it knows what every job has
-// declared it needs, and it asks TaskExecutors for slots until each job has
-// what it asked for (step m7 of a submission).
+// Package slotmanager is the ResourceManager's matchmaker: it knows the
+// resources of every registered TaskExecutor and the slots cut out of
+// them, it knows what every job has declared it needs, and it asks
+// TaskExecutors for slots until each job has what it asked for (step m7 of
+// a submission).
 //
 // It mirrors Flink's org.apache.flink.runtime.resourcemanager.slotmanager:
 //
 //	FineGrainedSlotManager             the SlotManager itself          slotmanager.go
-//	DefaultResourceAllocationStrategy  which free slot serves which job allocationstrategy.go
+//	DefaultResourceAllocationStrategy  whose resources serve which job  allocationstrategy.go
 //	DefaultSlotStatusSyncer            requestSlot and slot reports     slotstatussyncer.go
-//	FineGrainedTaskManagerTracker      TaskExecutors and their slots    taskmanagertracker.go
+//	FineGrainedTaskManagerTracker      TaskExecutors, resources, slots  taskmanagertracker.go
 //	DefaultResourceTracker             each job's declared requirements resourcetracker.go
 //	SlotState                          FREE, PENDING, ALLOCATED         slotstate.go
 //
@@ -30,6 +31,16 @@
 //
 // # How requirements become slots
 //
+// Since Flink 1.18 the SlotManager does not hand out the slots a
+// TaskExecutor was started with. It knows each TaskExecutor's total
+// resources (its TaskExecutorRegistration carries them) and cuts slots out
+// of them on demand: a slot of exactly the requested ResourceProfile for a
+// job whose slot sharing group has resources, a slot of the TaskExecutor's
+// default slot profile (its total divided by taskmanager.numberOfTaskSlots)
+// for a requirement of ResourceProfile{UNKNOWN}, which is what every job
+// without fine-grained resources asks for. What no slot holds is the
+// TaskExecutor's available resource; a free slot is not tracked at all.
+//
 //	JobMaster ──m6 declareRequiredResources──► ResourceManager
 //	                                              │ ProcessResourceRequirements
 //	                                              ▼
@@ -39,10 +50,10 @@
 //	         checkResourceRequirements: missing = required − held, per job
 //	                                              │ DefaultResourceAllocationStrategy (pure)
 //	                                              ▼
-//	         allocateSlot: slot FREE → PENDING ──m7 requestSlot──► TaskExecutor
+//	   allocateSlot: a new slot, PENDING ──m7 requestSlot(dynamic)──► TaskExecutor
 //	                                              │ answer, back on the main thread
 //	                                              ▼
-//	                          ALLOCATED, or FREE again and another check
+//	                 ALLOCATED, or freed again and another check
 //
 // Declarations are complete, not deltas: a job that declares "3 slots"
 // twice needs 3 slots, not 6. ProcessResourceRequirements replaces the
@@ -54,20 +65,24 @@
 //
 // The check computes what each job lacks (its requirements minus the slots
 // it holds, PENDING or ALLOCATED; see MissingRequirements), logs Flink's
-// "Matching resource requirements against available resources." block, and
-// hands the missing requirements and the free slots to the strategy. The
-// strategy is a pure function: it decides, and the SlotManager acts. Its
-// rule is documented on DefaultResourceAllocationStrategy; in short, jobs
-// first come first served, and each TaskManager filled before the next.
+// "Matching resource requirements against available resources." block
+// (each TaskManager's Available and Total ResourceProfile), and hands the
+// missing requirements and the TaskManagers' resources to the strategy.
+// The strategy is a pure function: it decides, and the SlotManager acts.
+// Its rule is documented on DefaultResourceAllocationStrategy; in short,
+// jobs first come first served, and each TaskManager filled before the
+// next.
 //
-// For each decision the slot status syncer picks a fresh AllocationID, marks
-// the slot PENDING (so the next check does not hand it out twice), logs
-// "Starting allocation of slot ..." and sends requestSlot. If the
-// TaskExecutor refuses or does not answer within the RPC timeout, it logs
-// "Slot allocation for allocation ... failed.", the slot is FREE again, and
-// another check is scheduled.
+// For each decision the slot status syncer picks a fresh AllocationID,
+// records a PENDING slot of the decided profile (so the next check does not
+// hand the same resources out twice), logs "Starting allocation of slot
+// ..." and sends requestSlot with a dynamic SlotID (api.DynamicSlotID,
+// printed "<resource id>_dynamic"): the TaskExecutor's TaskSlotTable cuts
+// the slot out of its own budget. If the TaskExecutor refuses or does not
+// answer within the RPC timeout, it logs "Slot allocation for allocation
+// ... failed.", the slot is freed again, and another check is scheduled.
 //
-// A job that no free slot can serve waits. When a TaskExecutor registers or
+// A job that no TaskManager has the resources for waits. When a TaskExecutor registers or
 // a slot is freed, the next check serves it. That is so during the
 // ResourceManager's start-up period (resourcemanager.standalone.start-up-time:
 // TaskManagers are still arriving); once it is over, the ResourceManager
@@ -78,8 +93,9 @@
 // resources." — the job restarts or fails, as its restart strategy says.
 //
 // Step m7's injected fault ("no-matching-slot", see package fault) hides
-// every free slot from one job until the job has been told so: with it,
-// a learner sees exactly this sequence on a cluster with plenty of slots.
+// every TaskManager's resources from one job until the job has been told
+// so: with it, a learner sees exactly this sequence on a cluster with
+// plenty of room.
 //
 // # Who calls what, on which goroutine
 //
@@ -110,7 +126,7 @@
 // # Standalone and active resource managers
 //
 // In a standalone cluster TaskManagers are started by hand (or a script),
-// so the SlotManager only ever works with the slots it is given. An active
+// so the SlotManager only ever works with the resources it is given. An active
 // ResourceManager (Kubernetes, YARN) also asks for new TaskManagers: where
 // checkResourceRequirements is left with unfulfilled jobs, Flink's strategy
 // plans PendingTaskManagers and the ResourceManager's
@@ -119,12 +135,8 @@
 //
 // # Differs from Flink
 //
-//   - Slots are fixed. A TaskExecutor reports its slots, each with its own
-//     profile, and a slot is handed out whole. Flink's fine-grained mode
-//     cuts dynamic slots out of a TaskManager's total resources, so it
-//     requests SlotID.getDynamicSlotID and prints ResourceProfile sums in
-//     the "Current resources" block; we request the chosen slot and print
-//     slot counts.
+//   - The requirements of one job are served specific profiles first (see
+//     DefaultResourceAllocationStrategy); Flink's come out of a hash map.
 //   - No idle-TaskManager timeout (resourcemanager.taskmanager-timeout), no
 //     max-total-resource limits, no blocked TaskManagers, no metrics.
 package slotmanager

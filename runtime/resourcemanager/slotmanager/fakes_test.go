@@ -50,10 +50,22 @@ func (r *slotRequests) all() []slotRequest {
 	return append([]slotRequest(nil), r.list...)
 }
 
-func (r *slotRequests) slotIDs() []api.SlotID {
-	var ids []api.SlotID
+// resourceIDs returns the TaskExecutor each request went to, in the order
+// the requests arrived.
+func (r *slotRequests) resourceIDs() []api.ResourceID {
+	var ids []api.ResourceID
 	for _, req := range r.all() {
-		ids = append(ids, req.SlotID)
+		ids = append(ids, req.SlotID.ResourceID)
 	}
 	return ids
+}
+
+// profiles returns the profile each request asked for, in the order the
+// requests arrived.
+func (r *slotRequests) profiles() []api.ResourceProfile {
+	var profiles []api.ResourceProfile
+	for _, req := range r.all() {
+		profiles = append(profiles, req.Profile)
+	}
+	return profiles
 }

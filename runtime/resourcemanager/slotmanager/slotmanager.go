@@ -208,11 +208,13 @@ func (sm *FineGrainedSlotManager) ClearResourceRequirements(jobID api.JobID) {
 	sm.resources.remove(jobID)
 }
 
-// RegisterTaskManager makes a TaskExecutor's slots known. The slot report
-// lists every slot of the TaskExecutor, free or allocated, as Flink's does.
-// A TaskExecutor that is registered already (same InstanceID) is not
+// RegisterTaskManager makes a TaskExecutor and its resources known. The
+// slot report lists every slot of the TaskExecutor, free or allocated, as
+// Flink's does; its allocated slots are taken out of the resources. A
+// TaskExecutor that is registered already (same InstanceID) is not
 // registered again; its report is handled like ReportSlotStatus.
-func (sm *FineGrainedSlotManager) RegisterTaskManager(conn TaskExecutorConnection, initialSlotReport gateway.SlotReport) RegistrationResult {
+func (sm *FineGrainedSlotManager) RegisterTaskManager(conn TaskExecutorConnection, initialSlotReport gateway.SlotReport,
+	resources TaskManagerResources) RegistrationResult {
 	sm.checkInit()
 	sm.log.Info(fmt.Sprintf("Registering task executor %s under %s at the slot manager.", conn.ResourceID, conn.InstanceID))
 	if _, registered := sm.tracker.taskManager(conn.InstanceID); registered {
@@ -223,7 +225,7 @@ func (sm *FineGrainedSlotManager) RegisterTaskManager(conn TaskExecutorConnectio
 	// An active ResourceManager would first match the new TaskExecutor to a
 	// PendingTaskManager it asked its driver for (Flink:
 	// findMatchingPendingTaskManager); a standalone one has none.
-	tm := sm.tracker.addTaskManager(conn, initialSlotReport)
+	tm := sm.tracker.addTaskManager(conn, resources)
 	sm.syncer.reportSlotStatus(tm, initialSlotReport)
 	sm.checkResourceRequirementsWithDelay()
 	return RegistrationSuccess
@@ -241,12 +243,7 @@ func (sm *FineGrainedSlotManager) UnregisterTaskManager(instanceID api.InstanceI
 		sm.log.Debug(fmt.Sprintf("There is no task executor registered with instance ID %s. Ignoring this message.", instanceID))
 		return false
 	}
-	hadAllocations := false
-	for _, slot := range tm.slots {
-		if slot.state != SlotFree {
-			hadAllocations = true
-		}
-	}
+	hadAllocations := len(tm.slots) > 0
 	sm.syncer.dropTaskManager(tm)
 	sm.tracker.removeTaskManager(instanceID)
 	if hadAllocations {
@@ -271,13 +268,14 @@ func (sm *FineGrainedSlotManager) ReportSlotStatus(instanceID api.InstanceID, re
 	return true
 }
 
-// FreeSlot returns a slot to FREE if it is still held by allocationID (a
-// late or repeated notification for an older allocation is ignored), then
-// schedules a requirement check so a waiting job can have it.
-func (sm *FineGrainedSlotManager) FreeSlot(slotID api.SlotID, allocationID api.AllocationID) {
+// FreeSlot frees the slot of allocationID, if it is still held (a late or
+// repeated notification for an older allocation is ignored), then
+// schedules a requirement check so a waiting job can have its resources.
+// Like Flink's, it goes by the allocation alone and ignores slotID.
+func (sm *FineGrainedSlotManager) FreeSlot(_ api.SlotID, allocationID api.AllocationID) {
 	sm.checkInit()
 	slot, ok := sm.tracker.allocatedOrPendingSlot(allocationID)
-	if !ok || slot.slotID != slotID {
+	if !ok {
 		sm.log.Debug(fmt.Sprintf("Trying to free a slot %s which has not been allocated. Ignoring this message.", allocationID))
 		return
 	}
@@ -285,33 +283,62 @@ func (sm *FineGrainedSlotManager) FreeSlot(slotID api.SlotID, allocationID api.A
 	sm.checkResourceRequirementsWithDelay()
 }
 
-// NumberOfRegisteredSlots returns how many slots all registered
-// TaskExecutors have.
+// NumberOfRegisteredSlots returns how many static slots all registered
+// TaskExecutors have: taskmanager.numberOfTaskSlots of each, whatever slots
+// were cut out of them.
 func (sm *FineGrainedSlotManager) NumberOfRegisteredSlots() int {
 	return sm.tracker.numberOfRegisteredSlots()
 }
 
-// NumberOfFreeSlots returns how many registered slots are FREE.
+// NumberOfFreeSlots returns, summed over the TaskExecutors, how many of
+// their static slots no slot holds.
 func (sm *FineGrainedSlotManager) NumberOfFreeSlots() int { return sm.tracker.numberOfFreeSlots() }
 
-// NumberOfRegisteredSlotsOf returns how many slots one TaskExecutor has.
+// NumberOfRegisteredSlotsOf returns how many static slots one TaskExecutor
+// has (Flink: its default number of slots).
 func (sm *FineGrainedSlotManager) NumberOfRegisteredSlotsOf(instanceID api.InstanceID) int {
-	return sm.tracker.numberOfRegisteredSlotsOf(instanceID)
+	if tm, ok := sm.tracker.taskManager(instanceID); ok {
+		return tm.defaultNumSlots
+	}
+	return 0
 }
 
-// NumberOfFreeSlotsOf returns how many of one TaskExecutor's slots are FREE.
+// NumberOfFreeSlotsOf returns one TaskExecutor's static slots minus the
+// slots it holds, never below zero (Flink's getNumberFreeSlotsOf).
 func (sm *FineGrainedSlotManager) NumberOfFreeSlotsOf(instanceID api.InstanceID) int {
-	return sm.tracker.numberOfFreeSlotsOf(instanceID)
+	if tm, ok := sm.tracker.taskManager(instanceID); ok {
+		return tm.numberOfFreeSlots()
+	}
+	return 0
 }
 
-// AllocatedSlotsOf returns one TaskExecutor's slots that are PENDING or
-// ALLOCATED, by slot number (Flink's SlotManager#getAllocatedSlotsOf).
+// RegisteredResourceOf returns one TaskExecutor's total resources (Flink's
+// getRegisteredResourceOf); ZeroResourceProfile for an unknown one.
+func (sm *FineGrainedSlotManager) RegisteredResourceOf(instanceID api.InstanceID) api.ResourceProfile {
+	if tm, ok := sm.tracker.taskManager(instanceID); ok {
+		return tm.total
+	}
+	return api.ZeroResourceProfile
+}
+
+// FreeResourceOf returns what is left of one TaskExecutor's resources
+// once every slot it holds is taken out (Flink's getFreeResourceOf);
+// ZeroResourceProfile for an unknown one.
+func (sm *FineGrainedSlotManager) FreeResourceOf(instanceID api.InstanceID) api.ResourceProfile {
+	if tm, ok := sm.tracker.taskManager(instanceID); ok {
+		return tm.available
+	}
+	return api.ZeroResourceProfile
+}
+
+// AllocatedSlotsOf returns one TaskExecutor's slots, PENDING or ALLOCATED,
+// in the order they were made (Flink's SlotManager#getAllocatedSlotsOf).
 func (sm *FineGrainedSlotManager) AllocatedSlotsOf(instanceID api.InstanceID) []SlotInfo {
 	return sm.tracker.allocatedSlotsOf(instanceID)
 }
 
-// Slots returns a snapshot of every slot: TaskExecutors in registration
-// order, each one's slots by slot number.
+// Slots returns a snapshot of every slot jobs hold: TaskExecutors in
+// registration order, each one's slots in the order they were made.
 func (sm *FineGrainedSlotManager) Slots() []SlotInfo { return sm.tracker.slotInfos() }
 
 // checkResourceRequirementsWithDelay schedules one requirement check after
@@ -348,9 +375,10 @@ func (sm *FineGrainedSlotManager) checkResourceRequirements() {
 
 	// Step m7 (fault): for a starved job no free slot matches.
 	matchable, starved := sm.separateStarvedJobs(missing)
-	// Step m7: the allocation strategy decides which free slot serves which
-	// job; each allocation is sent to its TaskExecutor as a slot request.
-	result := sm.strategy.TryFulfillRequirements(matchable, sm.tracker.freeSlots())
+	// Step m7: the allocation strategy decides which TaskExecutor's free
+	// resources serve which job; each allocation is sent to its
+	// TaskExecutor as a request for a new slot of that profile.
+	result := sm.strategy.TryFulfillRequirements(matchable, sm.tracker.resources())
 	for _, allocation := range result.Allocations {
 		sm.syncer.allocateSlot(allocation, sm.resources.targetAddress(allocation.JobID), sm.checkResourceRequirementsWithDelay)
 	}
@@ -409,11 +437,9 @@ func (sm *FineGrainedSlotManager) SetFailUnfulfillableRequest(fail bool) {
 	}
 }
 
-// logMissingAndAvailableResources logs Flink's multi-line INFO block.
-//
-// Differs from Flink: Flink's slots are cut from a TaskManager's total
-// resources on demand, so it prints each TaskManager's available and total
-// ResourceProfile. Our slots are fixed, so we print slot counts.
+// logMissingAndAvailableResources logs Flink's multi-line INFO block:
+// what each job lacks, and each TaskManager's available and total
+// resources.
 func (sm *FineGrainedSlotManager) logMissingAndAvailableResources(missing []JobRequirements) {
 	var b strings.Builder
 	b.WriteString("Matching resource requirements against available resources.\n")
@@ -430,8 +456,8 @@ func (sm *FineGrainedSlotManager) logMissingAndAvailableResources(missing []JobR
 	}
 	for _, tm := range sm.tracker.taskManagers {
 		fmt.Fprintf(&b, "\n\tTaskManager %s", tm.conn.ResourceID)
-		fmt.Fprintf(&b, "\n\t\tAvailable: %d free slot(s)", sm.tracker.numberOfFreeSlotsOf(tm.conn.InstanceID))
-		fmt.Fprintf(&b, "\n\t\tTotal:     %d slot(s)", len(tm.slots))
+		fmt.Fprintf(&b, "\n\t\tAvailable: %s", tm.available)
+		fmt.Fprintf(&b, "\n\t\tTotal:     %s", tm.total)
 	}
 	sm.log.Info(b.String())
 }

@@ -13,14 +13,17 @@ import "fmt"
 //	 │
 //	 └──a slot report shows an allocation we did not make──► ALLOCATED
 //
-// PENDING means "requestSlot is on its way": the slot is not offered to any
-// other job, but the TaskExecutor has not confirmed it yet. When its
-// TaskManager unregisters, a slot in any state simply disappears.
+// PENDING means "requestSlot is on its way": its resources are not offered
+// to any other job, but the TaskExecutor has not confirmed the slot yet.
+// FREE is where a slot starts and ends: a slot is made FREE, moves on at
+// once, and leaves the tracker when it is FREE again (its resources are
+// the TaskManager's available resources once more). When its TaskManager
+// unregisters, a slot in any state simply disappears.
 type SlotState int
 
 // The slot states, in Flink's declaration order.
 const (
-	SlotFree      SlotState = iota // no job holds the slot; the strategy may hand it out
+	SlotFree      SlotState = iota // no job holds the slot: it is not tracked
 	SlotPending                    // requestSlot was sent; the answer has not come back
 	SlotAllocated                  // the TaskExecutor confirmed the slot for a job
 )

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"flinklab/runtime/api"
 )
 
 func TestSlotTransitions(t *testing.T) {
@@ -34,8 +36,9 @@ func TestSlotTransitions(t *testing.T) {
 }
 
 func TestIllegalSlotTransitionPanics(t *testing.T) {
-	slot := &taskManagerSlot{slotID: slotID("tm-1", 0)}
-	assert.PanicsWithValue(t, "slot tm-1_0: Slot may not switch from state FREE to FREE.", func() {
+	allocationID := api.NewAllocationID()
+	slot := &taskManagerSlot{allocationID: allocationID}
+	assert.PanicsWithValue(t, "slot "+allocationID.String()+": Slot may not switch from state FREE to FREE.", func() {
 		slot.transitionTo(SlotFree)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"flinklab/runtime/api"
@@ -49,31 +50,32 @@ func (s *slotStatusSyncer) close() {
 	s.started = false
 }
 
-// allocateSlot asks a TaskExecutor for one slot on behalf of a job. The slot
-// is PENDING until the answer arrives. onFailure runs on the main thread
-// when the TaskExecutor refuses or does not answer in time.
+// allocateSlot asks a TaskExecutor to cut a slot out of its resources for
+// a job. The slot is PENDING until the answer arrives. onFailure runs on
+// the main thread when the TaskExecutor refuses or does not answer in time.
 func (s *slotStatusSyncer) allocateSlot(a SlotAllocation, targetAddress string, onFailure func()) {
-	slot, ok := s.tracker.slot(a.SlotID)
-	if !ok || slot.state != SlotFree {
-		panic(fmt.Sprintf("allocateSlot: slot %s is not a free registered slot", a.SlotID))
+	tm, ok := s.tracker.taskManager(a.InstanceID)
+	if !ok {
+		panic(fmt.Sprintf("allocateSlot: Could not find a registered task manager for instance id %s.", a.InstanceID))
 	}
-	tm, _ := s.tracker.taskManager(slot.instanceID)
 	allocationID := api.NewAllocationID()
+	slotID := api.DynamicSlotID(tm.conn.ResourceID)
 
 	s.log.Info(fmt.Sprintf("Starting allocation of slot %s from %s for job %s with resource profile %s.",
 		allocationID, tm.conn.ResourceID, a.JobID, a.ResourceProfile.String()))
-	s.tracker.startAllocation(slot, allocationID, a.JobID, a.ResourceProfile)
+	s.tracker.addSlot(tm, allocationID, a.JobID, a.ResourceProfile, SlotPending)
 	s.pendingSlotAllocations[allocationID] = struct{}{}
 
-	// Step m7: the SlotManager matched a free slot to the job and asks the
-	// TaskExecutor for it. The TaskExecutor will then offer the slot to the
+	// Step m7: the SlotManager matched the job's requirement to this
+	// TaskExecutor's free resources and asks it for a new dynamic slot of
+	// that profile. The TaskExecutor will then offer the slot to the
 	// JobMaster at targetAddress (step m8).
 	s.trace.Emit(trace.M7, "SlotManager", "TaskExecutor", a.JobID,
-		"requestSlot: slot %s of TaskExecutor %s for job %s (allocation %s)", a.SlotID, tm.conn.ResourceID, a.JobID, allocationID)
+		"requestSlot: slot %s of TaskExecutor %s for job %s (allocation %s)", slotID, tm.conn.ResourceID, a.JobID, allocationID)
 	gw, rmID, instanceID := tm.conn.Gateway, s.rmID, tm.conn.InstanceID
 	rpc.Ask(s.mainThread, s.requestTimeout,
 		func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, gw.RequestSlot(ctx, a.SlotID, a.JobID, allocationID, a.ResourceProfile, targetAddress, rmID)
+			return struct{}{}, gw.RequestSlot(ctx, slotID, a.JobID, allocationID, a.ResourceProfile, targetAddress, rmID)
 		},
 		func(_ struct{}, err error) {
 			s.handleRequestSlotResponse(instanceID, a.JobID, allocationID, err, onFailure)
@@ -107,7 +109,8 @@ func (s *slotStatusSyncer) handleRequestSlotResponse(instanceID api.InstanceID, 
 	onFailure()
 }
 
-// freeSlot returns an allocated or pending slot to FREE.
+// freeSlot frees an allocated or pending slot: its resources are
+// available again.
 func (s *slotStatusSyncer) freeSlot(slot *taskManagerSlot) {
 	s.log.Info(fmt.Sprintf("Freeing slot %s.", slot.allocationID))
 	delete(s.pendingSlotAllocations, slot.allocationID)
@@ -118,69 +121,69 @@ func (s *slotStatusSyncer) freeSlot(slot *taskManagerSlot) {
 // going away, so their late answers are ignored.
 func (s *slotStatusSyncer) dropTaskManager(tm *taskManagerInfo) {
 	for _, slot := range tm.slots {
-		if slot.state != SlotFree {
-			delete(s.pendingSlotAllocations, slot.allocationID)
-		}
+		delete(s.pendingSlotAllocations, slot.allocationID)
 	}
 }
 
 // reportSlotStatus reconciles the tracker with what a TaskExecutor says
-// about its slots. The TaskExecutor is the authority on its slots:
+// about its slots (Flink's DefaultSlotStatusSyncer#reportSlotStatus). The
+// TaskExecutor is the authority on its slots, and a slot is known by its
+// allocation:
 //
-//   - a slot we think ALLOCATED that the report shows free was freed there
-//     (its job let it go, or the TaskExecutor restarted): FREE;
-//   - a slot we think PENDING that the report shows with our allocation has
-//     been allocated: ALLOCATED (the requestSlot answer is still to come and
+//   - an ALLOCATED slot whose allocation the report does not list was
+//     freed there (its job let it go, or the TaskExecutor restarted): it
+//     is freed here too;
+//   - a PENDING slot whose allocation the report lists has been
+//     allocated: ALLOCATED (the requestSlot answer is still to come and
 //     will be ignored);
-//   - a slot the report shows with an allocation we do not know (made
-//     before a ResourceManager failover, or for another request) is
-//     ALLOCATED to that job.
+//   - an allocation the report lists that we do not know (made before a
+//     ResourceManager failover) becomes an ALLOCATED slot of its profile.
 //
-// A PENDING slot the report shows free stays PENDING: the requestSlot may
-// simply not have arrived yet. reportSlotStatus returns whether the
-// report changed what jobs hold, in which case the requirements must be
-// checked again.
+// A PENDING slot the report does not list stays PENDING: the requestSlot
+// may simply not have arrived yet. Entries without an allocation (the
+// free static slots) say nothing the SlotManager tracks. reportSlotStatus
+// returns whether the report changed what jobs hold, in which case the
+// requirements must be checked again.
 func (s *slotStatusSyncer) reportSlotStatus(tm *taskManagerInfo, report gateway.SlotReport) (changed bool) {
 	s.log.Debug(fmt.Sprintf("Received slot report from instance %s: %d slot(s).", tm.conn.InstanceID, len(report)))
+	reported := make(map[api.AllocationID]bool, len(report))
 	for _, status := range report {
-		slot, ok := s.tracker.slot(status.SlotID)
-		if !ok || slot.instanceID != tm.conn.InstanceID {
-			s.log.Debug(fmt.Sprintf("Ignoring the status of unknown slot %s in the slot report of %s.", status.SlotID, tm.conn.ResourceID))
+		reported[status.AllocationID] = true
+	}
+	for _, slot := range slices.Clone(tm.slots) {
+		if !reported[slot.allocationID] && slot.state == SlotAllocated {
+			s.log.Info(fmt.Sprintf("Freeing slot %s by slot report.", slot.allocationID))
+			s.tracker.freeSlot(slot)
+			changed = true
+		}
+	}
+	for _, status := range report {
+		if status.AllocationID.IsZero() {
 			continue
 		}
-		if s.syncSlotStatus(slot, status) {
+		if s.syncAllocatedSlotStatus(tm, status) {
 			changed = true
 		}
 	}
 	return changed
 }
 
-func (s *slotStatusSyncer) syncSlotStatus(slot *taskManagerSlot, status gateway.SlotStatus) (changed bool) {
-	reportedFree := status.AllocationID.IsZero()
+// syncAllocatedSlotStatus applies one allocated entry of a slot report.
+func (s *slotStatusSyncer) syncAllocatedSlotStatus(tm *taskManagerInfo, status gateway.SlotStatus) (changed bool) {
+	slot, known := s.tracker.allocatedOrPendingSlot(status.AllocationID)
 	switch {
-	case reportedFree && slot.state == SlotAllocated:
-		s.log.Info(fmt.Sprintf("Freeing slot %s by slot report.", slot.allocationID))
-		s.tracker.freeSlot(slot)
-		return true
-	case reportedFree: // FREE stays FREE; PENDING waits for the requestSlot answer
+	case known && slot.instanceID != tm.conn.InstanceID:
+		s.log.Warn(fmt.Sprintf("Ignoring the status of slot %s: allocation %s is held on another TaskManager.",
+			status.SlotID, status.AllocationID))
 		return false
-	case slot.allocationID == status.AllocationID:
+	case known:
 		if slot.state == SlotPending { // the allocation is complete
 			delete(s.pendingSlotAllocations, slot.allocationID)
 			s.tracker.completeAllocation(slot)
 		}
 		return false
 	default: // allocated to something we do not know
-		if other, held := s.tracker.allocatedOrPendingSlot(status.AllocationID); held && other != slot {
-			s.log.Warn(fmt.Sprintf("Ignoring the status of slot %s: allocation %s is already held by slot %s.",
-				slot.slotID, status.AllocationID, other.slotID))
-			return false
-		}
-		if slot.state != SlotFree {
-			delete(s.pendingSlotAllocations, slot.allocationID)
-			s.tracker.freeSlot(slot)
-		}
-		s.tracker.markAllocated(slot, status.AllocationID, status.JobID, status.ResourceProfile)
+		s.tracker.addSlot(tm, status.AllocationID, status.JobID, status.ResourceProfile, SlotAllocated)
 		return true
 	}
 }

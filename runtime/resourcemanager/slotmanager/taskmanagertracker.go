@@ -17,68 +17,74 @@ type TaskExecutorConnection struct {
 	Gateway    gateway.TaskExecutorGateway
 }
 
-// SlotInfo is a snapshot of one slot, for tests and the REST API.
-// AllocationID and JobID are zero while the slot is FREE.
-type SlotInfo struct {
-	SlotID          api.SlotID
-	InstanceID      api.InstanceID
-	ResourceProfile api.ResourceProfile
-	State           SlotState
-	AllocationID    api.AllocationID
-	JobID           api.JobID
+// TaskManagerResources is what a TaskExecutor registers with besides its
+// slot report (Flink: registerTaskManager's totalResourceProfile and
+// defaultSlotResourceProfile, from the TaskExecutorRegistration).
+type TaskManagerResources struct {
+	// Total is everything the TaskExecutor's slots may share.
+	Total api.ResourceProfile
+	// DefaultSlotProfile is the profile of one static slot: Total divided
+	// by taskmanager.numberOfTaskSlots. A requirement for
+	// api.UnknownResourceProfile gets a slot of this profile.
+	DefaultSlotProfile api.ResourceProfile
 }
 
-// taskManagerSlot is one slot of a registered TaskExecutor (Flink's
-// FineGrainedTaskManagerSlot). Its state changes only through the tracker.
-type taskManagerSlot struct {
-	slotID     api.SlotID
-	instanceID api.InstanceID
-	profile    api.ResourceProfile // what the slot offers, from the slot report
+// SlotInfo is a snapshot of one slot a job holds, for tests and the REST
+// API.
+type SlotInfo struct {
+	AllocationID    api.AllocationID
+	InstanceID      api.InstanceID
+	JobID           api.JobID
+	ResourceProfile api.ResourceProfile
+	State           SlotState
+}
 
-	state        SlotState
+// taskManagerSlot is one slot cut out of a TaskManager's resources for a
+// job (Flink's FineGrainedTaskManagerSlot): PENDING while requestSlot is
+// on its way, ALLOCATED once the TaskExecutor confirmed it. A free slot is
+// not tracked at all: what no slot holds is the TaskManager's available
+// resource. Its state changes only through the tracker.
+type taskManagerSlot struct {
 	allocationID api.AllocationID
+	instanceID   api.InstanceID
 	jobID        api.JobID
-	// allocatedProfile is the profile the slot was allocated for: the
-	// requirement's profile for our own allocations, the slot's profile for
-	// allocations we learn of from a slot report.
-	allocatedProfile api.ResourceProfile
+	profile      api.ResourceProfile
+	state        SlotState
 }
 
 func (s *taskManagerSlot) info() SlotInfo {
-	return SlotInfo{
-		SlotID:          s.slotID,
-		InstanceID:      s.instanceID,
-		ResourceProfile: s.profile,
-		State:           s.state,
-		AllocationID:    s.allocationID,
-		JobID:           s.jobID,
-	}
+	return SlotInfo{AllocationID: s.allocationID, InstanceID: s.instanceID, JobID: s.jobID,
+		ResourceProfile: s.profile, State: s.state}
 }
 
 // transitionTo moves the slot to another state. An illegal move is a bug in
 // the SlotManager, so it panics.
 func (s *taskManagerSlot) transitionTo(to SlotState) {
 	if err := checkSlotTransition(s.state, to); err != nil {
-		panic(fmt.Sprintf("slot %s: %v", s.slotID, err))
+		panic(fmt.Sprintf("slot %s: %v", s.allocationID, err))
 	}
 	s.state = to
 }
 
-// taskManagerInfo is one registered TaskExecutor and its slots (Flink's
-// FineGrainedTaskManagerRegistration).
+// taskManagerInfo is one registered TaskExecutor: its resources and the
+// slots cut out of them (Flink's FineGrainedTaskManagerRegistration).
 type taskManagerInfo struct {
-	conn  TaskExecutorConnection
-	slots []*taskManagerSlot // ordered by slot number
+	conn               TaskExecutorConnection
+	total              api.ResourceProfile
+	defaultSlotProfile api.ResourceProfile
+	defaultNumSlots    int
+	slots              []*taskManagerSlot  // PENDING and ALLOCATED, in the order they were made
+	available          api.ResourceProfile // total minus the profile of every slot
 }
 
-// taskManagerTracker knows every registered TaskExecutor and every slot
-// (Flink's FineGrainedTaskManagerTracker). It is plain bookkeeping: no
-// goroutines, no RPC. The SlotManager calls it on the main thread.
+// taskManagerTracker knows every registered TaskExecutor, its resources
+// and every slot cut out of them (Flink's FineGrainedTaskManagerTracker).
+// It is plain bookkeeping: no goroutines, no RPC. The SlotManager calls it
+// on the main thread.
 type taskManagerTracker struct {
 	taskManagers []*taskManagerInfo // in registration order: the strategy's order
 	byInstance   map[api.InstanceID]*taskManagerInfo
-	slots        map[api.SlotID]*taskManagerSlot
-	allocations  map[api.AllocationID]*taskManagerSlot // PENDING and ALLOCATED slots
+	slots        map[api.AllocationID]*taskManagerSlot // PENDING and ALLOCATED slots
 }
 
 func newTaskManagerTracker() *taskManagerTracker {
@@ -90,27 +96,37 @@ func newTaskManagerTracker() *taskManagerTracker {
 func (t *taskManagerTracker) clear() {
 	t.taskManagers = nil
 	t.byInstance = make(map[api.InstanceID]*taskManagerInfo)
-	t.slots = make(map[api.SlotID]*taskManagerSlot)
-	t.allocations = make(map[api.AllocationID]*taskManagerSlot)
+	t.slots = make(map[api.AllocationID]*taskManagerSlot)
 }
 
-// addTaskManager registers a TaskExecutor with one FREE slot per entry of
-// its slot report. Allocations in the report are applied afterwards by the
+// addTaskManager registers a TaskExecutor with all of its resources
+// available. Allocations in its slot report are applied afterwards by the
 // slot status syncer.
-func (t *taskManagerTracker) addTaskManager(conn TaskExecutorConnection, report gateway.SlotReport) *taskManagerInfo {
-	tm := &taskManagerInfo{conn: conn}
-	for _, status := range report {
-		if _, dup := t.slots[status.SlotID]; dup {
-			continue // a slot reported twice: keep the first
-		}
-		slot := &taskManagerSlot{slotID: status.SlotID, instanceID: conn.InstanceID, profile: status.ResourceProfile}
-		tm.slots = append(tm.slots, slot)
-		t.slots[slot.slotID] = slot
+func (t *taskManagerTracker) addTaskManager(conn TaskExecutorConnection, resources TaskManagerResources) *taskManagerInfo {
+	tm := &taskManagerInfo{
+		conn:               conn,
+		total:              resources.Total,
+		defaultSlotProfile: resources.DefaultSlotProfile,
+		defaultNumSlots:    calculateDefaultNumSlots(resources.Total, resources.DefaultSlotProfile),
+		available:          resources.Total,
 	}
-	slices.SortFunc(tm.slots, func(a, b *taskManagerSlot) int { return a.slotID.SlotNumber - b.slotID.SlotNumber })
 	t.taskManagers = append(t.taskManagers, tm)
 	t.byInstance[conn.InstanceID] = tm
 	return tm
+}
+
+// calculateDefaultNumSlots counts how many default slots fit into total
+// (Flink's SlotManagerUtils#calculateDefaultNumSlots): the number of
+// slots the TaskManager was started with.
+func calculateDefaultNumSlots(total, defaultSlot api.ResourceProfile) int {
+	if defaultSlot.IsUnknown() || defaultSlot == api.ZeroResourceProfile {
+		return 0
+	}
+	n := 0
+	for remaining := total; remaining.AllFieldsNoLessThan(defaultSlot); remaining = remaining.Subtract(defaultSlot) {
+		n++
+	}
+	return n
 }
 
 // removeTaskManager forgets a TaskExecutor and all of its slots.
@@ -120,10 +136,7 @@ func (t *taskManagerTracker) removeTaskManager(instanceID api.InstanceID) {
 		return
 	}
 	for _, slot := range tm.slots {
-		delete(t.slots, slot.slotID)
-		if slot.state != SlotFree {
-			delete(t.allocations, slot.allocationID)
-		}
+		delete(t.slots, slot.allocationID)
 	}
 	delete(t.byInstance, instanceID)
 	t.taskManagers = slices.DeleteFunc(t.taskManagers, func(x *taskManagerInfo) bool { return x == tm })
@@ -134,21 +147,24 @@ func (t *taskManagerTracker) taskManager(instanceID api.InstanceID) (*taskManage
 	return tm, ok
 }
 
-func (t *taskManagerTracker) slot(slotID api.SlotID) (*taskManagerSlot, bool) {
-	s, ok := t.slots[slotID]
-	return s, ok
-}
-
-// allocatedOrPendingSlot finds the slot that holds an allocation.
+// allocatedOrPendingSlot finds the slot of an allocation.
 func (t *taskManagerTracker) allocatedOrPendingSlot(allocationID api.AllocationID) (*taskManagerSlot, bool) {
-	s, ok := t.allocations[allocationID]
+	s, ok := t.slots[allocationID]
 	return s, ok
 }
 
-// startAllocation takes a FREE slot to PENDING for a job.
-func (t *taskManagerTracker) startAllocation(slot *taskManagerSlot, allocationID api.AllocationID, jobID api.JobID, profile api.ResourceProfile) {
-	slot.transitionTo(SlotPending)
-	t.hold(slot, allocationID, jobID, profile)
+// addSlot cuts a new slot of profile out of a TaskManager's available
+// resources, PENDING (the SlotManager sent requestSlot) or ALLOCATED (a
+// slot report told of an allocation this SlotManager did not make).
+func (t *taskManagerTracker) addSlot(tm *taskManagerInfo, allocationID api.AllocationID, jobID api.JobID,
+	profile api.ResourceProfile, state SlotState) *taskManagerSlot {
+	slot := &taskManagerSlot{allocationID: allocationID, instanceID: tm.conn.InstanceID, jobID: jobID,
+		profile: profile, state: SlotFree}
+	slot.transitionTo(state)
+	tm.slots = append(tm.slots, slot)
+	tm.available = tm.available.Subtract(profile)
+	t.slots[allocationID] = slot
+	return slot
 }
 
 // completeAllocation takes a PENDING slot to ALLOCATED.
@@ -156,84 +172,73 @@ func (t *taskManagerTracker) completeAllocation(slot *taskManagerSlot) {
 	slot.transitionTo(SlotAllocated)
 }
 
-// markAllocated takes a FREE slot straight to ALLOCATED: a slot report told
-// us of an allocation this SlotManager did not make (for example one made
-// before a ResourceManager failover).
-func (t *taskManagerTracker) markAllocated(slot *taskManagerSlot, allocationID api.AllocationID, jobID api.JobID, profile api.ResourceProfile) {
-	slot.transitionTo(SlotAllocated)
-	t.hold(slot, allocationID, jobID, profile)
-}
-
-func (t *taskManagerTracker) hold(slot *taskManagerSlot, allocationID api.AllocationID, jobID api.JobID, profile api.ResourceProfile) {
-	slot.allocationID, slot.jobID, slot.allocatedProfile = allocationID, jobID, profile
-	t.allocations[allocationID] = slot
-}
-
-// freeSlot takes a PENDING or ALLOCATED slot back to FREE.
+// freeSlot frees a PENDING or ALLOCATED slot: it is no longer tracked and
+// its resources are available again.
 func (t *taskManagerTracker) freeSlot(slot *taskManagerSlot) {
 	slot.transitionTo(SlotFree)
-	delete(t.allocations, slot.allocationID)
-	slot.allocationID, slot.jobID, slot.allocatedProfile = api.AllocationID{}, api.JobID{}, api.ResourceProfile{}
+	delete(t.slots, slot.allocationID)
+	if tm, ok := t.byInstance[slot.instanceID]; ok {
+		tm.slots = slices.DeleteFunc(tm.slots, func(s *taskManagerSlot) bool { return s == slot })
+		tm.available = tm.available.Merge(slot.profile)
+	}
 }
 
-// freeSlots lists the FREE slots in the strategy's order: TaskManagers in
-// registration order, each one's slots by slot number.
-func (t *taskManagerTracker) freeSlots() []FreeSlot {
-	var free []FreeSlot
+// resources lists the registered TaskManagers as the allocation strategy
+// sees them, in registration order.
+func (t *taskManagerTracker) resources() []RegisteredTaskManager {
+	out := make([]RegisteredTaskManager, 0, len(t.taskManagers))
 	for _, tm := range t.taskManagers {
-		for _, slot := range tm.slots {
-			if slot.state == SlotFree {
-				free = append(free, FreeSlot{SlotID: slot.slotID, InstanceID: slot.instanceID, ResourceProfile: slot.profile})
-			}
-		}
+		out = append(out, RegisteredTaskManager{
+			InstanceID:         tm.conn.InstanceID,
+			DefaultSlotProfile: tm.defaultSlotProfile,
+			Total:              tm.total,
+			Available:          tm.available,
+		})
 	}
-	return free
+	return out
 }
 
 // acquiredProfiles returns, for each PENDING or ALLOCATED slot of a job, the
-// profile it was allocated for.
+// profile it was allocated with.
 func (t *taskManagerTracker) acquiredProfiles(jobID api.JobID) []api.ResourceProfile {
 	var acquired []api.ResourceProfile
 	for _, tm := range t.taskManagers {
 		for _, slot := range tm.slots {
-			if slot.state != SlotFree && slot.jobID == jobID {
-				acquired = append(acquired, slot.allocatedProfile)
+			if slot.jobID == jobID {
+				acquired = append(acquired, slot.profile)
 			}
 		}
 	}
 	return acquired
 }
 
-func (t *taskManagerTracker) numberOfRegisteredSlots() int { return len(t.slots) }
-
-func (t *taskManagerTracker) numberOfFreeSlots() int { return len(t.slots) - len(t.allocations) }
-
-func (t *taskManagerTracker) numberOfRegisteredSlotsOf(instanceID api.InstanceID) int {
-	if tm, ok := t.byInstance[instanceID]; ok {
-		return len(tm.slots)
-	}
-	return 0
-}
-
-func (t *taskManagerTracker) numberOfFreeSlotsOf(instanceID api.InstanceID) int {
+// numberOfRegisteredSlots is the number of static slots of every
+// TaskManager (Flink counts getDefaultNumSlots, not dynamic slots).
+func (t *taskManagerTracker) numberOfRegisteredSlots() int {
 	n := 0
-	if tm, ok := t.byInstance[instanceID]; ok {
-		for _, slot := range tm.slots {
-			if slot.state == SlotFree {
-				n++
-			}
-		}
+	for _, tm := range t.taskManagers {
+		n += tm.defaultNumSlots
 	}
 	return n
 }
+
+func (t *taskManagerTracker) numberOfFreeSlots() int {
+	n := 0
+	for _, tm := range t.taskManagers {
+		n += tm.numberOfFreeSlots()
+	}
+	return n
+}
+
+// numberOfFreeSlots is Flink's "free slots" of a TaskManager: its static
+// slots minus the slots it holds, never below zero.
+func (tm *taskManagerInfo) numberOfFreeSlots() int { return max(0, tm.defaultNumSlots-len(tm.slots)) }
 
 func (t *taskManagerTracker) allocatedSlotsOf(instanceID api.InstanceID) []SlotInfo {
 	var infos []SlotInfo
 	if tm, ok := t.byInstance[instanceID]; ok {
 		for _, slot := range tm.slots {
-			if slot.state != SlotFree {
-				infos = append(infos, slot.info())
-			}
+			infos = append(infos, slot.info())
 		}
 	}
 	return infos

@@ -1,8 +1,10 @@
 // Package diagrams is the part of the tools/graphs command that does not
 // need Graphviz: it plans a program into its StreamGraph and JobGraph, draws
 // them as DOT (package dot), runs a job on a MiniCluster to draw its
-// submission sequence as Mermaid, and produces the committed contents of
-// the repository's diagrams/ directory (Generate). Turning DOT into SVG is
+// submission sequence as Mermaid, plans where a job's subtasks run or asks
+// a running cluster (PlanSlots, RunningSlots; package slots), and produces
+// the committed contents of the repository's diagrams/ directory
+// (Generate). Turning DOT into SVG is
 // left to the command and package svg, so this package and its test never
 // load go-graphviz (see ../shared/notes/tooling.md §1-2).
 //
@@ -29,7 +31,9 @@ import (
 	"time"
 
 	"flinklab/runtime/client"
+	"flinklab/runtime/configuration"
 	"flinklab/runtime/examples/shapes"
+	"flinklab/runtime/examples/sharing"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
@@ -41,6 +45,7 @@ import (
 	"flinklab/runtime/streaming/tasks" // also the streaming runtime, on the TaskExecutors' "class path"
 	"flinklab/runtime/trace"
 	"flinklab/tools/graphs/dot"
+	"flinklab/tools/graphs/slots"
 
 	_ "flinklab/runtime/examples/ticker" // registers the ticker program
 )
@@ -363,10 +368,41 @@ var shapePrograms = []struct {
 	{shapes.FanOutProgramClass, shapes.FanOutJobName, 0},
 }
 
+// slotViews are the committed slot views (-slots): a program at a
+// parallelism, planned on a cluster, with what the README says of it.
+var slotViews = []struct {
+	class        string
+	parallelism  int
+	taskManagers int
+	slots        int
+	about        string
+}{
+	{wordcount.ProgramClass, Parallelism, 1, 2,
+		"Both of WordCount's JobVertices are in the slot sharing group `default`, so each of the " +
+			"2 shared slots holds subtask i of both; they ask for any slot (UNKNOWN), and the " +
+			"ResourceManager cuts two slots of the default profile, half of the TaskManager each, " +
+			"leaving nothing free."},
+	{sharing.ProgramClass, Parallelism, 2, 2,
+		"The program `sharing` (runtime/examples/sharing) puts count and format in a slot sharing " +
+			"group `counting` with resources of its own and co-locates them; its slots are cut " +
+			"first, out of tm-1, and the two default slots take what is left, one on tm-1 and one on " +
+			"tm-2, since each TaskManager is filled before the next. On one TaskManager × 2 slots the " +
+			"second default slot would wait; `-explain` prints why."},
+}
+
+// slotCommand is the command line that draws a slot view.
+func slotCommand(class string, parallelism, taskManagers, numSlots int) string {
+	cmd := fmt.Sprintf("go run ./tools/graphs -slots -p %d", parallelism)
+	if taskManagers != 1 {
+		cmd += fmt.Sprintf(" -taskmanagers %d", taskManagers)
+	}
+	return cmd + fmt.Sprintf(" -D %s=%d %s", configuration.NumTaskSlots.Key(), numSlots, class)
+}
+
 // Generate returns the committed sources of diagrams/, keyed by file name:
 // WordCount's StreamGraph, JobGraph and ExecutionGraph (after a run) as DOT,
 // its submission sequence as Mermaid, the three graphs of each of
-// shapePrograms, and README.md, which embeds the sequence in a mermaid
+// shapePrograms, the slot view of each of slotViews, and README.md, which embeds the sequence in a mermaid
 // block. The SVGs rendered from the DOT files are not part of it: they need
 // go-graphviz, which only the command loads.
 func Generate(ctx context.Context) (map[string][]byte, error) {
@@ -413,11 +449,30 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 		drawn = append(drawn, shape{shapePlan.Name, program.title})
 	}
 
+	type slotView struct{ Name, Title, About, Command string }
+	var slotDrawn []slotView
+	for _, view := range slotViews {
+		cluster := slots.Cluster{TaskManagers: view.taskManagers,
+			Configuration: map[string]string{configuration.NumTaskSlots.Key(): strconv.Itoa(view.slots)}}
+		name, slotPlan, err := PlanSlots(view.class, nil, view.parallelism, cluster)
+		if err != nil {
+			return nil, err
+		}
+		files[SlotsFile(name)] = dot.SlotPlan(slotPlan)
+		slotDrawn = append(slotDrawn, slotView{
+			Name:    name,
+			Title:   fmt.Sprintf("%s on %s", slotPlan.JobName, slots.Describe(view.taskManagers, view.slots)),
+			About:   view.about,
+			Command: slotCommand(view.class, view.parallelism, view.taskManagers, view.slots),
+		})
+	}
+
 	var readme bytes.Buffer
 	err = readmeTemplate.Execute(&readme, map[string]any{
 		"Name": plan.Name, "Parallelism": Parallelism, "Fix": FixCommand,
 		"Sequence": strings.TrimRight(string(sequence), "\n"),
 		"Shapes":   drawn,
+		"Slots":    slotDrawn,
 	})
 	if err != nil {
 		return nil, err
@@ -487,4 +542,22 @@ The graphs of the program ` + "`{{.Name}}`" + `, drawn the same way; its package
 ![JobGraph]({{.Name}}-jobgraph.svg) ([DOT]({{.Name}}-jobgraph.dot))
 
 ![ExecutionGraph]({{.Name}}-executiongraph.svg) ([DOT]({{.Name}}-executiongraph.dot))
+{{end}}
+## Where the subtasks run
+
+` + "`go run ./tools/graphs -slots`" + ` plans where a job's subtasks run, with the runtime's
+own decisions and without running anything: one box per TaskManager with its
+total and free resources, one box per slot with its profile (cpu, task heap,
+managed memory; the whole ResourceProfile is its tooltip), and in each slot
+the subtasks that share it, coloured by slot sharing group. Slot requests that
+no TaskManager has room for would be drawn outside, as waiting. It is a plan:
+which of two equal slots a shared slot gets is up to the JobMaster's slot pool
+at run time. ` + "`-explain`" + ` prints the same as text; ` + "`-m HOST:PORT -job JOBID`" + ` asks
+a running cluster instead.
+{{range .Slots}}
+### {{.Title}}
+
+{{.About}} Drawn by ` + "`{{.Command}}`" + `.
+
+![Slots]({{.Name}}-slots.svg) ([DOT]({{.Name}}-slots.dot))
 {{end}}`))

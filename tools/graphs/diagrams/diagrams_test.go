@@ -42,6 +42,20 @@ func TestCommittedDiagramsAreUpToDate(t *testing.T) {
 		if diff := cmp.Diff(string(got), string(files[name])); diff != "" {
 			t.Errorf("diagrams/%s is out of date (-committed +generated):\n%s\nregenerate it with `%s`", name, diff, FixCommand)
 		}
+		// Every DOT source is committed with its SVG, which the README shows.
+		if svg, ok := strings.CutSuffix(name, ".dot"); ok {
+			if _, err := os.Stat(filepath.Join(committed, svg+".svg")); err != nil {
+				t.Errorf("diagrams/%s has no SVG: %v; render it with `%s`", name, err, FixCommand)
+			}
+		}
+	}
+
+	// The slot views (-slots) are among them, each shown in the README.
+	for _, view := range slotViews {
+		name := SlotsFile(view.class)
+		if assert.Contains(t, files, name, "the slot view of %s", view.class) {
+			assert.Contains(t, string(files["README.md"]), "("+strings.TrimSuffix(name, ".dot")+".svg)")
+		}
 	}
 }
 

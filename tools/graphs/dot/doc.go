@@ -50,6 +50,18 @@
 // documentation describes in prose. The diagram ends where the trace ends,
 // so for a submission that broke off, its last arrow shows how far it got.
 //
+// SlotPlan draws where a job's subtasks run, from a plan of package slots:
+// one box per TaskManager (tm-1, tm-2, …) with its total and free
+// resources, one box per slot cut out of it with its profile in short
+// (cpu, task heap, managed memory; the whole ResourceProfile in the
+// tooltip), and in each slot the subtasks that share it, coloured by slot
+// sharing group; shared slots no TaskManager has room for are drawn
+// outside, "waiting: no TaskManager can fit ResourceProfile{…}".
+// RunningSlots draws the same for a running job from what REST says, which
+// places subtasks on TaskManagers but not in slots, so it lists them per
+// TaskManager. This is the picture of Flink's web UI's TaskManager page,
+// with the slots of the job drawn in.
+//
 // Every function returns the same bytes for the same graph: nodes are named
 // by position (v0, v1, … or a StreamNode's ID, never by random
 // JobVertexIDs), in the order the graph keeps them, and maps are never

@@ -7,6 +7,13 @@
 //
 //	go run ./tools/graphs -explain wordcount
 //
+// WriteSlots does the same for where the subtasks run (package slots):
+// the TaskManagers' resources, the shared slots, the requirements, the
+// slots cut out of each TaskManager and what waits; WriteRunningSlots for
+// a running job as REST shows it.
+//
+//	go run ./tools/graphs -slots -explain -p 2 -D taskmanager.numberOfTaskSlots=2 wordcount
+//
 // It says in words what the diagrams of diagrams/ draw.
 package explain
 
@@ -97,7 +104,7 @@ func writeJobGraph(w io.Writer, jobGraph *jobgraph.JobGraph, names map[*jobgraph
 // writeExecutionGraph prints the subtasks and slots the job needs, and for
 // each JobEdge how its partitions are read.
 func writeExecutionGraph(w io.Writer, jobGraph *jobgraph.JobGraph, executionGraph *executiongraph.ExecutionGraph, names map[*jobgraph.JobVertex]string) {
-	fmt.Fprintf(w, "ExecutionGraph: %d subtasks; %s\n", executionGraph.TotalNumberOfVertices(), slots(jobGraph))
+	fmt.Fprintf(w, "ExecutionGraph: %d subtasks; %s\n", executionGraph.TotalNumberOfVertices(), slotsNeeded(jobGraph))
 	for _, consumer := range jobGraph.Vertices() {
 		subtasks := executionGraph.JobVertex(consumer.ID).TaskVertices()
 		for input, edge := range consumer.Inputs() {
@@ -143,9 +150,9 @@ func writeRegions(w io.Writer, executionGraph *executiongraph.ExecutionGraph, na
 	}
 }
 
-// slots says how many slots the job needs, and how that adds up
+// slotsNeeded says how many slots the job needs, and how that adds up
 // (jobgraph.JobGraph.SlotsNeeded).
-func slots(jobGraph *jobgraph.JobGraph) string {
+func slotsNeeded(jobGraph *jobgraph.JobGraph) string {
 	total, perGroup := jobGraph.SlotsNeeded()
 	var parts []string
 	for _, group := range jobGraph.SlotSharingGroups() {

@@ -75,7 +75,7 @@ func TestCheckHonest(t *testing.T) {
 				"2026-11-30 10:16:00,561 INFO  FineGrainedSlotManager [] - Matching resource requirements against available resources.",
 				"Current resources:",
 				"  TaskManager taskexecutor-0",
-				"    Available: 1 free slot(s)",
+				"    Available: ResourceProfile{cpuCores=1, taskHeapMemory=192.000mb (201326587 bytes), taskOffHeapMemory=0 bytes, managedMemory=256.000mb (268435460 bytes), networkMemory=64.000mb (67108865 bytes)}",
 				"2026-11-30 10:16:00,562 WARN  FineGrainedSlotManager [] - Could not fulfill resource requirements of job "+job+".",
 				"2026-11-30 10:16:00,563 WARN  DeclarativeSlotPoolBridge [] - Could not acquire the minimum required resources, failing slot requests.",
 				"2026-11-30 10:16:00,564 INFO  ExecutionGraph [] - "+source+" switched from SCHEDULED to FAILED on [unassigned resource].",

@@ -35,7 +35,7 @@ func TestParseLogReadsBackWhatTheHandlerPrints(t *testing.T) {
 	log(slog.LevelError, "BlobClient", fetch+" No retries left.",
 		slog.String("cause", "Detected data corruption during transfer (SHA-256): expected "+blobKey))
 	log(slog.LevelInfo, "FineGrainedSlotManager", "Matching resource requirements against available resources.\n"+
-		"Missing resources:\n  Job "+job+"\nCurrent resources:\n  TaskManager taskexecutor-0\n    Available: 2 free slot(s)")
+		"Missing resources:\n  Job "+job+"\nCurrent resources:\n  TaskManager taskexecutor-0\n    Available: ResourceProfile{cpuCores=2, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, managedMemory=512.000mb (536870920 bytes), networkMemory=128.000mb (134217730 bytes)}")
 	log(slog.LevelWarn, "JobMaster", "Failed to declare resource requirements of job "+job+".", slog.Int("attempt", 2))
 	log(slog.LevelDebug, "TaskExecutor", "", slog.String("cause", "an empty message"))
 
