@@ -809,6 +809,31 @@ func TestSlotReportCompletesAPendingAllocation(t *testing.T) {
 	})
 }
 
+// A slot report that claims more than the TaskExecutor registered with, or
+// a slot of no known size, is not trusted with the resources: the entry is
+// ignored with a warning, and nothing else changes.
+func TestASlotReportBeyondTheTaskManagersResourcesIsIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Config{})
+		defer h.close()
+		var requests slotRequests
+		job := api.NewJobID()
+		conn := TaskExecutorConnection{ResourceID: "tm-1", InstanceID: api.NewInstanceID(), Gateway: requests.gateway(nil)}
+		tooLarge, unknownSize := api.NewAllocationID(), api.NewAllocationID()
+		report := gateway.SlotReport{
+			{SlotID: staticSlotID("tm-1", 0), ResourceProfile: small.Multiply(3), AllocationID: tooLarge, JobID: job},
+			{SlotID: staticSlotID("tm-1", 1), ResourceProfile: api.UnknownResourceProfile, AllocationID: unknownSize, JobID: job},
+		}
+		h.do(func() {
+			assert.Equal(t, RegistrationSuccess, h.sm.RegisterTaskManager(conn, report, slotsOf(2, small)))
+		})
+		assert.Empty(t, h.slots(), "neither entry is taken")
+		assert.Equal(t, small.Multiply(2), h.freeResourceOf(conn), "the resources are untouched")
+		assert.Len(t, h.logs.Messages("Ignoring the status of slot tm-1_0: allocation "+tooLarge.String()), 1)
+		assert.Len(t, h.logs.Messages("Ignoring the status of slot tm-1_1: allocation "+unknownSize.String()), 1)
+	})
+}
+
 func TestInitialSlotReportWithAllocationsCountsForTheJob(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Config{})

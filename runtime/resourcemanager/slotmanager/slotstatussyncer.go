@@ -182,6 +182,13 @@ func (s *slotStatusSyncer) syncAllocatedSlotStatus(tm *taskManagerInfo, status g
 			s.tracker.completeAllocation(slot)
 		}
 		return false
+	case status.ResourceProfile.IsUnknown() || !tm.available.AllFieldsNoLessThan(status.ResourceProfile):
+		// A TaskExecutor's slots are cut out of the total it registered
+		// with, and none has an unknown profile: a report that says
+		// otherwise is not one to trust with the resources of others.
+		s.log.Warn(fmt.Sprintf("Ignoring the status of slot %s: allocation %s of %s does not fit into what TaskManager %s has left (%s).",
+			status.SlotID, status.AllocationID, status.ResourceProfile, tm.conn.ResourceID, tm.available))
+		return false
 	default: // allocated to something we do not know
 		s.tracker.addSlot(tm, status.AllocationID, status.JobID, status.ResourceProfile, SlotAllocated)
 		return true
