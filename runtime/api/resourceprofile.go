@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -358,8 +359,12 @@ func multiplyCPU(cores float64, n int64) float64 {
 	return f
 }
 
-// compareCPU compares two amounts of CPU cores as their decimals.
-func compareCPU(a, b float64) int { return decimalOf(a).Cmp(decimalOf(b)) }
+// compareCPU compares two amounts of CPU cores as their decimals. The
+// shortest decimal of a double lies within the interval of reals that
+// round to it, and those intervals do not overlap, so the decimals are in
+// the order of the doubles: comparing the doubles is comparing the
+// decimals, without making them.
+func compareCPU(a, b float64) int { return cmp.Compare(a, b) }
 
 // decimalOf is BigDecimal.valueOf(v): v's shortest decimal form, exactly.
 func decimalOf(v float64) *big.Rat {
