@@ -230,7 +230,8 @@ const (
 //	ResourceProfile{cpuCores=1, taskHeapMemory=384.000mb (402653174 bytes), taskOffHeapMemory=0 bytes, managedMemory=512.000mb (536870920 bytes), networkMemory=128.000mb (134217730 bytes)}
 //
 // CPU cores print as Flink 1.20 prints its BigDecimal, without trailing
-// zeros and never in exponent form: 1, 0.5, 0.25, 0.
+// zeros and never in exponent form: 1, 0.5, 0.25, 0 (real 1.20
+// JobManager logs read "cpuCores=1", "cpuCores=0.4", "cpuCores=0").
 func (p ResourceProfile) String() string {
 	switch {
 	case p.IsUnknown():

@@ -79,8 +79,8 @@ func (rm *ResourceManager) RequestTaskManagerInfo(ctx context.Context) ([]gatewa
 // SlotManager's own account (Flink's getAllocatedSlotsOf and
 // getFreeResourceOf).
 func (rm *ResourceManager) allocatedSlotsAndFreeResourceOf(reg *workerRegistration) ([]gateway.SlotInfo, api.ResourceProfile) {
-	if !reg.atSlotManager { // registered, its first slot report still to come
-		return []gateway.SlotInfo{}, reg.resources.Total
+	if !reg.atSlotManager { // registered, its first slot report still to come: the SlotManager knows nothing of it
+		return []gateway.SlotInfo{}, api.ZeroResourceProfile
 	}
 	slots := rm.slotManager.AllocatedSlotsOf(reg.instanceID)
 	allocated := make([]gateway.SlotInfo, 0, len(slots))

@@ -500,6 +500,18 @@ func TestTaskExecutorReRegistrationReplacesTheOldOne(t *testing.T) {
 		})
 		assert.ErrorIs(t, err, gateway.ErrRegistrationFailure)
 		assert.ErrorContains(t, err, "The TaskExecutor tm-3 registered without its resources")
+		// Nor does a default slot that is not an equal share of the total,
+		// or a total of nothing.
+		_, err = c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
+			ResourceID: "tm-4", TaskExecutorAddress: c.svc.Address("taskmanager_tm-1"), NumberOfSlots: 2,
+			TotalResourceProfile: defaultTaskManagerResources(2), DefaultSlotResourceProfile: api.ResourceProfile{CPUCores: 1e-9},
+		})
+		assert.ErrorContains(t, err, "The TaskExecutor tm-4 registered a default slot that is not an equal share of its total")
+		_, err = c.rm.RegisterTaskExecutor(c.ctx, c.rmID, gateway.TaskExecutorRegistration{
+			ResourceID: "tm-5", TaskExecutorAddress: c.svc.Address("taskmanager_tm-1"), NumberOfSlots: 2,
+			TotalResourceProfile: api.ZeroResourceProfile,
+		})
+		assert.ErrorContains(t, err, "The TaskExecutor tm-5 registered without its resources")
 		assert.Equal(t, 1, c.overview().NumberTaskManagers)
 	})
 }

@@ -49,10 +49,10 @@ func (rm *ResourceManager) RegisterTaskExecutor(ctx context.Context, rmID api.Re
 			return gateway.TaskExecutorRegistrationSuccess{}, gateway.RegistrationFailure(
 				"Could not connect to the TaskExecutor %s at %s: %v", registration.ResourceID, registration.TaskExecutorAddress, err)
 		}
-		if registration.TotalResourceProfile.IsUnknown() || registration.NumberOfSlots <= 0 {
+		if problem := resourcesProblem(registration); problem != "" {
 			return gateway.TaskExecutorRegistrationSuccess{}, gateway.RegistrationFailure(
-				"The TaskExecutor %s registered without its resources (total %s, %d slots).",
-				registration.ResourceID, registration.TotalResourceProfile, registration.NumberOfSlots)
+				"The TaskExecutor %s registered %s (total %s, %d slots, default slot %s).", registration.ResourceID,
+				problem, registration.TotalResourceProfile, registration.NumberOfSlots, registration.DefaultSlotResourceProfile)
 		}
 		reg := rm.registerTaskExecutorInternal(taskExecutor, registration)
 		return gateway.TaskExecutorRegistrationSuccess{
@@ -95,6 +95,26 @@ func (rm *ResourceManager) registerTaskExecutorInternal(taskExecutor gateway.Tas
 			return taskExecutor.HeartbeatFromResourceManager(ctx, from)
 		}))
 	return reg
+}
+
+// resourcesProblem says what makes a registration's resources unusable,
+// or returns "": the SlotManager cuts slots out of the total, and a slot
+// of the default profile for every requirement of unknown size, so both
+// must be real amounts and the default slot an equal share of the total,
+// as every TaskExecutor computes it (Flink:
+// TaskExecutorResourceUtils#generateDefaultSlotResourceProfile).
+func resourcesProblem(registration gateway.TaskExecutorRegistration) string {
+	total := registration.TotalResourceProfile
+	switch {
+	case registration.NumberOfSlots <= 0:
+		return "without slots"
+	case total.IsUnknown() || total == api.ZeroResourceProfile || total == api.AnyResourceProfile:
+		return "without its resources"
+	case !registration.DefaultSlotResourceProfile.IsUnknown() &&
+		registration.DefaultSlotResourceProfile != clusterframework.DefaultSlotResourceProfile(total, registration.NumberOfSlots):
+		return "a default slot that is not an equal share of its total"
+	}
+	return ""
 }
 
 // resourcesOf is what the SlotManager cuts slots out of: the TaskExecutor's

@@ -24,8 +24,9 @@ type executionSlotSharingGroup struct {
 
 // sharedSlotSet is a set of shared slots that keeps the order they were
 // added in, with the first one at hand (Flink uses a LinkedHashSet). Every
-// operation is O(1), amortized: a removed slot stays in order until first
-// steps over it.
+// operation is O(1), amortized. The map in is the set; order is only the
+// order: a removed slot stays in it until first steps over it, and a slot
+// added again after its removal is appended once more.
 type sharedSlotSet struct {
 	order []*executionSlotSharingGroup
 	in    map[*executionSlotSharingGroup]bool

@@ -90,10 +90,12 @@ type ResourceAllocationStrategy interface {
 // wait for more TaskManagers; an active one would plan new ones here
 // (Flink: tryFulfillRequirementsForJobWithPendingResources).
 //
-// Differs from Flink: Flink's requirements of one job come out of a hash
-// map in no particular order; we serve specific profiles first, which
-// leaves the large free resources for the requirements that need them and
-// makes the result repeatable.
+// Differs from Flink: Flink's requirements of one job, and its registered
+// TaskManagers, come out of hash maps in no particular order; we serve
+// specific profiles first, which leaves the large free resources for the
+// requirements that need them, and take the TaskManagers in registration
+// order, which makes the result repeatable. Which TaskManager Flink fills
+// first is arbitrary; that it fills one before the next is the same.
 type DefaultResourceAllocationStrategy struct{}
 
 var _ ResourceAllocationStrategy = DefaultResourceAllocationStrategy{}

@@ -1,6 +1,7 @@
 package slotmanager
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,6 +214,9 @@ func TestCalculateDefaultNumSlots(t *testing.T) {
 		{"the scarcest dimension decides", api.ResourceProfileFromResources(4, 1024), small, 2},
 		{"an unknown default slot", small, unknown, 0},
 		{"a zero default slot", small, api.ZeroResourceProfile, 0},
+		{"thousands of slots, counted at once", small.Multiply(2000), small, 2000},
+		{"a third of a core each", api.ResourceProfileFromResources(1, 384), api.ResourceProfileFromResources(1, 384).Divide(3), 3},
+		{"unbounded, as Flink's ANY", api.AnyResourceProfile, small, math.MaxInt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

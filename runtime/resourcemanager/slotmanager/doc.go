@@ -135,8 +135,9 @@
 //
 // # Differs from Flink
 //
-//   - The requirements of one job are served specific profiles first (see
-//     DefaultResourceAllocationStrategy); Flink's come out of a hash map.
+//   - The requirements of one job are served specific profiles first, and
+//     the TaskManagers are taken in registration order (see
+//     DefaultResourceAllocationStrategy); Flink's come out of hash maps.
 //   - No idle-TaskManager timeout (resourcemanager.taskmanager-timeout), no
 //     max-total-resource limits, no blocked TaskManagers, no metrics.
 package slotmanager

@@ -2,6 +2,7 @@ package slotmanager
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"flinklab/runtime/api"
@@ -117,13 +118,33 @@ func (t *taskManagerTracker) addTaskManager(conn TaskExecutorConnection, resourc
 
 // calculateDefaultNumSlots counts how many default slots fit into total
 // (Flink's SlotManagerUtils#calculateDefaultNumSlots): the number of
-// slots the TaskManager was started with.
+// slots the TaskManager was started with. Flink subtracts one default slot
+// after the other; the count is estimated here by dividing each dimension,
+// then confirmed the same way, so that it costs the same for 2 slots as
+// for 2,000.
 func calculateDefaultNumSlots(total, defaultSlot api.ResourceProfile) int {
-	if defaultSlot.IsUnknown() || defaultSlot == api.ZeroResourceProfile {
+	switch {
+	case defaultSlot.IsUnknown() || defaultSlot == api.ZeroResourceProfile || total.IsUnknown():
 		return 0
+	case total == api.AnyResourceProfile:
+		return math.MaxInt
 	}
-	n := 0
-	for remaining := total; remaining.AllFieldsNoLessThan(defaultSlot); remaining = remaining.Subtract(defaultSlot) {
+	fits := func(n int) bool { return total.AllFieldsNoLessThan(defaultSlot.Multiply(n)) }
+	n := math.MaxInt
+	shrink := func(have, per float64) {
+		if per > 0 {
+			n = min(n, int(math.Min(have/per, math.MaxInt32)))
+		}
+	}
+	shrink(total.CPUCores, defaultSlot.CPUCores)
+	shrink(float64(total.TaskHeapMemory), float64(defaultSlot.TaskHeapMemory))
+	shrink(float64(total.TaskOffHeapMemory), float64(defaultSlot.TaskOffHeapMemory))
+	shrink(float64(total.ManagedMemory), float64(defaultSlot.ManagedMemory))
+	shrink(float64(total.NetworkMemory), float64(defaultSlot.NetworkMemory))
+	for n > 0 && !fits(n) {
+		n--
+	}
+	for fits(n + 1) {
 		n++
 	}
 	return n
