@@ -3,19 +3,18 @@
 // TestYourPrediction reads the answers from the file FLINKLAB_PREDICTION
 // names (`go run ./tools/learn check s05` passes exercises/s05/answer.txt),
 // plans each program of programs_test.go, and places its slots on the
-// README's cluster with the runtime's own code: the JobMaster's shared
-// slots and their profiles (scheduler.SharedSlots), the requirements its
-// slot pool declares, and the ResourceManager's matching
-// (slotmanager.DefaultResourceAllocationStrategy) against two
-// TaskManagers computed from their configuration as a TaskManager
-// computes its own (clusterframework). A wrong answer is told what is
+// README's cluster with the runtime's own code, as `go run ./tools/graphs
+// -slots` does: the JobMaster's shared slots and their profiles
+// (scheduler.SharedSlots), the requirements its slot pool declares, and
+// the ResourceManager's matching (slotmanager.DefaultResourceAllocationStrategy)
+// against two TaskManagers computed from their configuration as a
+// TaskManager computes its own (clusterframework). A wrong answer is told what is
 // wrong, never what is right.
 package s05_test
 
 import (
 	"bufio"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -23,13 +22,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"flinklab/runtime/api"
-	"flinklab/runtime/clusterframework"
-	"flinklab/runtime/executiongraph"
-	"flinklab/runtime/jobmaster/slotpool"
-	"flinklab/runtime/resourcemanager/slotmanager"
-	"flinklab/runtime/scheduler"
 	"flinklab/runtime/streaming"
+	"flinklab/tools/graphs/slots"
 )
 
 // The facts asked of each program, in the order the template lists them.
@@ -92,9 +86,11 @@ func isFact(fact string) bool {
 	return false
 }
 
-// placement plans a program and places its slots on the cluster: how many
-// slots the JobMaster requests, how many the ResourceManager cuts out of
-// each TaskManager, and how many it cannot cut anywhere.
+// placement plans a program and places its slots on the cluster with the
+// plan `go run ./tools/graphs -slots` draws (tools/graphs/slots.PlanJob,
+// which runs the runtime's own code): how many slots the JobMaster
+// requests, how many the ResourceManager cuts out of each TaskManager,
+// and how many it cannot cut anywhere.
 func placement(t *testing.T, build func(env *streaming.StreamExecutionEnvironment) error) map[string]int {
 	t.Helper()
 	env := streaming.NewStreamExecutionEnvironment()
@@ -103,43 +99,15 @@ func placement(t *testing.T, build func(env *streaming.StreamExecutionEnvironmen
 	require.NoError(t, err)
 	jobGraph, err := streamGraph.JobGraph()
 	require.NoError(t, err)
-	graph, err := executiongraph.BuildGraph(jobGraph)
+	plan, err := slots.PlanJob(jobGraph, slots.Cluster{TaskManagers: 2, Configuration: taskManagerConfiguration})
 	require.NoError(t, err)
 
-	// The JobMaster: one request per shared slot, declared by profile.
-	shared := scheduler.SharedSlots(jobGraph, graph)
-	pool := slotpool.New(jobGraph.JobID, "jobmanager", func(func()) {}, slog.New(slog.DiscardHandler))
-	for i, slot := range shared {
-		pool.RequestNewAllocatedSlot(slotpool.SlotRequestID(i+1), slot.ResourceProfile, func(slotpool.PhysicalSlot) {}, nil)
+	actual := map[string]int{"requested": len(plan.SharedSlots)}
+	for i, tm := range plan.TaskManagers {
+		actual[fmt.Sprintf("tm%d", i+1)] = len(tm.Slots)
 	}
-
-	// The ResourceManager: two TaskManagers, nothing cut out of them yet.
-	spec, err := clusterframework.ProcessSpecFromConfig(taskManagerConfiguration)
-	require.NoError(t, err)
-	total := clusterframework.TotalResourceProfile(spec)
-	defaultSlot := clusterframework.DefaultSlotResourceProfile(total, spec.NumSlots)
-	tm1, tm2 := api.NewInstanceID(), api.NewInstanceID()
-	var taskManagers []slotmanager.RegisteredTaskManager
-	for _, id := range []api.InstanceID{tm1, tm2} {
-		taskManagers = append(taskManagers, slotmanager.RegisteredTaskManager{
-			InstanceID: id, DefaultSlotProfile: defaultSlot, Total: total, Available: total})
-	}
-	result := slotmanager.DefaultResourceAllocationStrategy{}.TryFulfillRequirements(
-		[]slotmanager.JobRequirements{{JobID: jobGraph.JobID, Requirements: pool.Requirements().Requirements}}, taskManagers)
-
-	actual := map[string]int{"requested": len(shared)}
-	for _, allocation := range result.Allocations {
-		switch allocation.InstanceID {
-		case tm1:
-			actual["tm1"]++
-		case tm2:
-			actual["tm2"]++
-		}
-	}
-	for _, job := range result.Unfulfilled {
-		for _, r := range job.Requirements {
-			actual["waiting"] += r.NumberOfRequiredSlots
-		}
+	for _, w := range plan.Waiting {
+		actual["waiting"] += len(w.Shared)
 	}
 	return actual
 }

@@ -31,7 +31,7 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 		for _, req := range specificProfilesFirst(job.Requirements) {
 			needed := req.NumberOfRequiredSlots
 			for i, tm := range taskManagers {
-				effective := effectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
+				effective := EffectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
 				for needed > 0 && available[i].AllFieldsNoLessThan(effective) {
 					available[i] = available[i].Subtract(effective)
 					needed--

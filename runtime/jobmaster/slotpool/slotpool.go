@@ -149,29 +149,35 @@ func (p *SlotPool) PendingRequests() int { return len(p.pending) }
 // DeclarativeSlotPoolBridge declares the requests' profiles, not those of
 // the slots that serve them).
 func (p *SlotPool) Requirements() gateway.ResourceRequirements {
-	byProfile := map[api.ResourceProfile]int{}
 	var profiles []api.ResourceProfile
-	add := func(profile api.ResourceProfile) {
-		if byProfile[profile] == 0 {
-			profiles = append(profiles, profile)
-		}
-		byProfile[profile]++
-	}
 	for _, allocationID := range p.order {
 		if held := p.slots[allocationID]; held.request != 0 {
-			add(p.requested[held.request])
+			profiles = append(profiles, p.requested[held.request])
 		}
 	}
 	for _, r := range p.pending {
-		add(r.profile)
+		profiles = append(profiles, r.profile)
 	}
-	req := gateway.ResourceRequirements{JobID: p.jobID, TargetAddress: p.jobMasterAddress}
+	return gateway.ResourceRequirements{JobID: p.jobID, TargetAddress: p.jobMasterAddress,
+		Requirements: RequirementsOf(profiles)}
+}
+
+// RequirementsOf counts requests by profile: one ResourceRequirement per
+// profile, in the order the profiles first occur, as the pool declares
+// them (Flink's ResourceCounter).
+func RequirementsOf(profiles []api.ResourceProfile) []gateway.ResourceRequirement {
+	var reqs []gateway.ResourceRequirement
+	index := make(map[api.ResourceProfile]int)
 	for _, profile := range profiles {
-		req.Requirements = append(req.Requirements, gateway.ResourceRequirement{
-			ResourceProfile: profile, NumberOfRequiredSlots: byProfile[profile],
-		})
+		i, seen := index[profile]
+		if !seen {
+			i = len(reqs)
+			index[profile] = i
+			reqs = append(reqs, gateway.ResourceRequirement{ResourceProfile: profile})
+		}
+		reqs[i].NumberOfRequiredSlots++
 	}
-	return req
+	return reqs
 }
 
 // ConnectToResourceManager starts declaring requirements through declare,

@@ -118,7 +118,7 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 		for _, req := range specificProfilesFirst(job.Requirements) {
 			needed := req.NumberOfRequiredSlots
 			for i, tm := range taskManagers {
-				effective := effectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
+				effective := EffectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)
 				for needed > 0 && available[i].AllFieldsNoLessThan(effective) {
 					available[i] = available[i].Subtract(effective)
 					needed--
@@ -140,11 +140,11 @@ func (DefaultResourceAllocationStrategy) TryFulfillRequirements(missing []JobReq
 	return result
 }
 
-// effectiveResourceProfile is the profile a slot for required gets on a
+// EffectiveResourceProfile is the profile a slot for required gets on a
 // TaskManager whose default slot profile is defaultSlot (Flink's
 // SlotManagerUtils#getEffectiveResourceProfile): required itself, or the
 // default slot for an unknown requirement.
-func effectiveResourceProfile(required, defaultSlot api.ResourceProfile) api.ResourceProfile {
+func EffectiveResourceProfile(required, defaultSlot api.ResourceProfile) api.ResourceProfile {
 	if required.IsUnknown() {
 		return defaultSlot
 	}

@@ -199,8 +199,8 @@ func TestUnfulfillableJobs(t *testing.T) {
 }
 
 func TestEffectiveResourceProfile(t *testing.T) {
-	assert.Equal(t, small, effectiveResourceProfile(unknown, small), "an unknown requirement gets the default slot")
-	assert.Equal(t, large, effectiveResourceProfile(large, small), "a specific requirement keeps its own profile")
+	assert.Equal(t, small, EffectiveResourceProfile(unknown, small), "an unknown requirement gets the default slot")
+	assert.Equal(t, large, EffectiveResourceProfile(large, small), "a specific requirement keeps its own profile")
 }
 
 func TestCalculateDefaultNumSlots(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
+	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/resourcemanager/slotmanager"
 	"flinklab/runtime/scheduler"
 	"flinklab/runtime/taskexecutor/taskmanagerrunner"
@@ -214,7 +215,11 @@ func PlanJob(jobGraph *jobgraph.JobGraph, cluster Cluster) (*Plan, error) {
 	}
 
 	// 3. Step m6: one requirement per profile.
-	plan.Requirements = requirementsOf(plan.SharedSlots)
+	profiles := make([]api.ResourceProfile, len(plan.SharedSlots))
+	for i, shared := range plan.SharedSlots {
+		profiles[i] = shared.Profile
+	}
+	plan.Requirements = slotpool.RequirementsOf(profiles)
 
 	// 4. Step m7: the ResourceManager's decisions.
 	registered := make([]slotmanager.RegisteredTaskManager, cluster.TaskManagers)
@@ -248,7 +253,7 @@ func PlanJob(jobGraph *jobgraph.JobGraph, cluster Cluster) (*Plan, error) {
 	for _, shared := range specificProfilesFirst(plan.SharedSlots) {
 		placed := false
 		for _, c := range cuts {
-			if c.slot.Shared == nil && c.slot.Profile == effectiveProfile(shared.Profile, c.tm.DefaultSlot) {
+			if c.slot.Shared == nil && c.slot.Profile == slotmanager.EffectiveResourceProfile(shared.Profile, c.tm.DefaultSlot) {
 				c.slot.Shared, placed = shared, true
 				break
 			}
@@ -289,23 +294,6 @@ func (plan *Plan) nameGroups(jobGraph *jobgraph.JobGraph) func(string) string {
 	}
 }
 
-// requirementsOf counts the shared slots by profile, in the order the
-// profiles first occur, as the slot pool declares them.
-func requirementsOf(shared []*SharedSlot) []gateway.ResourceRequirement {
-	var reqs []gateway.ResourceRequirement
-	index := make(map[api.ResourceProfile]int)
-	for _, s := range shared {
-		i, ok := index[s.Profile]
-		if !ok {
-			i = len(reqs)
-			index[s.Profile] = i
-			reqs = append(reqs, gateway.ResourceRequirement{ResourceProfile: s.Profile})
-		}
-		reqs[i].NumberOfRequiredSlots++
-	}
-	return reqs
-}
-
 // specificProfilesFirst returns shared with the shared slots of
 // UNKNOWN moved to the end, keeping the order otherwise.
 func specificProfilesFirst(shared []*SharedSlot) []*SharedSlot {
@@ -318,16 +306,6 @@ func specificProfilesFirst(shared []*SharedSlot) []*SharedSlot {
 		}
 	}
 	return append(specific, unknown...)
-}
-
-// effectiveProfile is the size of a slot for a request of profile on a
-// TaskManager whose default slot is defaultSlot (Flink's
-// SlotManagerUtils#getEffectiveResourceProfile).
-func effectiveProfile(profile, defaultSlot api.ResourceProfile) api.ResourceProfile {
-	if profile.IsUnknown() {
-		return defaultSlot
-	}
-	return profile
 }
 
 // errPlanDisagrees is a broken invariant: the strategy's unfulfilled
@@ -343,7 +321,7 @@ func waitingOf(unfulfilled []slotmanager.JobRequirements, unplaced []*SharedSlot
 		for _, req := range job.Requirements {
 			w := Waiting{Profile: req.ResourceProfile}
 			for _, tm := range taskManagers {
-				if tm.Total.AllFieldsNoLessThan(effectiveProfile(req.ResourceProfile, tm.DefaultSlotProfile)) {
+				if tm.Total.AllFieldsNoLessThan(slotmanager.EffectiveResourceProfile(req.ResourceProfile, tm.DefaultSlotProfile)) {
 					w.FitsSomewhere = true
 				}
 			}
