@@ -16,6 +16,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
 	"flinklab/runtime/entrypoint/component"
+	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
 	"flinklab/runtime/highavailability"
@@ -203,7 +204,8 @@ func (e *ClusterEntrypoint) clusterComponentDeps() component.Deps {
 // configuration: the RPC timeout and the heartbeats of the
 // ResourceManager and of every JobMaster, how a JobMaster retries its
 // registration, the SlotManager's requirement check delay, and the
-// restart strategy and slot request timeout of every job.
+// restart strategy, failover strategy and slot request timeout of every
+// job.
 func (e *ClusterEntrypoint) readConfiguration() error {
 	conf := e.cfg.Configuration
 	c := &e.componentConfig
@@ -227,6 +229,11 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 		return err
 	}
 	if c.RestartStrategy, err = restartStrategy(conf); err != nil {
+		return err
+	}
+	// Flink reads it when each job's scheduler is made, and fails the job;
+	// here a wrong value stops the JobManager before any job runs.
+	if c.FailoverStrategy, err = failover.LoadFailoverStrategy(conf[failover.KeyFailoverStrategy]); err != nil {
 		return err
 	}
 	if c.SlotRequestTimeout, err = slotRequestTimeout(conf); err != nil {

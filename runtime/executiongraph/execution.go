@@ -45,6 +45,11 @@ type AssignedSlot struct {
 type TaskManagerLocation struct {
 	ResourceID api.ResourceID
 	Address    string
+	// DataAddress is where the TaskExecutor serves its partitions to other
+	// processes (Flink: the location's data port); "" when every partition
+	// is read in-process. A consumer deployed after its producer finished
+	// (a BLOCKING exchange) finds the producer here.
+	DataAddress string
 }
 
 // String returns "resourceID @ address", the way Flink prints a location
@@ -103,6 +108,13 @@ func (e *Execution) TransitionState(to api.ExecutionState) error {
 	}
 	e.state = to
 	e.stateTimestamps[to] = e.vertex.jobVertex.graph.clock()
+	if to == api.ExecutionFinished {
+		// Flink's Execution#markFinished → finishPartitionsIfNeeded: the
+		// BLOCKING results of a finished subtask can be read.
+		for _, p := range e.vertex.producedPartitions {
+			p.markFinished()
+		}
+	}
 	return nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -287,7 +286,7 @@ func TestBuildGraphRejectsInvalidJobGraphs(t *testing.T) {
 // A vertex whose parallelism is higher than its max parallelism is a
 // well-formed JobGraph (jobgraph.Validate and so the Dispatcher accept it)
 // that cannot become an ExecutionGraph: as Flink's ExecutionJobVertex
-// throws a JobException, BuildGraph fails with a failover.JobException and Flink's
+// throws a JobException, BuildGraph fails with a api.JobException and Flink's
 // words.
 func TestBuildGraphRefusesAParallelismAboveTheMaxParallelism(t *testing.T) {
 	tests := []struct {
@@ -316,7 +315,7 @@ func TestBuildGraphRefusesAParallelismAboveTheMaxParallelism(t *testing.T) {
 			g, err := BuildGraph(jg)
 
 			assert.Nil(t, g)
-			var jobException *failover.JobException
+			var jobException *api.JobException
 			require.ErrorAs(t, err, &jobException)
 			assert.NotErrorIs(t, err, jobgraph.ErrInvalidJobGraph, "the JobGraph is well formed")
 			assert.Contains(t, err.Error(), tt.want)

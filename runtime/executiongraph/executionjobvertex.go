@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -23,7 +22,7 @@ type ExecutionJobVertex struct {
 
 // newExecutionJobVertex creates the job vertex and the results it produces,
 // but no subtasks yet (see initialize). It fails with a
-// *failover.JobException, Flink's JobException as the constructor of its
+// *api.JobException, Flink's JobException as the constructor of its
 // ExecutionJobVertex throws it, when the vertex's parallelism is higher
 // than its max parallelism (jobgraph.DefaultMaxParallelism of its
 // parallelism when the JobVertex sets none).
@@ -43,7 +42,7 @@ func newExecutionJobVertex(g *ExecutionGraph, jv *jobgraph.JobVertex) (*Executio
 	// Verify that our parallelism is not higher than the maximum
 	// parallelism (Flink's words, in the same place).
 	if jv.Parallelism > maxParallelism {
-		return nil, &failover.JobException{Message: fmt.Sprintf("Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
+		return nil, &api.JobException{Message: fmt.Sprintf("Vertex %s's parallelism (%d) is higher than the max parallelism (%d). Please lower the parallelism or increase the max parallelism.",
 			jv.Name, jv.Parallelism, maxParallelism)}
 	}
 	ejv := &ExecutionJobVertex{

@@ -129,6 +129,12 @@ func (ev *ExecutionVertex) ResetForNewExecution() (*Execution, error) {
 		return nil, fmt.Errorf("%w: Cannot reset a vertex that is in non-terminal state %s: %s",
 			ErrUnexpectedState, old.state, old)
 	}
+	if old.state == api.ExecutionFinished {
+		// Its results will be written again, by the new attempt.
+		for _, p := range ev.producedPartitions {
+			p.resetForNewExecution()
+		}
+	}
 	graph := ev.jobVertex.graph
 	graph.deregisterExecution(old)
 	next := newExecution(ev, old.AttemptNumber()+1)

@@ -53,6 +53,9 @@ type IntermediateResultPartition struct {
 	result               *IntermediateResult
 	producer             *ExecutionVertex
 	consumerVertexGroups []*ConsumerVertexGroup
+	// dataAllProduced: the producer finished writing a BLOCKING partition
+	// (Flink's dataAllProduced); it stays so until the producer restarts.
+	dataAllProduced bool
 }
 
 func newIntermediateResultPartition(result *IntermediateResult, producer *ExecutionVertex) *IntermediateResultPartition {
@@ -82,6 +85,36 @@ func (p *IntermediateResultPartition) IntermediateResult() *IntermediateResult {
 // result. The slice belongs to the graph; do not modify it.
 func (p *IntermediateResultPartition) ConsumerVertexGroups() []*ConsumerVertexGroup {
 	return p.consumerVertexGroups
+}
+
+// IsConsumable reports whether a BLOCKING partition can be read: its
+// producer has finished writing it (Flink: ResultPartitionState.CONSUMABLE).
+// A PIPELINED partition is never consumable this way.
+func (p *IntermediateResultPartition) IsConsumable() bool { return p.dataAllProduced }
+
+// markFinished records that the producer finished a BLOCKING partition
+// (Flink: IntermediateResultPartition#markFinished): its groups count one
+// unfinished partition less.
+func (p *IntermediateResultPartition) markFinished() {
+	if p.result.ResultType().IsPipelined() || p.dataAllProduced {
+		return
+	}
+	p.dataAllProduced = true
+	for _, consumers := range p.consumerVertexGroups {
+		consumers.ConsumedPartitionGroup().unfinishedPartitions--
+	}
+}
+
+// resetForNewExecution undoes markFinished when the producer restarts: the
+// partition will be written again, by a new attempt.
+func (p *IntermediateResultPartition) resetForNewExecution() {
+	if !p.dataAllProduced {
+		return
+	}
+	p.dataAllProduced = false
+	for _, consumers := range p.consumerVertexGroups {
+		consumers.ConsumedPartitionGroup().unfinishedPartitions++
+	}
 }
 
 func (p *IntermediateResultPartition) addConsumers(group *ConsumerVertexGroup) {

@@ -19,6 +19,10 @@ type ConsumedPartitionGroup struct {
 	resultType          jobgraph.ResultPartitionType
 	partitions          []api.IntermediateResultPartitionID
 	consumerVertexGroup *ConsumerVertexGroup
+	// unfinishedPartitions counts the partitions whose producer has not
+	// finished (Flink's numberOfUnfinishedPartitions): a BLOCKING group
+	// can be read once it is zero.
+	unfinishedPartitions int
 }
 
 func newConsumedPartitionGroup(result *IntermediateResult, partitions []api.IntermediateResultPartitionID) *ConsumedPartitionGroup {
@@ -26,8 +30,17 @@ func newConsumedPartitionGroup(result *IntermediateResult, partitions []api.Inte
 		dataSetID:  result.id,
 		resultType: result.ResultType(),
 		partitions: partitions,
+
+		unfinishedPartitions: len(partitions),
 	}
 }
+
+// AreAllPartitionsFinished reports whether the producers of every
+// partition of the group have finished, so that a BLOCKING group can be
+// read (Flink: areAllPartitionsFinished). It is counted, not computed: O(1)
+// for a group of any size. A PIPELINED group is never finished this way;
+// its partitions are read while they are written.
+func (g *ConsumedPartitionGroup) AreAllPartitionsFinished() bool { return g.unfinishedPartitions == 0 }
 
 // Partitions returns the IDs of the partitions in the group, by partition
 // number. Use ExecutionGraph.ResultPartition to look one up. The slice is

@@ -64,7 +64,10 @@
 // (SendSlotReport). At the end of a job the JobMaster frees its slots
 // (TaskExecutorGateway.FreeSlot), the TaskExecutor tells the ResourceManager
 // (NotifySlotAvailable), and the JobMaster disconnects from the
-// ResourceManager (DisconnectJobManager).
+// ResourceManager (DisconnectJobManager). The BLOCKING partitions a
+// finished task produced stay on its TaskExecutor, to be read by later
+// consumers, until the JobMaster releases them
+// (TaskExecutorGateway.ReleasePartitions) or disconnects.
 //
 // # Heartbeats
 //

@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/jobgraph"
 )
 
 // TaskExecutorGateway is what the ResourceManager and JobMasters may ask of
@@ -28,6 +29,11 @@ type TaskExecutorGateway interface {
 	// DisconnectJobManager tells the TaskExecutor that the job's JobMaster
 	// is gone.
 	DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error
+	// ReleasePartitions releases the job's BLOCKING partitions of the
+	// given IDs, which the TaskExecutor keeps after their producers
+	// finished until it is told that no consumer needs them any more.
+	// Unknown IDs are ignored. Flink's TaskExecutorGateway#releasePartitions.
+	ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error
 
 	// HeartbeatFromJobManager is a JobMaster's heartbeat request: it
 	// restarts the JobMaster's heartbeat timeout at the TaskExecutor, which
@@ -117,10 +123,18 @@ type TaskInformation struct {
 }
 
 // ResultPartitionDeploymentDescriptor describes one partition the task
-// writes: one subpartition per consumer channel.
+// writes: one subpartition per consumer channel (Flink's
+// ResultPartitionDeploymentDescriptor).
 type ResultPartitionDeploymentDescriptor struct {
 	PartitionID           api.ResultPartitionID `json:"partitionId"`
 	NumberOfSubpartitions int                   `json:"numberOfSubpartitions"`
+	// PartitionType says how the partition is produced and consumed: the
+	// zero value, jobgraph.PipelinedBounded, streams it to its consumers
+	// while it is written; jobgraph.Blocking writes it completely to disk
+	// first, and it may be read any number of times until the JobMaster
+	// releases it (ReleasePartitions). It is the type of the
+	// IntermediateDataSet the partition belongs to.
+	PartitionType jobgraph.ResultPartitionType `json:"partitionType"`
 }
 
 // InputGateDeploymentDescriptor describes one input of the task: which

@@ -39,6 +39,7 @@ import (
 type jobGraphJSON struct {
 	JobID                     api.JobID                      `json:"jobId"`
 	Name                      string                         `json:"name"`
+	JobType                   JobType                        `json:"jobType,omitzero"` // STREAMING when omitted
 	UserJarBlobKeys           []blob.PermanentBlobKey        `json:"userJarBlobKeys,omitempty"`
 	SlotSharingGroupResources map[string]api.ResourceProfile `json:"slotSharingGroupResources,omitempty"`
 	Vertices                  []vertexJSON                   `json:"vertices"`
@@ -84,6 +85,7 @@ func Encode(g *JobGraph) ([]byte, error) {
 	doc := jobGraphJSON{
 		JobID:                     g.JobID,
 		Name:                      g.Name,
+		JobType:                   g.JobType,
 		UserJarBlobKeys:           g.UserJarBlobKeys,
 		SlotSharingGroupResources: g.SlotSharingGroupResources,
 		Vertices:                  make([]vertexJSON, 0, len(g.vertices)),
@@ -162,6 +164,7 @@ func Decode(data []byte) (*JobGraph, error) {
 	g := &JobGraph{
 		JobID:                     doc.JobID,
 		Name:                      doc.Name,
+		JobType:                   doc.JobType,
 		UserJarBlobKeys:           doc.UserJarBlobKeys,
 		SlotSharingGroupResources: doc.SlotSharingGroupResources,
 		vertexByID:                make(map[api.JobVertexID]*JobVertex, len(doc.Vertices)),

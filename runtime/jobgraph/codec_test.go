@@ -357,3 +357,24 @@ func mustDataSetID(t *testing.T, s string) api.IntermediateDataSetID {
 	require.NoError(t, id.UnmarshalText([]byte(s)))
 	return id
 }
+
+// A BATCH job says so; a STREAMING one, the zero value, says nothing.
+func TestEncodeJobType(t *testing.T) {
+	source, sink := vertex("Source", 2), vertex("Sink", 2)
+	sink.ConnectNewDataSetAsInput(source, AllToAll, Blocking)
+	g := graphOf(source, sink)
+	streaming, err := Encode(g)
+	require.NoError(t, err)
+	assert.NotContains(t, string(streaming), "jobType")
+
+	g.JobType = Batch
+	batch, err := Encode(g)
+	require.NoError(t, err)
+	assert.Contains(t, string(batch), `"jobType": "BATCH",`)
+	decoded, err := Decode(batch)
+	require.NoError(t, err)
+	assert.Equal(t, Batch, decoded.JobType)
+
+	_, err = Decode([]byte(strings.Replace(string(batch), `"BATCH"`, `"MICRO_BATCH"`, 1)))
+	assert.ErrorContains(t, err, `unknown JobType "MICRO_BATCH": want STREAMING or BATCH`)
+}

@@ -19,6 +19,8 @@ type JobGraph struct {
 	JobID api.JobID
 	// Name is the job's name, e.g. "WordCount".
 	Name string
+	// JobType is STREAMING (the zero value) or BATCH.
+	JobType JobType
 	// UserJarBlobKeys name the jars (uploaded to the BlobServer at step m1)
 	// that TaskExecutors download before they run a task (step m10).
 	UserJarBlobKeys []blob.PermanentBlobKey

@@ -276,6 +276,10 @@ func (f *fakeTaskExecutor) DisconnectJobManager(ctx context.Context, _ api.JobID
 	return nil
 }
 
+func (f *fakeTaskExecutor) ReleasePartitions(context.Context, api.JobID, []api.ResultPartitionID) error {
+	return nil
+}
+
 func (f *fakeTaskExecutor) HeartbeatFromJobManager(ctx context.Context, from api.ResourceID, _ gateway.AllocatedSlotReport) error {
 	if f.heartbeatFromJobManager != nil {
 		return f.heartbeatFromJobManager(ctx, from)

@@ -38,6 +38,10 @@ type Config struct {
 	// failover.DefaultConfig() (Flink's defaults for every strategy) and
 	// set Type: the zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
+	// FailoverStrategy is jobmanager.execution.failover-strategy: which
+	// tasks restart when one fails, "region" (the default, also when
+	// empty) or "full" (see failover.LoadFailoverStrategy).
+	FailoverStrategy string
 	// Heartbeat holds the heartbeat.* options with which the JobMaster
 	// watches its TaskExecutors and the ResourceManager. Zero fields take
 	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
@@ -183,6 +187,7 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Config{
 		RPCTimeout:         cfg.RPCTimeout,
 		RestartStrategy:    restartStrategy,
+		FailoverStrategy:   cfg.FailoverStrategy,
 		SlotRequestTimeout: cfg.SlotRequestTimeout,
 		Logger:             logger,
 	}, scheduler.Deps{
@@ -581,7 +586,7 @@ func (jm *JobMaster) disconnectTaskManagerAndTell(taskManager api.ResourceID, ca
 	tm, ok := jm.taskManagers[taskManager]
 	delete(jm.taskManagers, taskManager) // first: the failover must not ask it to cancel the tasks it lost
 	released := jm.slotPool.ReleaseTaskManager(taskManager)
-	jm.scheduler.ReleaseSlots(released, cause)
+	jm.scheduler.ReleaseTaskManager(taskManager, released, cause)
 
 	if !ok || !tell {
 		return

@@ -69,6 +69,10 @@ type Config struct {
 	// restarts. Start from failover.DefaultConfig() to choose one: the
 	// zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
+	// FailoverStrategy is jobmanager.execution.failover-strategy of every
+	// job: "region" (Flink's default, also when empty) restarts the
+	// pipelined regions a failure touches, "full" every task.
+	FailoverStrategy string
 	// SlotRequestTimeout is how long the slot requests of a job's
 	// scheduling round may stay unfulfillable before they fail with
 	// NoResourceAvailableException (slot.request.timeout; zero: Flink's
@@ -132,6 +136,9 @@ func New(cfg Config) (*MiniCluster, error) {
 	}
 	cfg.Heartbeat = cfg.Heartbeat.WithDefaults()
 	if err := cfg.Heartbeat.Validate(); err != nil {
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	if _, err := failover.LoadFailoverStrategy(cfg.FailoverStrategy); err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
 	// A TaskManager whose memory does not add up does not start (Flink's
@@ -219,6 +226,7 @@ func (c *MiniCluster) componentConfig() component.Config {
 		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
 		StartUpPeriod:         c.cfg.StartUpPeriod,
 		RestartStrategy:       c.cfg.RestartStrategy,
+		FailoverStrategy:      c.cfg.FailoverStrategy,
 		SlotRequestTimeout:    c.cfg.SlotRequestTimeout,
 		REST:                  c.cfg.REST,
 		Configuration:         c.configuration(),

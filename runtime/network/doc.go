@@ -4,6 +4,9 @@
 //
 //	ResultPartition         what one producer subtask writes      (Flink: ResultPartition)
 //	pipelinedSubpartition   one bounded queue per consumer         (Flink: PipelinedSubpartition)
+//	boundedBlockingSubpartition  one file per consumer, read after (Flink: BoundedBlockingSubpartition)
+//	                        the producer finished, any number of times
+//	fileChannelBoundedData  that file                              (Flink: FileChannelBoundedData)
 //	Buffer                  a batch of records, or an event        (Flink: Buffer, NetworkBuffer)
 //	ResultPartitionManager  the registry consumers find partitions in (Flink: ResultPartitionManager)
 //	localInputChannel       reads one subpartition in-process      (Flink: LocalInputChannel)
@@ -68,10 +71,10 @@
 //	                       list of partitions, shared by all their consumers
 //	first EmitRecord       a buffer builder per subpartition (24 B each)
 //	first use of a         the subpartition (96 B, its reader's view inside it,
-//	subpartition           and 8 B in the partition's table); its queue comes
+//	subpartition           and 16 B in the partition's table); its queue comes
 //	                       with its first buffer (96 B)
-//	RequestPartitions      the gate's input channels: a local one is 48 B (its
-//	                       16-byte entry in the gate's list and 32 B in one
+//	RequestPartitions      the gate's input channels: a local one is 56 B (its
+//	                       16-byte entry in the gate's list and 40 B in one
 //	                       slice of all local channels); a remote one is
 //	                       allocated on its own, with its queue of received
 //	                       buffers
@@ -79,8 +82,10 @@
 // A subpartition's first use is its first buffer, Finish, or its
 // consumer's request, whichever comes first. A job whose tasks are
 // deployed and never exchange a record costs nothing per pair. A local
-// pair whose consumer has asked for its subpartition costs about 150 bytes;
-// one that has carried a buffer about 270, plus the buffers in flight.
+// pipelined pair whose consumer has asked for its subpartition costs about
+// 170 bytes; one that has carried a buffer about 290, plus the buffers in
+// flight. A blocking pair costs a file on disk, made by its first buffer
+// (or Finish), and a reader (72 B) per read.
 //
 // # Backpressure
 //
@@ -98,20 +103,71 @@
 // A blocked producer still honours its ctx: a cancelled task never hangs in
 // EmitRecord, Flush or Finish.
 //
-// # Pipelined partitions
+// A blocking partition has no backpressure: nobody reads while it is
+// written, so its producer writes each buffer to a file and goes on.
 //
-// All partitions here are pipelined (Flink's ResultPartitionType.PIPELINED):
-// the consumer reads while the producer writes, and each subpartition is
-// read once, by one consumer. (Flink also has BLOCKING partitions, written
-// completely to disk before anyone reads them, for batch jobs.) Because
+// # Pipelined and blocking partitions
+//
+// A partition has the type of the data set it belongs to
+// (gateway.ResultPartitionDeploymentDescriptor.PartitionType, a
+// jobgraph.ResultPartitionType), and CreateResultPartitionWriter makes its
+// subpartitions accordingly:
+//
+//	                       PIPELINED_BOUNDED                  BLOCKING
+//	subpartition           pipelinedSubpartition: a queue     boundedBlockingSubpartition: a file
+//	consumers read         while the producer writes          after Finish
+//	readers                one, once                          any number, each from the start,
+//	                                                          at the same time if they like
+//	producer waits         when a queue is full               never
+//	released               when every subpartition is         only by ReleasePartitionsLocally,
+//	                       consumed                           or Fail / Release before Finish
+//	used by                streaming jobs: producer and       batch jobs: the consumer is deployed
+//	                       consumer run at the same time      after its producer finished, and
+//	                                                          may be restarted and read it again
+//
+// Pipelined (Flink's ResultPartitionType.PIPELINED_BOUNDED): each
+// subpartition is read once, by one consumer, while it is written. Because
 // producers and consumers are deployed together, a consumer may ask for a
 // partition before its producer has registered it; a local request waits,
 // a remote one is asked again after a backoff (see "A partition that is
 // not there yet").
 //
+// Blocking (Flink's BLOCKING, the BoundedBlockingResultPartition): the
+// producer writes its whole output first, each subpartition into a file of
+// its own under Config.TmpDir (Flink's io.tmp.dirs), named after the
+// partition and the subpartition plus a random part, so that no two
+// collide, in this process or another:
+//
+//	<TmpDir>/flink-netty-shuffle-<data set>-<partition number>-<subpartition>-<random>.channel
+//
+// A file is a sequence of buffers, each behind its data type and size,
+// ending with the EndOfPartition event (see fileChannelBoundedData).
+// Finish completes the files, and only then may anyone read: every read
+// request gets a reader of its own (boundedBlockingSubpartitionReader),
+// which opens the file and reads it from its start. Reading to the end,
+// or leaving early, consumes nothing: the partition stays registered, and
+// its files on disk, until ShuffleEnvironment.ReleasePartitionsLocally
+// releases it. The TaskExecutor does that when its JobMaster tells it
+// that no consumer needs the partition any more (ReleasePartitions), or
+// when it lets go of the job or stops (see package taskexecutor). A
+// producer that fails or is cancelled before Finish releases its blocking
+// partition at once, as it would a pipelined one.
+//
+// A consumer that asks for a blocking partition before Finish (its
+// producer still runs) waits, as a pipelined local request waits for its
+// producer to register: it gets its reader at once, but the reader has
+// nothing to read until Finish, and then everything. Nothing holds a
+// goroutine meanwhile, on either side of a TCP connection. (Flink refuses
+// such a request instead, "writing of blocking partition not yet
+// finished": its scheduler never deploys the consumer of a blocking
+// partition before its producer finished. Waiting is the same rule as for
+// every other request here, and so harmless.)
+//
 // # End of partition, and the life of a partition
 //
-//	CreateResultPartition  registers the partition in the ResultPartitionManager
+// A pipelined partition:
+//
+//	CreateResultPartitionWriter  registers the partition in the ResultPartitionManager
 //	EmitRecord / Flush     hand buffers to the queues
 //	Finish                 flushes and puts an EndOfPartition event on every subpartition
 //	consumers read         each channel ends at its EndOfPartition event;
@@ -123,14 +179,27 @@
 // task reaches FINISHED. A producer must not Release its partition after
 // Finish, or its consumers lose what they have not read yet.
 //
+// A blocking partition:
+//
+//	CreateResultPartitionWriter  registers the partition; no file yet
+//	EmitRecord / Flush     write buffers to the subpartitions' files (each made by its first buffer)
+//	Finish                 flushes, ends every file with an EndOfPartition event and
+//	                       closes it: now readers may read
+//	consumers read         each from the start of its file, to its EndOfPartition event,
+//	                       as often as they like; the producing task has FINISHED and gone
+//	ReleasePartitionsLocally  the partition is unregistered and its files are deleted
+//
 // The other ways out: a failing producer calls Fail(cause), and its
 // consumers read an error wrapping ErrProducerFailed and the cause (Flink's
 // ProducerFailedException). A cancelled producer calls Release, and its
 // consumers read ErrPartitionReleased. A consumer that stops early closes
-// its InputGate: its subpartitions count as consumed and the rest of their
-// data is dropped, so the producer is never blocked by a consumer that has
-// gone. ShuffleEnvironment.ReleasePartitionsLocally releases partitions that
-// no one will read, as the JobMaster asks after a failover.
+// its InputGate: its pipelined subpartitions count as consumed and the
+// rest of their data is dropped, so the producer is never blocked by a
+// consumer that has gone (its blocking subpartitions simply lose a
+// reader). ShuffleEnvironment.ReleasePartitionsLocally releases partitions
+// that no one will read, as the JobMaster asks after a failover; a reader
+// in the middle of a blocking partition then reads ErrPartitionReleased,
+// although its file handle would let it read on.
 //
 // # Who calls what
 //
@@ -150,9 +219,17 @@
 // channels' queues and never waits for a consumer. A partition request
 // that is retried runs on a timer's goroutine.
 //
-// Four kinds of mutex, one lock order: a subpartition's mutex may be held
-// while taking its ResultPartition's or its reader's InputGate's, never the
-// other way round; the ResultPartitionManager's is taken with none held.
+// A blocking subpartition has one writer too, but no queue: its readers
+// read their own file handles, each polled by one goroutine (a local
+// channel's gate, or a connection's writeLoop), and meet the producer only
+// in the subpartition's mutex, to learn whether it is finished or
+// released.
+//
+// Five kinds of mutex, one lock order: a blocking subpartition's reader's
+// mutex may be held while taking its subpartition's; a subpartition's
+// mutex may be held while taking its ResultPartition's or its reader's
+// InputGate's, never the other way round; the ResultPartitionManager's is
+// taken with none held.
 // So a partition or gate that must reach its subpartitions (release, Close,
 // the counters) first collects them under its own mutex, lets go, and then
 // locks them one by one. Between processes the same rule continues: a
@@ -215,6 +292,11 @@
 //	← ErrorResponse{7, PartitionReleased, "partition …: result partition released"}
 //	→ CancelPartitionRequest{7}                                   the consumer closed its gate
 //
+// A blocking partition travels the same way: the server's reader for the
+// channel reads the file, one buffer per credit, and announces as backlog
+// the data buffers left in it. A request that comes before Finish gets no
+// answer until Finish.
+//
 // A peer that sends anything else (a wrong magic number, an unknown
 // message, a frame too long) gets an ErrorResponse for the whole
 // connection, which is then closed. FuzzDecodeNettyMessage holds the
@@ -248,7 +330,7 @@
 //
 // Producer and consumer are deployed together, so a consumer may ask
 // before its producer has registered. In-process the request waits (see
-// "Pipelined partitions"). Across processes the server answers
+// "Pipelined and blocking partitions"). Across processes the server answers
 // PartitionNotFound at once, and the channel asks again after
 // taskmanager.network.request-backoff.initial (100 ms), doubling up to
 // .max (10 s): 100, 200, 400, 800, 1600, 3200, 6400 and 10000 ms, then it
@@ -257,6 +339,8 @@
 // reading goroutine wait (or need a goroutine per waiting request) and
 // would leave waiters behind a connection that dies; answering at once
 // keeps the server's side free of state for partitions it does not have.
+// A blocking partition that is registered but not finished is there: the
+// request succeeds, and its reader sends nothing until Finish.
 //
 // # Failures between processes
 //
@@ -277,6 +361,27 @@
 //
 // # Differs from Flink
 //
+//   - Blocking partitions are hash-style: Flink's BoundedBlockingSubpartition,
+//     one file per subpartition, so an all-to-all edge of parallelism n
+//     writes n² files. Since Flink 1.15 batch jobs use the sort-merge
+//     blocking shuffle by default instead
+//     (taskmanager.network.sort-shuffle.min-parallelism is 1): each
+//     producer sorts its buffers by subpartition in memory, spills them
+//     into one data file with an index, and its readers read their
+//     regions of it (SortMergeResultPartition). That needs far fewer files
+//     and reads the disk more sequentially; it is a different structure,
+//     not a detail of this one.
+//   - A blocking partition's files are plain files, written and read with
+//     os.File, uncompressed. Flink's hash shuffle may also map them into
+//     memory (taskmanager.network.blocking-shuffle.type mmap or auto), may
+//     compress its buffers, and sends a file to a remote consumer with
+//     sendfile (Netty's FileRegion) instead of copying it through user
+//     space. Config.TmpDir is one directory; Flink's io.tmp.dirs may list
+//     several, used in turn.
+//   - A reader may attach to a blocking subpartition before Finish, and
+//     then waits for it (see "Pipelined and blocking partitions"); Flink
+//     refuses it. There are no BLOCKING_PERSISTENT (cluster) partitions,
+//     and no HYBRID ones.
 //   - In Flink, a producer blocks because its LocalBufferPool is empty
 //     (taskmanager.network.memory.max-buffers-per-channel limits one
 //     subpartition's share); here it blocks on its queue. Either way it

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/jobgraph"
 )
 
 // An all-to-all edge of parallelism n has n² producer/consumer pairs. None
@@ -22,7 +23,7 @@ func TestCreatingAPartitionCostsNothingPerSubpartition(t *testing.T) {
 	id := newPartitionID(0)
 	var p *ResultPartition
 	create := func(subpartitions int) func() {
-		return func() { p = newResultPartition(id, subpartitions, env.cfg) }
+		return func() { p = newResultPartition(id, subpartitions, jobgraph.PipelinedBounded, env.cfg) }
 	}
 
 	assert.Equal(t, testing.AllocsPerRun(100, create(1)), testing.AllocsPerRun(100, create(10_000)),

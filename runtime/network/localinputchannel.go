@@ -18,7 +18,7 @@ type localInputChannel struct {
 
 	// view is set once by requestSubpartition, under inputGate.mu so that
 	// Close sees it.
-	view *pipelinedSubpartitionView
+	view resultSubpartitionView
 }
 
 // requestSubpartition asks the ResultPartitionManager for the gate's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -218,14 +219,14 @@ func TestNewShuffleEnvironmentAppliesDefaults(t *testing.T) {
 		wantErr bool
 	}{
 		{"zero values", Config{}, Config{BufferSize: DefaultBufferSize, BuffersPerSubpartition: DefaultBuffersPerSubpartition,
-			RequestBackoffInitial: 100 * time.Millisecond, RequestBackoffMax: 10 * time.Second}, false},
+			RequestBackoffInitial: 100 * time.Millisecond, RequestBackoffMax: 10 * time.Second, TmpDir: os.TempDir()}, false},
 		{"set values", Config{BufferSize: 4096, BuffersPerSubpartition: 8, DataAddress: "10.0.0.7:41000",
-			RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second},
+			RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second, TmpDir: "spill"},
 			Config{BufferSize: 4096, BuffersPerSubpartition: 8, DataAddress: "10.0.0.7:41000",
-				RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second}, false},
+				RequestBackoffInitial: time.Second, RequestBackoffMax: 4 * time.Second, TmpDir: "spill"}, false},
 		{"an initial backoff above the default max", Config{RequestBackoffInitial: time.Minute},
 			Config{BufferSize: DefaultBufferSize, BuffersPerSubpartition: DefaultBuffersPerSubpartition,
-				RequestBackoffInitial: time.Minute, RequestBackoffMax: time.Minute}, false},
+				RequestBackoffInitial: time.Minute, RequestBackoffMax: time.Minute, TmpDir: os.TempDir()}, false},
 		{"negative buffer size", Config{BufferSize: -1}, Config{}, true},
 		{"negative buffers per subpartition", Config{BuffersPerSubpartition: -1}, Config{}, true},
 		{"negative backoff", Config{RequestBackoffInitial: -time.Second}, Config{}, true},

@@ -165,7 +165,7 @@ type creditBasedViewReader struct {
 	queue      *partitionRequestQueue
 	receiverID inputChannelID
 
-	view                *pipelinedSubpartitionView // nil until the request succeeded
+	view                resultSubpartitionView // nil until the request succeeded
 	numCreditsAvailable int
 	sequenceNumber      int  // of the next BufferResponse
 	isQueued            bool // in availableReaders
@@ -347,7 +347,7 @@ func (q *partitionRequestQueue) writeLoop() {
 // pollAvailableReader takes the first reader of availableReaders, waiting
 // while there is none, and returns it with its view and credit. It returns
 // a nil reader once the connection is closed.
-func (q *partitionRequestQueue) pollAvailableReader() (*creditBasedViewReader, *pipelinedSubpartitionView, int) {
+func (q *partitionRequestQueue) pollAvailableReader() (*creditBasedViewReader, resultSubpartitionView, int) {
 	for {
 		q.mu.Lock()
 		if len(q.availableReaders) > 0 {
@@ -448,7 +448,7 @@ func (q *partitionRequestQueue) close() {
 // still carried, once writeLoop has stopped.
 func (q *partitionRequestQueue) releaseAllReaders() {
 	q.mu.Lock()
-	var views []*pipelinedSubpartitionView
+	var views []resultSubpartitionView
 	for id, reader := range q.readers {
 		reader.isReleased = true
 		if reader.view != nil {

@@ -127,7 +127,7 @@ func (s *pipelinedSubpartition) notifyDataAvailableLocked() {
 
 // createReadView attaches the one consumer a pipelined subpartition may
 // have. If data is already queued the listener hears of it at once.
-func (s *pipelinedSubpartition) createReadView(listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+func (s *pipelinedSubpartition) createReadView(listener bufferAvailabilityListener) (resultSubpartitionView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -176,10 +176,7 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 }
 
 // isAvailable reports whether a reader holding the given credit may take
-// a buffer now: a data buffer needs a credit, an event does not, and a
-// released subpartition is always available, so that the reader polls and
-// learns the release error. A PartitionRequestServer asks this before it
-// polls for a remote consumer. Flink:
+// a buffer now (see resultSubpartitionView.isAvailable). Flink:
 // PipelinedSubpartition.getAvailabilityAndBacklog.
 func (s *pipelinedSubpartition) isAvailable(credit int) bool {
 	s.mu.Lock()
@@ -265,26 +262,6 @@ func (s *pipelinedSubpartition) backlog() (now, highWaterMark int) {
 	return s.buffersInBacklog, s.maxBuffersInBacklog
 }
 
-// bufferAndAvailability is one buffer taken by a reader, whether more are
-// queued behind it, and how many of those are data buffers (the backlog a
-// PartitionRequestServer announces). Flink: InputChannel.BufferAndAvailability
-// and ResultSubpartition.BufferAndBacklog.
-type bufferAndAvailability struct {
-	buffer           Buffer
-	moreAvailable    bool
-	buffersInBacklog int
-}
-
-// bufferAvailabilityListener is told when a subpartition that was empty
-// has a buffer again, or was released (Flink: BufferAvailabilityListener).
-// A local input channel listens directly; a PartitionRequestServer's
-// creditBasedViewReader listens on behalf of a remote one.
-// notifyDataAvailable is called with the subpartition's lock held and must
-// not call back into the subpartition.
-type bufferAvailabilityListener interface {
-	notifyDataAvailable()
-}
-
 // pipelinedSubpartitionView is the consumer's handle on one subpartition
 // (Flink: PipelinedSubpartitionView). The ResultPartitionManager hands it
 // out; the reader polls it and releases it when done. It is a field of its
@@ -306,3 +283,8 @@ func (v *pipelinedSubpartitionView) isAvailable(credit int) bool { return v.pare
 // releaseAllResources detaches the reader. After the EndOfPartition event
 // it changes nothing; before it, the rest of the data is dropped.
 func (v *pipelinedSubpartitionView) releaseAllResources() { v.parent.releaseReadView() }
+
+var (
+	_ resultSubpartition     = (*pipelinedSubpartition)(nil)
+	_ resultSubpartitionView = (*pipelinedSubpartitionView)(nil)
+)

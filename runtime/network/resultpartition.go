@@ -9,36 +9,51 @@ import (
 	"sync/atomic"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/jobgraph"
 )
 
 // ResultPartition is what one producer subtask writes: one subpartition per
-// consumer subtask, each a bounded queue of buffers. It mirrors Flink's
-// ResultPartition (precisely its PipelinedResultPartition, with the buffer
-// writing of BufferWritingResultPartition).
+// consumer subtask. It mirrors Flink's ResultPartition, with the buffer
+// writing of BufferWritingResultPartition, and its type decides what its
+// subpartitions are:
+//
+//	PIPELINED_BOUNDED  a bounded queue each (pipelinedSubpartition), read once,
+//	                   while being written (Flink: PipelinedResultPartition)
+//	BLOCKING           a file each (boundedBlockingSubpartition), read after Finish,
+//	                   any number of times (Flink: BoundedBlockingResultPartition)
 //
 // EmitRecord, BroadcastRecord, Flush and Finish belong to the producing
 // task's goroutine: one writer, which fills the buffers without locks. ID,
 // NumberOfSubpartitions, Fail, Release and the counters may be called from
 // any goroutine.
 //
-// Lifecycle:
+// Lifecycle of a pipelined partition:
 //
 //	created (registered) ──Finish──► finished ──every subpartition consumed──► released
 //	        │                           │
 //	        └──────Fail / Release───────┴──────────────────────────────────────► released
 //
+// and of a blocking one, which reading never releases:
+//
+//	created (registered) ──Finish──► finished: readable, any number of times
+//	        │                           │
+//	        └──────Fail / Release───────┴──Release (ShuffleEnvironment.ReleasePartitionsLocally)──► released
+//
 // A released partition is unregistered from its ResultPartitionManager, its
-// queues are dropped and everyone waiting on it wakes up.
+// queues are dropped (or its files deleted) and everyone waiting on it
+// wakes up.
 //
 // Creating a partition costs the same whatever its number of
 // subpartitions: each subpartition is made on first use (see subpartition),
 // and the buffer builders with the first record.
 type ResultPartition struct {
 	id                     api.ResultPartitionID
+	partitionType          jobgraph.ResultPartitionType
 	partitionManager       *ResultPartitionManager
 	numberOfSubpartitions  int
 	bufferSize             int
-	buffersPerSubpartition int // the bound of every subpartition queue
+	buffersPerSubpartition int    // the bound of every pipelined subpartition queue
+	tmpDir                 string // where a blocking partition's files go
 
 	// Owned by the producing goroutine.
 	bufferBuilders []bufferBuilder // one per subpartition: the buffer being filled; nil until the first record
@@ -67,18 +82,20 @@ type ResultPartition struct {
 	// subpartitions holds the subpartitions made so far, by index; the
 	// slice itself is made with the first. Once the partition is released
 	// no more are made, so release may read it without mu.
-	subpartitions                   []*pipelinedSubpartition
+	subpartitions                   []resultSubpartition
 	releaseCause                    error // nil after Release, the cause after Fail
-	numberOfUnconsumedSubpartitions int
+	numberOfUnconsumedSubpartitions int   // pipelined only: a blocking partition is never consumed
 }
 
-func newResultPartition(id api.ResultPartitionID, numberOfSubpartitions int, cfg Config) *ResultPartition {
+func newResultPartition(id api.ResultPartitionID, numberOfSubpartitions int, partitionType jobgraph.ResultPartitionType, cfg Config) *ResultPartition {
 	return &ResultPartition{
 		id:                              id,
+		partitionType:                   partitionType,
 		partitionManager:                cfg.PartitionManager,
 		numberOfSubpartitions:           numberOfSubpartitions,
 		bufferSize:                      cfg.BufferSize,
 		buffersPerSubpartition:          cfg.BuffersPerSubpartition,
+		tmpDir:                          cfg.TmpDir,
 		released:                        make(chan struct{}),
 		spaceAvailable:                  make(chan struct{}, 1),
 		numberOfUnconsumedSubpartitions: numberOfSubpartitions,
@@ -92,6 +109,10 @@ func (p *ResultPartition) ID() api.ResultPartitionID { return p.id }
 // the partition has.
 func (p *ResultPartition) NumberOfSubpartitions() int { return p.numberOfSubpartitions }
 
+// PartitionType returns how the partition is produced and consumed:
+// PIPELINED_BOUNDED or BLOCKING.
+func (p *ResultPartition) PartitionType() jobgraph.ResultPartitionType { return p.partitionType }
+
 // subpartition returns the subpartition of the given index, making it on
 // first use: the producer's first buffer for it, Finish, or its consumer's
 // request, whichever comes first. A released partition makes no more and
@@ -99,27 +120,36 @@ func (p *ResultPartition) NumberOfSubpartitions() int { return p.numberOfSubpart
 //
 // Differs from Flink: Flink's ResultPartitionFactory creates every
 // subpartition with the partition.
-func (p *ResultPartition) subpartition(index int) (*pipelinedSubpartition, error) {
+func (p *ResultPartition) subpartition(index int) (resultSubpartition, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.isReleased.Load() {
 		return nil, p.releaseErrorLocked()
 	}
 	if p.subpartitions == nil {
-		p.subpartitions = make([]*pipelinedSubpartition, p.numberOfSubpartitions)
+		p.subpartitions = make([]resultSubpartition, p.numberOfSubpartitions)
 	}
 	s := p.subpartitions[index]
 	if s == nil {
-		s = newPipelinedSubpartition(p, index)
+		s = p.newSubpartition(index)
 		p.subpartitions[index] = s
 	}
 	return s, nil
 }
 
+// newSubpartition makes the subpartition the partition's type asks for
+// (Flink: ResultPartitionFactory.createSubpartitions).
+func (p *ResultPartition) newSubpartition(index int) resultSubpartition {
+	if p.partitionType.IsBlocking() {
+		return newBoundedBlockingSubpartition(p, index)
+	}
+	return newPipelinedSubpartition(p, index)
+}
+
 // createdSubpartitions returns a copy of the subpartitions made so far
 // (nil where none was made yet), so that the caller can take their locks
 // without holding p.mu, as the lock order demands.
-func (p *ResultPartition) createdSubpartitions() []*pipelinedSubpartition {
+func (p *ResultPartition) createdSubpartitions() []resultSubpartition {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.subpartitions)
@@ -127,11 +157,12 @@ func (p *ResultPartition) createdSubpartitions() []*pipelinedSubpartition {
 
 // EmitRecord appends one serialized record to the given subpartition's
 // current buffer. When the record does not fit, the full buffer is handed
-// to the subpartition's queue first; if that queue is full, EmitRecord
-// blocks until the consumer takes a buffer (backpressure), ctx ends
-// (ctx.Err()), or the partition is released (ErrPartitionReleased, or
-// ErrProducerFailed after Fail). The record's bytes are copied; the caller
-// may reuse its slice at once.
+// to the subpartition first. A pipelined subpartition queues it; if its
+// queue is full, EmitRecord blocks until the consumer takes a buffer
+// (backpressure), ctx ends (ctx.Err()), or the partition is released
+// (ErrPartitionReleased, or ErrProducerFailed after Fail). A blocking
+// subpartition writes it to its file and never blocks. The record's bytes
+// are copied; the caller may reuse its slice at once.
 func (p *ResultPartition) EmitRecord(ctx context.Context, record []byte, subpartition int) error {
 	if err := p.checkInProduceState(); err != nil {
 		return err
@@ -255,9 +286,11 @@ func (p *ResultPartition) addBuffer(ctx context.Context, subpartition int, buffe
 // Finish flushes every subpartition and ends each with the EndOfPartition
 // event: the producer is done. A subpartition that never carried a buffer
 // and has no consumer yet is made now, to hold the event its consumer will
-// end with. The partition stays registered until its consumers have read
-// everything, so a producing task must not Release it after a successful
-// Finish. Flink: ResultPartition.finish.
+// end with. A pipelined partition stays registered until its consumers
+// have read everything, a blocking one until it is released; either way a
+// producing task must not Release it after a successful Finish. A
+// blocking partition becomes readable here: its files are complete.
+// Flink: ResultPartition.finish.
 func (p *ResultPartition) Finish(ctx context.Context) error {
 	if err := p.checkInProduceState(); err != nil {
 		return err
@@ -300,9 +333,10 @@ func (p *ResultPartition) Fail(cause error) {
 }
 
 // Release releases the partition: it is unregistered, its queues are
-// dropped, and a blocked producer and any waiting consumers wake up with
-// ErrPartitionReleased. Release is idempotent and may be called from any
-// goroutine; a cancelled producer calls it.
+// dropped (a blocking partition's files deleted), and a blocked producer
+// and any waiting consumers wake up with ErrPartitionReleased. Release is
+// idempotent and may be called from any goroutine; a cancelled producer
+// calls it, and ShuffleEnvironment.ReleasePartitionsLocally.
 func (p *ResultPartition) Release() { p.release(nil) }
 
 // release is the one way a partition ends: by Release, Fail, the
@@ -342,9 +376,10 @@ func (p *ResultPartition) releaseErrorLocked() error {
 	return fmt.Errorf("partition %s: %w", p.id, ErrPartitionReleased)
 }
 
-// onConsumedSubpartition counts one subpartition whose consumer read the
-// EndOfPartition event or left. When all are done nobody will read the
-// partition again, and it is released. Flink:
+// onConsumedSubpartition counts one pipelined subpartition whose consumer
+// read the EndOfPartition event or left. When all are done nobody will
+// read the partition again, and it is released. A blocking subpartition
+// never calls it: it may be read again. Flink:
 // ResultPartition.onConsumedSubpartition → ResultPartitionManager.onConsumedPartition.
 func (p *ResultPartition) onConsumedSubpartition() {
 	p.mu.Lock()
@@ -367,7 +402,7 @@ func (p *ResultPartition) notifySpaceAvailable() {
 
 // createSubpartitionView attaches a reader to one subpartition, making the
 // subpartition if the producer has not used it yet.
-func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvailabilityListener) (resultSubpartitionView, error) {
 	if index < 0 || index >= p.numberOfSubpartitions {
 		return nil, fmt.Errorf("partition %s has no subpartition %d (it has %d)", p.id, index, p.numberOfSubpartitions)
 	}
@@ -381,7 +416,8 @@ func (p *ResultPartition) createSubpartitionView(index int, listener bufferAvail
 // BuffersInFlight returns the number of data buffers handed to the
 // subpartition queues and not yet taken by a consumer, summed over all
 // subpartitions. The buffers being filled by the producer or read by a
-// consumer are not in flight.
+// consumer are not in flight, and neither are those in a blocking
+// partition's files: it is always 0 for a blocking partition.
 func (p *ResultPartition) BuffersInFlight() int {
 	total := 0
 	for _, s := range p.createdSubpartitions() {

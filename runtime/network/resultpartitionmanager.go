@@ -75,7 +75,7 @@ func (m *ResultPartitionManager) unregisterResultPartition(p *ResultPartition) {
 // backoff (taskmanager.network.request-backoff.initial/max) before it gives
 // up and fails; here the request simply waits, and ctx bounds the wait.
 func (m *ResultPartitionManager) createSubpartitionView(ctx context.Context, id api.ResultPartitionID,
-	subpartitionIndex int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+	subpartitionIndex int, listener bufferAvailabilityListener) (resultSubpartitionView, error) {
 	partition, err := m.waitForPartition(ctx, id)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (m *ResultPartitionManager) createSubpartitionView(ctx context.Context, id 
 // wait, and the consumer retries with backoff, as in Flink's
 // ResultPartitionManager.createSubpartitionView.
 func (m *ResultPartitionManager) createSubpartitionViewIfRegistered(id api.ResultPartitionID,
-	subpartitionIndex int, listener bufferAvailabilityListener) (*pipelinedSubpartitionView, error) {
+	subpartitionIndex int, listener bufferAvailabilityListener) (resultSubpartitionView, error) {
 	m.mu.Lock()
 	partition, ok := m.registeredPartitions[id]
 	m.mu.Unlock()

@@ -2,10 +2,12 @@ package network
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
 )
 
 // Defaults of Config.
@@ -46,6 +48,10 @@ type Config struct {
 	// of the max.
 	RequestBackoffInitial time.Duration
 	RequestBackoffMax     time.Duration
+	// TmpDir is the directory a BLOCKING partition writes its files to,
+	// one per subpartition; empty means os.TempDir(). Flink's io.tmp.dirs
+	// (a list there; one directory here).
+	TmpDir string
 }
 
 // ShuffleEnvironment is a TaskExecutor's data plane: it creates the
@@ -98,6 +104,9 @@ func NewShuffleEnvironment(cfg Config) (*ShuffleEnvironment, error) {
 		return nil, fmt.Errorf("shuffle environment: the maximum request backoff %s is below the initial one %s",
 			cfg.RequestBackoffMax, cfg.RequestBackoffInitial)
 	}
+	if cfg.TmpDir == "" {
+		cfg.TmpDir = os.TempDir()
+	}
 	return &ShuffleEnvironment{
 		cfg:     cfg,
 		clients: newPartitionRequestClientFactory(),
@@ -112,20 +121,37 @@ func (e *ShuffleEnvironment) PartitionManager() *ResultPartitionManager {
 	return e.cfg.PartitionManager
 }
 
-// CreateResultPartition creates a partition with one subpartition per
-// consumer subtask and registers it, so that consumers can find it. It
-// fails with ErrDuplicatePartition if the id is registered already.
-// Flink: NettyShuffleEnvironment.createResultPartitionWriters, plus the
-// ResultPartition.setup that registers it.
-func (e *ShuffleEnvironment) CreateResultPartition(id api.ResultPartitionID, numberOfSubpartitions int) (*ResultPartition, error) {
+// CreateResultPartitionWriter creates the partition a deployment
+// descriptor describes, of its type (PIPELINED_BOUNDED or BLOCKING), with
+// one subpartition per consumer subtask, and registers it, so that
+// consumers can find it. It fails with ErrDuplicatePartition if the
+// partition's ID is registered already. A blocking partition touches the
+// disk only with its first buffer (or Finish), in Config.TmpDir. Flink:
+// NettyShuffleEnvironment.createResultPartitionWriters →
+// ResultPartitionFactory.create, plus the ResultPartition.setup that
+// registers it.
+func (e *ShuffleEnvironment) CreateResultPartitionWriter(desc gateway.ResultPartitionDeploymentDescriptor) (*ResultPartition, error) {
+	id, numberOfSubpartitions, partitionType := desc.PartitionID, desc.NumberOfSubpartitions, desc.PartitionType
 	if numberOfSubpartitions < 1 {
 		return nil, fmt.Errorf("create partition %s: need at least one subpartition, got %d", id, numberOfSubpartitions)
 	}
-	partition := newResultPartition(id, numberOfSubpartitions, e.cfg)
+	if !partitionType.IsPipelined() && !partitionType.IsBlocking() {
+		return nil, fmt.Errorf("create partition %s: unknown partition type %s", id, partitionType)
+	}
+	partition := newResultPartition(id, numberOfSubpartitions, partitionType, e.cfg)
 	if err := e.cfg.PartitionManager.registerResultPartition(partition); err != nil {
 		return nil, err
 	}
 	return partition, nil
+}
+
+// CreateResultPartition creates and registers a PIPELINED_BOUNDED
+// partition: CreateResultPartitionWriter with a descriptor of the given ID
+// and number of subpartitions, and the zero partition type.
+func (e *ShuffleEnvironment) CreateResultPartition(id api.ResultPartitionID, numberOfSubpartitions int) (*ResultPartition, error) {
+	return e.CreateResultPartitionWriter(gateway.ResultPartitionDeploymentDescriptor{
+		PartitionID: id, NumberOfSubpartitions: numberOfSubpartitions, PartitionType: jobgraph.PipelinedBounded,
+	})
 }
 
 // CreateInputGate creates the gate a deployment descriptor describes: it
@@ -149,17 +175,20 @@ func (e *ShuffleEnvironment) isLocal(d gateway.ShuffleDescriptor) bool {
 // Close closes the connections the environment's gates opened to other
 // processes; channels still reading over them fail. A TaskExecutor process
 // calls it when it shuts down, after its tasks have stopped. It does not
-// stop a PartitionRequestServer, which has its own Close. Close may be
-// called more than once; gates created afterwards cannot read from other
-// processes.
+// stop a PartitionRequestServer, which has its own Close, nor release
+// partitions: the TaskExecutor releases the blocking partitions it keeps
+// (with ReleasePartitionsLocally) before. Close may be called more than
+// once; gates created afterwards cannot read from other processes.
 func (e *ShuffleEnvironment) Close() {
 	e.clients.close()
 }
 
 // ReleasePartitionsLocally releases the given partitions if they are
 // registered, whether or not they were consumed; unknown IDs are ignored.
-// The JobMaster asks for this when a failover makes a partition useless.
-// Flink: ShuffleEnvironment.releasePartitionsLocally.
+// It is the only way a finished BLOCKING partition goes, files and all:
+// the TaskExecutor calls it when the JobMaster releases the partitions
+// (TaskExecutorGateway.ReleasePartitions), or when it releases the
+// producing job. Flink: ShuffleEnvironment.releasePartitionsLocally.
 func (e *ShuffleEnvironment) ReleasePartitionsLocally(ids ...api.ResultPartitionID) {
 	for _, id := range ids {
 		e.cfg.PartitionManager.releasePartition(id)

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,10 @@ type Config struct {
 	// restarts (Flink: RestartBackoffTimeStrategy); nil means
 	// NoRestartBackoffTimeStrategy.
 	RestartStrategy failover.RestartBackoffTimeStrategy
+	// FailoverStrategy is jobmanager.execution.failover-strategy: "region"
+	// (the default, also when empty) or "full"; see
+	// failover.LoadFailoverStrategy.
+	FailoverStrategy string
 	// SlotRequestTimeout is how long the slot requests of one scheduling
 	// round may stay unfulfillable before they fail (Flink's
 	// slot.request.timeout); zero means slotpool.DefaultSlotRequestTimeout.
@@ -76,36 +81,45 @@ type DefaultScheduler struct {
 	// exceptionHistory holds the failures the job went through, newest
 	// first (Flink: SchedulerBase's exceptionHistory).
 	exceptionHistory []gateway.ExceptionHistoryEntry
-	// restart is the restart in progress while the job is RESTARTING.
-	restart *pendingRestart
+	// restarts are the restarts waiting for their backoff and for their
+	// tasks to stop; waitingForRestart holds their subtasks (Flink:
+	// verticesWaitingForRestart): the job is RESTARTING while it is not
+	// empty.
+	restarts          []*pendingRestart
+	waitingForRestart map[api.ExecutionVertexID]bool
+	// versions counts, per subtask, the restarts that took it (Flink's
+	// ExecutionVertexVersioner): a restart leaves out the subtasks a later
+	// one took over.
+	versions map[api.ExecutionVertexID]int
 	// submitting holds the executions whose submitTask has not been
 	// answered yet.
 	submitting map[*executiongraph.Execution]bool
 
+	// schedulingStrategy decides when each pipelined region is deployed;
+	// failoverStrategyName is how the failover strategy was configured.
+	schedulingStrategy *pipelinedRegionSchedulingStrategy
+	// partitions are the BLOCKING partitions finished producers hold.
+	partitions *partitionTracker
+
+	// slotSharing knows the shared slot of every execution vertex;
+	// sharedSlots are the shared slots requested or held now, and
+	// logicalSlots the shared slot of each execution placed in one.
+	slotSharing   *slotSharingStrategy
+	sharedSlots   map[*executionSlotSharingGroup]*sharedSlot
+	logicalSlots  map[*executiongraph.Execution]*sharedSlot
 	nextRequestID slotpool.SlotRequestID
-	// waiting holds the shared slots requested and not yet arrived, and
-	// arrived the ones that have; deployment starts when waiting is empty.
-	// slotSharing knows the shared slot of every execution vertex.
-	slotSharing *slotSharingStrategy
-	waiting     map[*executionSlotSharingGroup]slotpool.SlotRequestID
-	arrived     map[*executionSlotSharingGroup]arrivedSlot
-	members     map[*executionSlotSharingGroup][]api.ExecutionVertexID
-	keyOrder    []*executionSlotSharingGroup
-	finished    bool // OnTerminal was called
+	// topologicalIndex numbers the subtasks in the order of the graph.
+	topologicalIndex map[*executiongraph.ExecutionVertex]int
+	finished         bool // OnTerminal was called
 }
 
-// arrivedSlot is a shared slot the pool handed over, and the request it
-// answered (to give it back to the pool on a restart).
-type arrivedSlot struct {
-	request slotpool.SlotRequestID
-	slot    slotpool.PhysicalSlot
-}
-
-// pendingRestart is a restart waiting for its backoff to pass and for the
-// old attempts to stop (Flink: the delayed restartTasks of
-// restartTasksWithDelay).
+// pendingRestart is a restart waiting for its backoff to pass and for its
+// tasks to stop (Flink: the delayed restartTasks of restartTasksWithDelay).
 type pendingRestart struct {
-	vertices     []api.ExecutionVertexID
+	// versions are the subtasks to restart, with their version when the
+	// restart was decided.
+	versions     map[api.ExecutionVertexID]int
+	vertices     []api.ExecutionVertexID // the same subtasks, in order
 	delayElapsed bool
 }
 
@@ -124,151 +138,59 @@ func NewDefaultScheduler(cfg Config, deps Deps) *DefaultScheduler {
 		cfg.SlotRequestTimeout = slotpool.DefaultSlotRequestTimeout
 	}
 	s := &DefaultScheduler{
-		cfg:        cfg,
-		deps:       deps,
-		log:        logger.With("logger", "DefaultScheduler"),
-		graphLog:   logger.With("logger", "ExecutionGraph"),
-		tdds:       newTDDFactory(deps.Graph, deps.JobGraph),
-		waiting:    make(map[*executionSlotSharingGroup]slotpool.SlotRequestID),
-		arrived:    make(map[*executionSlotSharingGroup]arrivedSlot),
-		submitting: make(map[*executiongraph.Execution]bool),
+		cfg:               cfg,
+		deps:              deps,
+		log:               logger.With("logger", "DefaultScheduler"),
+		graphLog:          logger.With("logger", "ExecutionGraph"),
+		tdds:              newTDDFactory(deps.Graph, deps.JobGraph),
+		waitingForRestart: make(map[api.ExecutionVertexID]bool),
+		versions:          make(map[api.ExecutionVertexID]int),
+		submitting:        make(map[*executiongraph.Execution]bool),
 		// Flink's SlotSharingExecutionSlotAllocatorFactory builds the
 		// shared slots of the whole graph when the scheduler is created.
-		slotSharing: newSlotSharingStrategy(deps.Graph),
+		slotSharing:  newSlotSharingStrategy(deps.Graph),
+		sharedSlots:  make(map[*executionSlotSharingGroup]*sharedSlot),
+		logicalSlots: make(map[*executiongraph.Execution]*sharedSlot),
 	}
 	// Flink's DefaultSchedulerComponents: the bulk checker reads the
 	// job's slot pool and runs its checks on the main thread.
 	s.bulkChecker = slotpool.NewPhysicalSlotRequestBulkChecker(deps.SlotPool.AllSlotInfos,
 		func(fn func(), delay time.Duration) { deps.MainThread.ScheduleRunAsync(fn, delay) })
-	// A consumer on another TaskExecutor reads its producer's partition
-	// over TCP, at the data address the producer's TaskExecutor advertised.
-	s.tdds.dataAddressOf = s.dataAddressOf
-	// A failover restarts every task: the job is one pipelined region when
-	// all its edges are pipelined, as in every streaming job.
+	s.partitions = newPartitionTracker(deps.Graph, s.releasePartitions)
+	// The pipelined regions are computed once, for the scheduling strategy
+	// and the failover strategy (Flink's DefaultExecutionTopology).
+	regions := deps.Graph.PipelinedRegions()
+	s.schedulingStrategy = newPipelinedRegionSchedulingStrategy(deps.Graph, regions, s.allocateSlotsAndDeploy)
 	var vertices []api.ExecutionVertexID
+	s.topologicalIndex = make(map[*executiongraph.ExecutionVertex]int, deps.Graph.TotalNumberOfVertices())
 	for ev := range deps.Graph.AllExecutionVertices() {
+		s.topologicalIndex[ev] = len(vertices)
 		vertices = append(vertices, ev.ID())
 	}
-	strategy := failover.NewRestartAllFailoverStrategy(vertices)
+	var strategy failover.FailoverStrategy = failover.NewRestartPipelinedRegionFailoverStrategy(
+		deps.Graph, regions, s.partitions.isAvailable, logger)
+	if name, _ := failover.LoadFailoverStrategy(cfg.FailoverStrategy); name == failover.FailoverStrategyFull {
+		strategy = failover.NewRestartAllFailoverStrategy(vertices)
+	}
 	s.failureHandler = failover.NewExecutionFailureHandler(vertices, strategy, cfg.RestartStrategy)
 	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", strategy, deps.Graph.JobName(), deps.Graph.JobID()))
 	return s
 }
 
-// StartScheduling moves the job to RUNNING and schedules every task.
+// StartScheduling moves the job to RUNNING and schedules its source
+// regions: all of a streaming job, the first stage of a batch job.
 func (s *DefaultScheduler) StartScheduling() {
 	s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
 	if !s.transitionJob(api.JobCreated, api.JobRunning, nil) {
 		return
 	}
-	s.allocateSlotsAndDeploy(slices.Collect(s.deps.Graph.AllExecutionVertices()))
-}
-
-// allocateSlotsAndDeploy is Flink's DefaultExecutionDeployer: move every
-// execution to SCHEDULED and request one slot per shared slot. Deployment
-// waits until all of them have arrived.
-func (s *DefaultScheduler) allocateSlotsAndDeploy(vertices []*executiongraph.ExecutionVertex) {
-	for _, ev := range vertices {
-		if err := ev.CurrentExecution().TransitionState(api.ExecutionScheduled); err != nil {
-			panic(fmt.Sprintf("Expected execution %s to be in CREATED state: %v", ev.CurrentExecution(), err))
-		}
-	}
-	s.keyOrder, s.members = s.slotSharing.groupBySharedSlot(vertices)
-	// Every request is registered as waiting before the first is sent: the
-	// pool may answer one at once from a slot it already holds, and the
-	// region must not look complete before all its slots are asked for.
-	bulk := &sharingPhysicalSlotRequestBulk{scheduler: s, keys: s.keyOrder, requests: make(map[*executionSlotSharingGroup]slotpool.SlotRequestID)}
-	for _, key := range s.keyOrder {
-		s.nextRequestID++
-		s.waiting[key] = s.nextRequestID
-		bulk.requests[key] = s.nextRequestID
-	}
-	for _, key := range s.keyOrder {
-		id := s.waiting[key]
-		s.deps.SlotPool.RequestNewAllocatedSlot(id, s.sharedSlotProfile(key), func(slot slotpool.PhysicalSlot) {
-			s.slotArrived(key, id, slot)
-		}, func(cause error) {
-			s.slotRequestFailed(key, id, cause)
-		})
-	}
-	// The requests of this round are one bulk: if they cannot all be
-	// fulfilled within slot.request.timeout, they fail (Flink:
-	// SlotSharingExecutionSlotAllocator#allocateSlotsFor hands the bulk to
-	// the PhysicalSlotRequestBulkChecker).
-	s.bulkChecker.SchedulePendingRequestBulkTimeoutCheck(bulk, s.cfg.SlotRequestTimeout)
-}
-
-// sharedSlotProfile is the profile a shared slot is requested with.
-func (s *DefaultScheduler) sharedSlotProfile(group *executionSlotSharingGroup) api.ResourceProfile {
-	return sharedSlotProfile(s.deps.JobGraph, s.deps.Graph, group)
-}
-
-func (s *DefaultScheduler) slotArrived(key *executionSlotSharingGroup, id slotpool.SlotRequestID, slot slotpool.PhysicalSlot) {
-	if s.waiting[key] != id {
-		return // the request was withdrawn meanwhile
-	}
-	delete(s.waiting, key)
-	s.arrived[key] = arrivedSlot{request: id, slot: slot}
-	if len(s.waiting) == 0 && s.deps.Graph.State() == api.JobRunning {
-		s.deployAll()
-	}
-}
-
-// slotRequestFailed fails the executions waiting for a shared slot that
-// will not come (Flink: DefaultExecutionDeployer fails the execution when
-// its slot future completes exceptionally). The first failure starts the
-// failover, which cancels the others.
-func (s *DefaultScheduler) slotRequestFailed(key *executionSlotSharingGroup, id slotpool.SlotRequestID, cause error) {
-	if s.waiting[key] != id {
-		return // the request was withdrawn meanwhile
-	}
-	delete(s.waiting, key)
-	for _, vertexID := range s.members[key] {
-		if e := s.deps.Graph.ExecutionVertex(vertexID).CurrentExecution(); e.State() == api.ExecutionScheduled {
-			s.markFailed(e, cause)
-		}
-	}
-}
-
-// deployAll assigns every scheduled execution its slot and deploys it.
-func (s *DefaultScheduler) deployAll() {
-	type deployment struct {
-		ev   *executiongraph.ExecutionVertex
-		slot slotpool.PhysicalSlot
-	}
-	var deployments []deployment
-	for _, key := range s.keyOrder {
-		slot := s.arrived[key].slot
-		for _, id := range s.members[key] {
-			ev := s.deps.Graph.ExecutionVertex(id)
-			e := ev.CurrentExecution()
-			if e.State() != api.ExecutionScheduled {
-				continue
-			}
-			if err := e.TryAssignResource(executiongraph.AssignedSlot{
-				AllocationID: slot.AllocationID,
-				TaskManagerLocation: executiongraph.TaskManagerLocation{
-					ResourceID: slot.TaskManager.ResourceID,
-					Address:    slot.TaskManager.Address,
-				},
-			}); err != nil {
-				s.failJob(fmt.Errorf("could not assign a slot to %s: %w", e, err))
-				return
-			}
-			deployments = append(deployments, deployment{ev, slot})
-		}
-	}
-	// Every producer has its slot now, so every consumer's shuffle
-	// descriptors can name where its inputs are produced.
-	for _, d := range deployments {
-		s.deploy(d.ev, d.slot)
-	}
+	s.schedulingStrategy.startScheduling()
 }
 
 // deploy is Flink's Execution#deploy: SCHEDULED → DEPLOYING, then
 // submitTask (step m9) on the slot's TaskExecutor.
-func (s *DefaultScheduler) deploy(ev *executiongraph.ExecutionVertex, slot slotpool.PhysicalSlot) {
-	e := ev.CurrentExecution()
+func (s *DefaultScheduler) deploy(e *executiongraph.Execution, slot slotpool.PhysicalSlot) {
+	ev := e.Vertex()
 	if e.State() != api.ExecutionScheduled {
 		return // an earlier deployment of the region failed, and the failover cancelled it
 	}
@@ -355,6 +277,11 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 	s.transitionExecution(e, state.State, nil)
 	switch state.State {
 	case api.ExecutionFinished:
+		// Its BLOCKING results can be read now: the regions that wait for
+		// them may start.
+		s.partitions.startTrackingPartitionsOf(e)
+		s.schedulingStrategy.onExecutionFinished(e.Vertex())
+		s.releaseConsumedPartitions(e.Vertex())
 		s.checkJobFinished()
 	case api.ExecutionCanceled:
 		s.executionTerminated()
@@ -381,6 +308,9 @@ func (s *DefaultScheduler) transitionExecution(e *executiongraph.Execution, to a
 	}
 	if err != nil {
 		panic(fmt.Sprintf("scheduler: %v", err))
+	}
+	if to.IsTerminal() {
+		s.releaseLogicalSlot(e)
 	}
 	name := e.Vertex().TaskNameWithSubtaskIndex()
 	if cause != nil {
@@ -428,10 +358,14 @@ func (s *DefaultScheduler) failJob(cause error) {
 	s.checkJobTerminated()
 }
 
-// ReleaseSlots fails the executions that ran in slots the JobMaster lost,
-// because their TaskExecutor is gone (Flink: the slot pool releases the
-// TaskManager's slots, and each payload fails with the cause).
-func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause error) {
+// ReleaseTaskManager fails the executions that ran in slots the JobMaster
+// lost, because their TaskExecutor is gone (Flink: the slot pool releases
+// the TaskManager's slots, and each payload fails with the cause), and
+// forgets the partitions the TaskExecutor held (Flink: the JobMaster's
+// partition tracker stops tracking them), so that the failover produces
+// them again where they are needed.
+func (s *DefaultScheduler) ReleaseTaskManager(taskManager api.ResourceID, slots []slotpool.PhysicalSlot, cause error) {
+	s.partitions.stopTrackingPartitionsFor(taskManager)
 	lost := make(map[api.AllocationID]bool, len(slots))
 	for _, slot := range slots {
 		lost[slot.AllocationID] = true
@@ -439,19 +373,27 @@ func (s *DefaultScheduler) ReleaseSlots(slots []slotpool.PhysicalSlot, cause err
 	// A lost slot that was not handed to its executions yet fails them
 	// (Flink: the released slot fails the executions' slot futures).
 	var unassigned []*executiongraph.Execution
-	for key, a := range s.arrived {
-		if !lost[a.slot.AllocationID] {
+	var rounds []*deploymentRound
+	for _, shared := range s.sharedSlots {
+		if shared.physical == nil || !lost[shared.physical.AllocationID] {
 			continue
 		}
-		delete(s.arrived, key)
-		for _, id := range s.members[key] {
-			if e := s.deps.Graph.ExecutionVertex(id).CurrentExecution(); e.State() == api.ExecutionScheduled {
+		for _, e := range shared.logical {
+			if e.State() == api.ExecutionScheduled {
 				unassigned = append(unassigned, e)
 			}
 		}
+		rounds = append(rounds, s.releaseSharedSlot(shared)...)
 	}
+	// In the order of the graph: the first failure names the failover.
+	slices.SortFunc(unassigned, func(a, b *executiongraph.Execution) int {
+		return cmp.Compare(s.topologicalIndex[a.Vertex()], s.topologicalIndex[b.Vertex()])
+	})
 	for _, e := range unassigned {
 		s.markFailed(e, cause)
+	}
+	for _, round := range rounds {
+		s.maybeDeploy(round)
 	}
 	for ev := range s.deps.Graph.AllExecutionVertices() {
 		e := ev.CurrentExecution()
@@ -505,10 +447,6 @@ func (s *DefaultScheduler) Cancel() {
 // not yet deployed go through CANCELING to CANCELED at once, deployed ones
 // are asked to cancel on their TaskExecutor and report CANCELED later.
 func (s *DefaultScheduler) cancelAllExecutions() {
-	for key, id := range s.waiting {
-		s.deps.SlotPool.CancelSlotRequest(id)
-		delete(s.waiting, key)
-	}
 	s.cancelExecutions(s.deps.Graph.AllExecutionVertices())
 }
 
@@ -630,6 +568,7 @@ func (s *DefaultScheduler) terminated() {
 		return
 	}
 	s.finished = true
+	s.partitions.stopTrackingAndReleaseAllPartitions()
 	s.deps.OnTerminal(archive(s.deps.Graph, s.exceptionHistory))
 }
 

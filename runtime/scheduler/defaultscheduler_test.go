@@ -32,6 +32,7 @@ type taskExecutor struct {
 	mu        sync.Mutex
 	submitted []gateway.TaskDeploymentDescriptor
 	cancelled []api.ExecutionAttemptID
+	released  []api.ResultPartitionID
 	submitErr error
 	cancelErr error
 }
@@ -44,6 +45,12 @@ func (te *taskExecutor) gateway() *gatewaytest.TaskExecutorGateway {
 			te.submitted = append(te.submitted, tdd)
 			return te.submitErr
 		},
+		ReleasePartitionsFunc: func(_ context.Context, _ api.JobID, ids []api.ResultPartitionID) error {
+			te.mu.Lock()
+			defer te.mu.Unlock()
+			te.released = append(te.released, ids...)
+			return nil
+		},
 		CancelTaskFunc: func(_ context.Context, id api.ExecutionAttemptID) error {
 			te.mu.Lock()
 			defer te.mu.Unlock()
@@ -51,6 +58,13 @@ func (te *taskExecutor) gateway() *gatewaytest.TaskExecutorGateway {
 			return te.cancelErr
 		},
 	}
+}
+
+// releasedPartitions returns the partitions the scheduler asked to release.
+func (te *taskExecutor) releasedPartitions() []api.ResultPartitionID {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	return append([]api.ResultPartitionID(nil), te.released...)
 }
 
 func (te *taskExecutor) deployed() []gateway.TaskDeploymentDescriptor {
@@ -83,6 +97,12 @@ func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartB
 	sink.ConnectNewDataSetAsInput(source, jobgraph.AllToAll, jobgraph.PipelinedBounded)
 	g.AddVertex(source)
 	g.AddVertex(sink)
+	return newHarnessForJob(t, g, Config{RestartStrategy: restarts})
+}
+
+// newHarnessForJob schedules the job g with cfg; the harness sets cfg's
+// RPCTimeout and Logger.
+func newHarnessForJob(t *testing.T, g *jobgraph.JobGraph, cfg Config) *harness {
 	graph, err := executiongraph.BuildGraph(g)
 	require.NoError(t, err)
 
@@ -91,14 +111,12 @@ func newHarnessWithRestarts(t *testing.T, p1, p2 int, restarts failover.RestartB
 	t.Cleanup(func() { h.main.Close(nil) })
 	quiet := slog.New(slog.DiscardHandler)
 	tm := h.tm.gateway()
+	cfg.RPCTimeout = 10 * time.Second
+	cfg.Logger = slog.New(slog.NewTextHandler(h.logs, nil))
 	h.onMain(func() {
 		h.pool = slotpool.New(g.JobID, "jm", func(fn func()) { h.main.RunAsync(fn) }, quiet)
 		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
-		h.scheduler = NewDefaultScheduler(Config{
-			RPCTimeout:      10 * time.Second,
-			RestartStrategy: restarts,
-			Logger:          slog.New(slog.NewTextHandler(h.logs, nil)),
-		}, Deps{
+		h.scheduler = NewDefaultScheduler(cfg, Deps{
 			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
 			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
 			JobMasterID:  api.NewJobMasterID(),

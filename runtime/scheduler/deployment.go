@@ -22,13 +22,6 @@ type tddFactory struct {
 	graph    *executiongraph.ExecutionGraph
 	jobGraph *jobgraph.JobGraph
 	cache    map[*executiongraph.ConsumedPartitionGroup][]gateway.ShuffleDescriptor
-	// dataAddressOf returns the data address of the TaskExecutor that
-	// holds a slot (gateway.TaskManagerLocation.DataAddress); "" means its
-	// partitions are read in-process. The ExecutionGraph's slots do not
-	// carry it, the scheduler's do: NewDefaultScheduler sets this to
-	// DefaultScheduler.dataAddressOf. Nil leaves every DataAddress empty,
-	// as in the embedded cluster.
-	dataAddressOf func(api.AllocationID) string
 }
 
 func newTDDFactory(graph *executiongraph.ExecutionGraph, jobGraph *jobgraph.JobGraph) *tddFactory {
@@ -64,6 +57,7 @@ func (f *tddFactory) create(ev *executiongraph.ExecutionVertex) gateway.TaskDepl
 		tdd.ProducedPartitions = append(tdd.ProducedPartitions, gateway.ResultPartitionDeploymentDescriptor{
 			PartitionID:           resultPartitionID(p),
 			NumberOfSubpartitions: p.NumberOfSubpartitions(),
+			PartitionType:         p.IntermediateResult().ResultType(),
 		})
 	}
 	for _, group := range ev.ConsumedPartitionGroups() {
@@ -77,9 +71,16 @@ func (f *tddFactory) create(ev *executiongraph.ExecutionVertex) gateway.TaskDepl
 	return tdd
 }
 
-// reset forgets the shuffle descriptors built so far: after a restart the
-// producers are new attempts, with new ResultPartitionIDs.
-func (f *tddFactory) reset() { clear(f.cache) }
+// forgetPartitionsOf forgets the shuffle descriptors that name a partition
+// of ev: after a restart its producer is a new attempt, with new
+// ResultPartitionIDs.
+func (f *tddFactory) forgetPartitionsOf(ev *executiongraph.ExecutionVertex) {
+	for _, p := range ev.ProducedPartitions() {
+		for _, consumers := range p.ConsumerVertexGroups() {
+			delete(f.cache, consumers.ConsumedPartitionGroup())
+		}
+	}
+}
 
 func (f *tddFactory) shuffleDescriptors(group *executiongraph.ConsumedPartitionGroup) []gateway.ShuffleDescriptor {
 	if cached, ok := f.cache[group]; ok {
@@ -93,31 +94,11 @@ func (f *tddFactory) shuffleDescriptors(group *executiongraph.ConsumedPartitionG
 		descriptors = append(descriptors, gateway.ShuffleDescriptor{
 			ResultPartitionID: resultPartitionID(p),
 			ProducerLocation:  slot.TaskManagerLocation.ResourceID,
-			DataAddress:       f.dataAddress(slot.AllocationID),
+			DataAddress:       slot.TaskManagerLocation.DataAddress,
 		})
 	}
 	f.cache[group] = descriptors
 	return descriptors
-}
-
-// dataAddress returns the data address of the TaskExecutor holding the
-// slot, or "" when there is no way to know it.
-func (f *tddFactory) dataAddress(allocationID api.AllocationID) string {
-	if f.dataAddressOf == nil {
-		return ""
-	}
-	return f.dataAddressOf(allocationID)
-}
-
-// dataAddressOf returns the data address its TaskExecutor advertised when
-// it registered (gateway.TaskManagerLocation.DataAddress) for a slot the
-// job's slot pool holds, and "" for a TaskExecutor that advertised none or
-// a slot the pool does not hold. Every producer's slot is in the pool when
-// the scheduler deploys, so the lookup finds it. It is the tddFactory's
-// dataAddressOf.
-func (s *DefaultScheduler) dataAddressOf(allocationID api.AllocationID) string {
-	slot, _ := s.deps.SlotPool.Slot(allocationID)
-	return slot.TaskManager.DataAddress
 }
 
 func (f *tddFactory) partition(id api.IntermediateResultPartitionID) *executiongraph.IntermediateResultPartition {

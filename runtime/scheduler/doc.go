@@ -4,16 +4,33 @@
 //
 // It mirrors Flink's SchedulerNG and DefaultScheduler
 // (org.apache.flink.runtime.scheduler), with the parts the DefaultScheduler
-// delegates to: SlotSharingExecutionSlotAllocator (slot sharing),
-// DefaultExecutionDeployer (allocateSlotsAndDeploy) and
-// TaskDeploymentDescriptorFactory.
+// delegates to: PipelinedRegionSchedulingStrategy (when each region
+// starts), SlotSharingExecutionSlotAllocator (slot sharing),
+// DefaultExecutionDeployer (allocateSlotsAndDeploy),
+// TaskDeploymentDescriptorFactory, and the JobMasterPartitionTracker.
 //
-// # From RUNNING to deployed tasks
+// # Regions: what is scheduled together
 //
-// startScheduling moves the job CREATED → RUNNING and schedules every task
-// at once: a streaming job whose edges are all pipelined is a single
-// pipelined region, and Flink's PipelinedRegionSchedulingStrategy schedules
-// a region as a whole. For each task (an Execution):
+// The scheduler works in pipelined regions (executiongraph.PipelinedRegion):
+// sets of subtasks joined by pipelined exchanges, which must run at the
+// same time. StartScheduling moves the job CREATED → RUNNING and hands the
+// regions to the PipelinedRegionSchedulingStrategy, which schedules a
+// region when its BLOCKING inputs are consumable, every partition of them
+// finished by its producer:
+//
+//	streaming job (all pipelined)   every region at once: one region for
+//	                                keyBy/rebalance jobs, p side by side for
+//	                                forward-only ones
+//	batch job (BLOCKING exchanges)  the source regions; a consumer region as
+//	                                soon as the last producer of its input
+//	                                has FINISHED
+//
+// A finished producer's BLOCKING partitions stay on its TaskExecutor, and
+// the partition tracker remembers where, until the TaskExecutor is lost.
+//
+// # From a scheduled region to deployed tasks
+//
+// For each task (an Execution) of a scheduled region:
 //
 //  1. CREATED → SCHEDULED, and a slot is requested. With slot sharing,
 //     a slot holds one subtask of every vertex of a slot sharing group,
@@ -23,6 +40,10 @@
 //     Flink's LocalInputPreferredSlotSharingStrategy: co-location first,
 //     then a producer's slot, so that inputs stay local), and each slot is
 //     requested with its group's resources, or as any slot.
+//     A shared slot lives while a task holds it: a region scheduled while
+//     another region of its group runs joins the slot that is there, and
+//     the slot goes back to the pool when its last task has finished,
+//     failed or been cancelled (Flink's SharedSlot and its logical slots).
 //  2. When every slot of the region has arrived (the slot pool declares
 //     the requirements to the ResourceManager, step m6, and TaskExecutors
 //     offer slots, step m8), each Execution gets its slot and moves
@@ -42,7 +63,7 @@
 // # Slots that do not come: slot.request.timeout
 //
 // The slot requests of one scheduling round (one allocateSlotsAndDeploy:
-// the job's start, or a restart) are one bulk, which the slot pool's
+// a region's start, or its restart) are one bulk, which the slot pool's
 // PhysicalSlotRequestBulkChecker watches on the main thread (Flink:
 // SlotSharingExecutionSlotAllocator hands a SharingPhysicalSlotRequestBulk
 // to the PhysicalSlotRequestBulkCheckerImpl). Every slot.request.timeout
@@ -64,17 +85,27 @@
 //
 // A failed task (a FAILED report, a submitTask that failed or timed out, a
 // slot request the ResourceManager cannot serve or that timed out, a
-// TaskExecutor that was lost) goes to handleTaskFailure, which asks the ExecutionFailureHandler
-// (package executiongraph/failover) two questions: may the job restart
-// (the RestartBackoffTimeStrategy: none, fixed-delay, failure-rate or
-// exponential-delay), and which tasks (the failover strategy: here always
-// all of them, Flink's "full" strategy). Then either
+// TaskExecutor that was lost) goes to handleTaskFailure, which asks the
+// ExecutionFailureHandler (package executiongraph/failover) two questions:
+// may the job restart (the RestartBackoffTimeStrategy: none, fixed-delay,
+// failure-rate or exponential-delay), and which tasks (the failover
+// strategy, jobmanager.execution.failover-strategy: "region" by default,
+// the failed task's region, the regions that read its results, and the
+// producers of inputs that are lost; or "full", every task). Then either
 //
 //	RUNNING → RESTARTING   "N tasks will be restarted to recover the failed task <attempt>."
-//	                       every task is cancelled; its slot goes back to the pool
-//	  … the backoff passes and every old attempt has stopped …
-//	RESTARTING → RUNNING   each task gets a new attempt (#1, #2, …) and is
-//	                       scheduled again, usually into the same slots
+//	                       those tasks are cancelled; their slots go back to the pool
+//	  … the backoff passes and every one of them has stopped …
+//	RESTARTING → RUNNING   each gets a new attempt (#1, #2, …), and the
+//	                       scheduling strategy schedules their regions again,
+//	                       as soon as their inputs allow, usually into the
+//	                       same slots
+//
+// The other regions run on meanwhile, in their first attempt. Restarts
+// can overlap: a region that fails while another restarts restarts too,
+// and the job is RUNNING again when the last of them is (Flink's
+// verticesWaitingForRestart); a restart leaves out the subtasks a later
+// one took over (Flink's ExecutionVertexVersioner).
 //
 // or, when the restart strategy says no,
 //
@@ -82,8 +113,8 @@
 //
 // Each failure is kept in the job's exception history (newest first), which
 // the REST API shows as /jobs/{jobid}/exceptions. A failure that arrives
-// while the job is already restarting or failing is recorded as a
-// concurrent exception of the one being handled.
+// while the job is failing or being cancelled is recorded as a concurrent
+// exception of the one being handled.
 //
 // Everything here runs on the JobMaster's main thread: the scheduler has no
 // goroutines and no locks of its own. Calls to TaskExecutors go out with
@@ -94,15 +125,12 @@
 // still on its way waits for the submission's answer, lest it overtake it
 // and leave the task running unseen.
 //
-// Differs from Flink: failover restarts every task, as Flink's "full"
-// strategy (jobmanager.execution.failover-strategy: full) does. Flink's
-// default, "region", restarts only the failed task's pipelined region and
-// those downstream of it: for a job whose exchanges are all-to-all (keyBy,
-// rebalance) that is every task too, but a job of forward exchanges only
-// has one region per subtask, and Flink restarts just one of them.
-// (Package executiongraph/failover has the region strategy; partial
-// restarts with shared slots are not wired in yet.) The network memory a
-// slot sharing group with resources needs is not added to its profile
-// (Flink's SsgNetworkMemoryCalculationUtils). No state is restored on
-// restart: there are no checkpoints yet.
+// Differs from Flink: the regions and the partition tracker are the
+// scheduler's own, computed once (Flink keeps them in a SchedulingTopology
+// and a JobMaster-wide JobMasterPartitionTracker). Hybrid result
+// partitions, whose consumers may start before their producers finish,
+// do not exist here. The network memory a slot sharing group with
+// resources needs is not added to its profile (Flink's
+// SsgNetworkMemoryCalculationUtils). No state is restored on restart:
+// there are no checkpoints yet.
 package scheduler

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -19,11 +18,15 @@ import (
 // tasks the failover strategy names after the restart strategy's backoff,
 // or, when the restart strategy refuses, fail the job with "Recovery is
 // suppressed by …".
+//
+// A failure while the job is RESTARTING is handled like any other: with
+// region failover, another region may fail while one restarts, and it
+// restarts too.
 func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause error) {
-	if s.deps.Graph.State() != api.JobRunning {
-		// The job is restarting, failing or being cancelled already: this
-		// failure happened while that was handled. It changes nothing but
-		// the count of tasks still alive.
+	if state := s.deps.Graph.State(); state != api.JobRunning && state != api.JobRestarting {
+		// The job is failing or being cancelled already: this failure
+		// happened while that was handled. It changes nothing but the
+		// count of tasks still alive.
 		s.addConcurrentException(e, cause)
 		s.executionTerminated()
 		return
@@ -51,24 +54,18 @@ func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause 
 func (s *DefaultScheduler) restartTasksWithDelay(result failover.FailureHandlingResult, failed *executiongraph.Execution) {
 	s.log.Info(fmt.Sprintf("%d tasks will be restarted to recover the failed task %s.",
 		len(result.VerticesToRestart), failed.AttemptID()))
-	if !s.transitionJob(api.JobRunning, api.JobRestarting, nil) {
-		return
+	restart := &pendingRestart{vertices: result.VerticesToRestart, versions: make(map[api.ExecutionVertexID]int)}
+	for _, id := range restart.vertices {
+		s.versions[id]++ // Flink: ExecutionVertexVersioner#recordVertexModifications
+		restart.versions[id] = s.versions[id]
+		s.waitingForRestart[id] = true
 	}
-	restart := &pendingRestart{vertices: result.VerticesToRestart}
-	s.restart = restart
+	s.restarts = append(s.restarts, restart)
+	s.transitionJob(api.JobRunning, api.JobRestarting, nil) // once, for the first of concurrent restarts
 
-	// Give the slots back to the pool: the new attempts take them again, so
-	// a restart needs no new slots from the ResourceManager unless a
-	// TaskExecutor was lost (Flink: cancelAllPendingSlotRequestsForVertices,
-	// and the slots return to the pool when their payload is released).
-	for key, id := range s.waiting {
-		s.deps.SlotPool.CancelSlotRequest(id)
-		delete(s.waiting, key)
-	}
-	for _, key := range slices.Collect(maps.Keys(s.arrived)) {
-		s.deps.SlotPool.CancelSlotRequest(s.arrived[key].request)
-		delete(s.arrived, key)
-	}
+	// Their slots go back to the pool as their executions stop; the new
+	// attempts take them again, so a restart needs no new slots from the
+	// ResourceManager unless a TaskExecutor was lost.
 	s.cancelExecutions(func(yield func(*executiongraph.ExecutionVertex) bool) {
 		for _, id := range restart.vertices {
 			if !yield(s.deps.Graph.ExecutionVertex(id)) {
@@ -92,40 +89,71 @@ func (s *DefaultScheduler) executionTerminated() {
 	s.maybeRestartTasks()
 }
 
-// maybeRestartTasks restarts the pending restart's tasks once the backoff
-// has passed and every one of them has stopped.
+// maybeRestartTasks runs each pending restart whose backoff has passed and
+// whose tasks have all stopped.
 func (s *DefaultScheduler) maybeRestartTasks() {
-	restart := s.restart
-	if restart == nil || !restart.delayElapsed || s.deps.Graph.State() != api.JobRestarting {
-		return
+	if state := s.deps.Graph.State(); state != api.JobRestarting && state != api.JobRunning {
+		return // cancelled or failed meanwhile: nothing restarts
 	}
-	for _, id := range restart.vertices {
-		if !s.deps.Graph.ExecutionVertex(id).ExecutionState().IsTerminal() {
-			return
+	for i := 0; i < len(s.restarts); i++ {
+		restart := s.restarts[i]
+		if !restart.delayElapsed || !s.stopped(restart) {
+			continue
 		}
+		s.restarts = slices.Delete(s.restarts, i, i+1)
+		i--
+		s.restartTasks(restart)
 	}
-	s.restart = nil
-	s.restartTasks(restart.vertices)
 }
 
-// restartTasks is Flink's DefaultScheduler#restartTasks: every task gets a
-// new attempt (attempt number + 1), the job goes RESTARTING → RUNNING, and
-// the new attempts are scheduled like the first ones.
-func (s *DefaultScheduler) restartTasks(vertexIDs []api.ExecutionVertexID) {
-	vertices := make([]*executiongraph.ExecutionVertex, 0, len(vertexIDs))
-	for _, id := range vertexIDs {
+// unmodified returns the subtasks of a restart that no later restart took
+// over (Flink: ExecutionVertexVersioner#getUnmodifiedExecutionVertices).
+func (s *DefaultScheduler) unmodified(restart *pendingRestart) []api.ExecutionVertexID {
+	var ids []api.ExecutionVertexID
+	for _, id := range restart.vertices {
+		if s.versions[id] == restart.versions[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// stopped reports whether every subtask the restart still owns has stopped.
+func (s *DefaultScheduler) stopped(restart *pendingRestart) bool {
+	for _, id := range s.unmodified(restart) {
+		if !s.deps.Graph.ExecutionVertex(id).ExecutionState().IsTerminal() {
+			return false
+		}
+	}
+	return true
+}
+
+// restartTasks is Flink's DefaultScheduler#restartTasks: each subtask gets
+// a new attempt (attempt number + 1), the job goes back to RUNNING once no
+// restart is pending, and the scheduling strategy schedules the restarted
+// regions again, as soon as their inputs allow.
+func (s *DefaultScheduler) restartTasks(restart *pendingRestart) {
+	ids := s.unmodified(restart)
+	if len(ids) == 0 {
+		return // a later restart took them all
+	}
+	for _, id := range ids {
+		delete(s.waitingForRestart, id)
+	}
+	if len(s.waitingForRestart) == 0 {
+		s.transitionJob(api.JobRestarting, api.JobRunning, nil)
+	}
+	for _, id := range ids {
 		ev := s.deps.Graph.ExecutionVertex(id)
+		// The old attempt's results are written anew by the new one.
+		s.partitions.stopTrackingAndReleasePartitions(partitionIDsOf(ev))
 		if _, err := ev.ResetForNewExecution(); err != nil {
 			panic(fmt.Sprintf("scheduler: %v", err))
 		}
-		vertices = append(vertices, ev)
+		// The consumers' shuffle descriptors must name the new attempt.
+		s.tdds.forgetPartitionsOf(ev)
 	}
-	// The consumers' shuffle descriptors must name the new producers.
-	s.tdds.reset()
-	if !s.transitionJob(api.JobRestarting, api.JobRunning, nil) {
-		return
-	}
-	s.allocateSlotsAndDeploy(vertices)
+	s.schedulingStrategy.restartTasks(ids)
 }
 
 // ExceptionHistorySize is how many failures the job's exception history

@@ -136,7 +136,7 @@ func TestALostTaskExecutorFailsItsTasksAndTheJobRestartsInNewSlots(t *testing.T)
 		// cannot be asked to cancel.
 		lost := errors.New("Heartbeat of TaskManager with id tm-0 timed out.")
 		h.onMain(func() {
-			h.scheduler.ReleaseSlots(h.pool.ReleaseTaskManager("tm-0"), lost)
+			h.scheduler.ReleaseTaskManager("tm-0", h.pool.ReleaseTaskManager("tm-0"), lost)
 		})
 		synctest.Wait()
 
@@ -301,7 +301,7 @@ func TestASlotLostBeforeDeploymentFailsItsTasks(t *testing.T) {
 		require.Empty(t, h.tm.deployed())
 
 		lost := errors.New("TaskManager with id tm-0 is no longer reachable.")
-		h.onMain(func() { h.scheduler.ReleaseSlots(h.pool.ReleaseTaskManager("tm-0"), lost) })
+		h.onMain(func() { h.scheduler.ReleaseTaskManager("tm-0", h.pool.ReleaseTaskManager("tm-0"), lost) })
 		synctest.Wait()
 		h.onMain(func() {
 			require.NotEmpty(t, h.scheduler.exceptionHistory)

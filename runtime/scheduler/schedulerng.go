@@ -16,10 +16,11 @@ type SchedulerNG interface {
 	UpdateTaskExecutionState(state gateway.TaskExecutionState) error
 	// Cancel cancels the job.
 	Cancel()
-	// ReleaseSlots fails the tasks that ran in slots the JobMaster lost
-	// with their TaskExecutor. (Flink reaches them through the slots'
-	// payloads when the slot pool releases a TaskManager.)
-	ReleaseSlots(slots []slotpool.PhysicalSlot, cause error)
+	// ReleaseTaskManager fails the tasks that ran in slots the JobMaster
+	// lost with their TaskExecutor, and forgets the partitions it held.
+	// (Flink reaches the tasks through the slots' payloads when the slot
+	// pool releases a TaskManager, and tells its partition tracker.)
+	ReleaseTaskManager(taskManager api.ResourceID, slots []slotpool.PhysicalSlot, cause error)
 	// RequestJobStatus returns the job's status.
 	RequestJobStatus() api.JobStatus
 	// RequestJob returns a snapshot of the ExecutionGraph.

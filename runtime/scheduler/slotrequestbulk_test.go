@@ -124,7 +124,7 @@ func TestABulkOfAnEarlierAttemptDoesNotFire(t *testing.T) {
 
 		time.Sleep(time.Minute) // the slot's TaskExecutor is lost: restart
 		lost := errors.New("TaskManager with id tm-0 is no longer reachable.")
-		h.onMain(func() { h.scheduler.ReleaseSlots(h.pool.ReleaseTaskManager("tm-0"), lost) })
+		h.onMain(func() { h.scheduler.ReleaseTaskManager("tm-0", h.pool.ReleaseTaskManager("tm-0"), lost) })
 		time.Sleep(time.Second) // the backoff; the second round starts
 		synctest.Wait()
 		require.Equal(t, []int{1, 1, 1, 1}, h.attempts())

@@ -267,7 +267,9 @@ type KeyedStream[T any, K comparable] struct {
 
 // Reduce combines each record with the value kept for its key and emits
 // the result, which becomes the new value: a running reduce (Flink:
-// KeyedStream.reduce, operator name "Keyed Reduce").
+// KeyedStream.reduce, operator name "Keyed Reduce"). In BATCH mode it is
+// not rolling: it emits only the final value of each key, when its input
+// ends (see the package doc's "Runtime modes").
 func (ks *KeyedStream[T, K]) Reduce(reducer func(T, T) T) *DataStream[T] {
 	op := Operator{Kind: ReduceOperator, UserFunction: reducer}
 	if reducer != nil {
@@ -278,9 +280,11 @@ func (ks *KeyedStream[T, K]) Reduce(reducer func(T, T) T) *DataStream[T] {
 
 // Sum keeps a running sum per key of the field at position and emits it
 // after every record (Flink: KeyedStream.sum, operator name
-// "Keyed Aggregation"). For a struct record, position counts the struct's
-// fields from 0 (Tuple2's F1 is position 1); the other fields come from the
-// first record of the key. For a number record, position must be 0.
+// "Keyed Aggregation"); in BATCH mode it emits only the final sum of each
+// key, when its input ends. For a struct record, position counts the
+// struct's fields from 0 (Tuple2's F1 is position 1); the other fields
+// come from the first record of the key. For a number record, position
+// must be 0.
 func (ks *KeyedStream[T, K]) Sum(position int) *DataStream[T] {
 	sum, err := sumAggregator[T](position)
 	op := Operator{Kind: ReduceOperator}

@@ -20,6 +20,9 @@
 //	StreamPlanEnvironment, ProgramAbortException       PlanProgram, ErrProgramAbort
 //	SlotSharingGroup, SlotSharingGroup.Builder         SlotSharingGroup, SlotSharingGroupBuilder
 //	Transformation#setCoLocationGroupKey               DataStream.SetCoLocationGroupKey
+//	RuntimeExecutionMode, env.setRuntimeMode           RuntimeExecutionMode, SetRuntimeMode
+//	ExecutionOptions.RUNTIME_MODE                      RuntimeModeKey, ParseRuntimeExecutionMode
+//	BatchGroupedReduceOperator                         BatchReduceOperator
 //
 // Lesson 02 ("Graph transformations") teaches it, together with
 // runtime/jobgraph and runtime/executiongraph. Everything here is pure: no
@@ -137,15 +140,17 @@
 // SourceStreamTaskClass (head is a source) or OneInputStreamTaskClass. Each
 // edge leaving a chain becomes a JobEdge: POINTWISE for FORWARD and
 // RESCALE, ALL_TO_ALL for the rest, its ShipStrategyName the partitioner's
-// name. Then each slot sharing group a vertex is in gets its resources in
-// the JobGraph, and the vertices get their co-location groups (see below).
-// The vertex's Configuration is a StreamConfig:
+// name, its data set PIPELINED_BOUNDED (BLOCKING in BATCH mode, see
+// "Runtime modes"). Then each slot sharing group a vertex is in gets its
+// resources in the JobGraph, and the vertices get their co-location groups
+// (see below). The vertex's Configuration is a StreamConfig:
 //
-//	streaming.program.name         the registered program             wordcount
-//	streaming.program.args         its arguments (JSON)               ["--input","hamlet.txt"]
-//	streaming.program.parallelism  the runner's parallelism, 0: none  4
-//	streaming.chain.node-ids       the chain's nodes, head first      [1,2]
-//	streaming.chain.out-edges      one per produced data set (JSON)   [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
+//	streaming.program.name          the registered program             wordcount
+//	streaming.program.args          its arguments (JSON)               ["--input","hamlet.txt"]
+//	streaming.program.parallelism   the runner's parallelism, 0: none  4
+//	streaming.program.runtime-mode  the runner's runtime mode          STREAMING
+//	streaming.chain.node-ids        the chain's nodes, head first      [1,2]
+//	streaming.chain.out-edges       one per produced data set (JSON)   [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
 //
 // # Slot sharing groups and their resources
 //
@@ -190,16 +195,62 @@
 // with Flink's "Cannot co-locate operators from different slot sharing
 // groups" otherwise. runtime/examples/sharing is a program that does both.
 //
+// # Runtime modes
+//
+// A program runs in one of Flink's runtime modes (RuntimeExecutionMode,
+// the option execution.runtime-mode): STREAMING, the default, BATCH, or
+// AUTOMATIC, which is BATCH when every source is bounded and STREAMING
+// otherwise. The program chooses with env.SetRuntimeMode(streaming.Batch);
+// a runner may start it in a mode (PlanProgramInRuntimeMode), which the
+// program's own choice overrides. Values given as text ("batch", "Batch",
+// "BATCH") are read by ParseRuntimeExecutionMode, ignoring case as Flink
+// reads every enum option.
+//
+// The StreamGraph is built in the resolved mode (StreamGraph.RuntimeMode,
+// STREAMING or BATCH). Every source here is bounded but FromGenerator with
+// Unbounded records; BATCH with that one fails when the graph is built,
+// with Flink's ErrUnboundedSourceInBatch: "Detected an UNBOUNDED source
+// with the 'execution.runtime-mode' set to 'BATCH'. This combination is
+// not allowed, please set the 'execution.runtime-mode' to STREAMING or
+// AUTOMATIC".
+//
+// BATCH changes three things:
+//
+//  1. Every exchange between tasks is BLOCKING (Flink's default
+//     execution.batch-shuffle-mode, ALL_EXCHANGES_BLOCKING): a JobEdge's
+//     data set is complete before its consumer starts, so the scheduler
+//     can run the stages of the job one after another, and restart only
+//     the stage a failure hit. STREAMING keeps PIPELINED_BOUNDED.
+//  2. Reduce and Sum are not rolling: they emit only the final result of
+//     each key, at the end of their input (BatchReduceOperator, Flink's
+//     BatchGroupedReduceOperator), so WordCount prints one count per word
+//     instead of a running count per occurrence.
+//  3. A job given no name is called DefaultBatchJobName, "Flink Batch Job".
+//
+// Chaining is the same in both modes: a FORWARD edge between equal
+// parallelisms still fuses two operators into one task, and exchanges
+// nothing. So WordCount in BATCH has the two vertices of STREAMING, and
+// only its one exchange changes:
+//
+//	"Source: file-input -> tokenizer" ─ALL_TO_ALL, HASH, BLOCKING─► "counter -> Sink: print-sink"
+//
+// Tasks learn the mode by planning the program again: the runner's mode
+// travels in the StreamConfig (streaming.program.runtime-mode), the
+// program's own choice comes with its main, and both give the task the
+// same BatchReduceOperator the client planned. The tasks of a BATCH job
+// also flush their outputs only when a buffer is full and after their last
+// record, without a buffer timeout.
+//
 // # How a task finds the user's functions
 //
 // The TaskExecutor reads the StreamConfig, runs the same program again
-// with PlanProgram(name, args, parallelism), and looks up each node of its
-// chain with StreamGraph.StreamNode(id). The node holds the Operator (its
-// kind and the user's function, typed and type-erased), the KeySelector of
-// a keyed operator, the parallelism, and the out edges with their
-// partitioners. The node IDs match because the program builds the same
-// transformations in the same order on every run: a program must not
-// build its dataflow from randomness or the clock.
+// with PlanProgramInRuntimeMode(name, args, parallelism, runtime mode),
+// and looks up each node of its chain with StreamGraph.StreamNode(id). The
+// node holds the Operator (its kind and the user's function, typed and
+// type-erased), the KeySelector of a keyed operator, the parallelism, and
+// the out edges with their partitioners. The node IDs match because the
+// program builds the same transformations in the same order on every run:
+// a program must not build its dataflow from randomness or the clock.
 //
 // # Concurrency
 //
@@ -255,4 +306,30 @@
 //     Transformation only. The JobGraph holds a group's resources by name
 //     and a vertex's co-location key, where Flink's JobVertex holds a
 //     SlotSharingGroup and a CoLocationGroupImpl object.
+//   - BATCH mode is smaller than Flink's. Keyed inputs are not sorted
+//     (Flink: execution.sorted-inputs.enabled) and there is no batch state
+//     backend (execution.batch-state-backend.enabled): a BATCH reduce keeps
+//     every key in the heap state until its input ends, and emits the keys
+//     in the order they first arrived instead of in key order. Every
+//     exchange is BLOCKING; execution.batch-shuffle-mode cannot choose
+//     pipelined or hybrid exchanges. Checkpointing, timers and watermarks,
+//     which BATCH changes in Flink, do not exist here yet.
+//   - In BATCH Flink puts each pipelined region's vertices of the default
+//     slot sharing group into a slot sharing group of their own
+//     (setAllVerticesInSameSlotSharingGroupByDefault(false)), so a stage's
+//     slots are freed for the next. Here they stay in "default", as in
+//     STREAMING.
+//   - The JobGraph does not say BATCH: Flink's JobGraph has a JobType, set
+//     from the StreamGraph, and ours has no such field. Its BLOCKING
+//     results, and the StreamGraph's RuntimeMode, say it instead.
+//   - GenerateSequence is a bounded source, as it ends at its last number.
+//     Flink's deprecated generateSequence goes through addSource, which
+//     declares every legacy source CONTINUOUS_UNBOUNDED (its bounded
+//     successor is fromSequence). And FromGenerator with Unbounded records
+//     is unbounded, where Flink's DataGeneratorSource always says BOUNDED,
+//     even for Long.MAX_VALUE records.
+//   - No runner sets execution.runtime-mode from a configuration yet: the
+//     REST jar-run handler and the command line take no per-job Flink
+//     options. A program chooses its mode itself, or reads it from its
+//     arguments (WordCount's --execution-mode).
 package streaming

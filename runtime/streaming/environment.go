@@ -14,9 +14,13 @@ import (
 // program nor the runner sets one (Flink's parallelism.default).
 const DefaultParallelism = 1
 
-// DefaultJobName is the job's name when Execute is given none (Flink's
-// StreamGraphGenerator.DEFAULT_STREAMING_JOB_NAME).
+// DefaultJobName is the job's name when Execute is given none and the job
+// runs in STREAMING mode (Flink's StreamGraphGenerator.DEFAULT_STREAMING_JOB_NAME).
 const DefaultJobName = "Flink Streaming Job"
+
+// DefaultBatchJobName is the job's name when Execute is given none and the
+// job runs in BATCH mode (Flink's StreamGraphGenerator.DEFAULT_BATCH_JOB_NAME).
+const DefaultBatchJobName = "Flink Batch Job"
 
 // DefaultSlotSharingGroup is the slot sharing group of every operator that
 // sets none and has no input to inherit one from.
@@ -42,6 +46,7 @@ type StreamExecutionEnvironment struct {
 	parallelism       int // 0: not set, DefaultParallelism applies
 	maxParallelism    int // 0: not set, jobgraph.DefaultMaxParallelism applies
 	chainingEnabled   bool
+	runtimeMode       RuntimeExecutionMode        // execution.runtime-mode, STREAMING unless set
 	slotSharingGroups map[string]SlotSharingGroup // registered, with resources
 
 	// transformations are all the program created, in the order of their IDs.
@@ -62,12 +67,14 @@ type StreamExecutionEnvironment struct {
 type programInvocation struct {
 	name        string
 	args        []string
-	parallelism int // the runner's default parallelism, 0 if none
+	parallelism int                  // the runner's default parallelism, 0 if none
+	runtimeMode RuntimeExecutionMode // the runner's execution.runtime-mode, STREAMING if none
 }
 
 // NewStreamExecutionEnvironment returns an environment with Flink's
 // defaults: parallelism 1, max parallelism derived from the parallelism
-// (128 for up to 85 subtasks), operator chaining enabled, and no executor.
+// (128 for up to 85 subtasks), operator chaining enabled, the STREAMING
+// runtime mode, and no executor.
 // Program runners give it an executor with SetExecutor, or use
 // PlanProgram.
 func NewStreamExecutionEnvironment() *StreamExecutionEnvironment {
@@ -123,14 +130,36 @@ func (env *StreamExecutionEnvironment) DisableOperatorChaining() *StreamExecutio
 // IsChainingEnabled reports whether operator chaining is on.
 func (env *StreamExecutionEnvironment) IsChainingEnabled() bool { return env.chainingEnabled }
 
+// SetRuntimeMode sets execution.runtime-mode for the job: Streaming (the
+// default), Batch or Automatic. It mirrors Flink's
+// StreamExecutionEnvironment#setRuntimeMode. The mode is resolved when the
+// StreamGraph is built: Automatic becomes Batch when every source is
+// bounded, and Batch with a source that never ends fails with
+// ErrUnboundedSourceInBatch. See the package doc's "Runtime modes".
+func (env *StreamExecutionEnvironment) SetRuntimeMode(mode RuntimeExecutionMode) *StreamExecutionEnvironment {
+	if !mode.isKnown() {
+		env.fail(fmt.Errorf("Unknown runtime execution mode %v: want STREAMING, BATCH or AUTOMATIC", mode))
+		return env
+	}
+	env.runtimeMode = mode
+	return env
+}
+
 // SetProgram records which registered program this environment runs and
-// with which arguments, together with the environment's parallelism at this
-// moment (the runner's choice, 0 if it made none). The StreamGraph carries
+// with which arguments, together with the environment's parallelism and
+// runtime mode at this moment (the runner's choices: 0 if it chose no
+// parallelism, STREAMING if it chose no mode). The StreamGraph carries
 // them into every JobVertex's configuration, so that a TaskExecutor can run
-// the same program again (see PlanProgram). Runners call it after
-// SetParallelism and before the program's main.
+// the same program again, in the same mode (see PlanProgramInRuntimeMode).
+// Runners call it after SetParallelism and SetRuntimeMode and before the
+// program's main.
 func (env *StreamExecutionEnvironment) SetProgram(name string, args []string) {
-	env.program = programInvocation{name: name, args: slices.Clone(args), parallelism: env.parallelism}
+	env.program = programInvocation{
+		name:        name,
+		args:        slices.Clone(args),
+		parallelism: env.parallelism,
+		runtimeMode: env.runtimeMode,
+	}
 }
 
 // SetExecutor sets what Execute hands the StreamGraph to (Flink picks a

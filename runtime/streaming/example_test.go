@@ -98,3 +98,47 @@ func ExampleNewSlotSharingGroupBuilder() {
 	// The cpu cores and task heap memory are required when specifying the resource of a slot sharing group. You need to explicitly configure them with positive value.
 	// The cpu cores should be positive.
 }
+
+// ExampleStreamExecutionEnvironment_SetRuntimeMode builds WordCount in
+// BATCH mode: the same two chains as in STREAMING, a BLOCKING exchange
+// between them, and a Sum that emits only final counts.
+func ExampleStreamExecutionEnvironment_SetRuntimeMode() {
+	env := streaming.NewStreamExecutionEnvironment().SetParallelism(4).SetRuntimeMode(streaming.Batch)
+
+	text := streaming.FromElements(env, "To be, or not to be,", "that is the question:")
+	words := streaming.FlatMap(text, func(line string, out streaming.Collector[streaming.Tuple2[string, int]]) {
+		for _, word := range strings.Fields(line) {
+			out.Collect(streaming.Tuple2Of(word, 1))
+		}
+	})
+	streaming.KeyBy(words, func(t streaming.Tuple2[string, int]) string { return t.F0 }).Sum(1).Print()
+
+	streamGraph, err := env.GetStreamGraph("")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%q in %v mode\n", streamGraph.JobName, streamGraph.RuntimeMode)
+	for _, node := range streamGraph.StreamNodes() {
+		fmt.Printf("node %v runs %v\n", node, node.Operator.Kind)
+	}
+
+	jobGraph, err := streaming.CreateJobGraph(streamGraph)
+	if err != nil {
+		panic(err)
+	}
+	for _, vertex := range jobGraph.Vertices() {
+		fmt.Printf("vertex %q\n", vertex.Name)
+		for _, input := range vertex.Inputs() {
+			fmt.Printf("  reads %q %s %s %s\n", input.Source.Producer.Name, input.DistributionPattern, input.ShipStrategyName, input.Source.ResultType)
+		}
+	}
+	// Output:
+	// "Flink Batch Job" in BATCH mode
+	// node Source: Collection Source-1 runs FromElementsFunction
+	// node Flat Map-2 runs StreamFlatMap
+	// node Keyed Aggregation-4 runs BatchGroupedReduceOperator
+	// node Sink: Print to Std. Out-5 runs PrintSinkFunction
+	// vertex "Source: Collection Source -> Flat Map"
+	// vertex "Keyed Aggregation -> Sink: Print to Std. Out"
+	//   reads "Source: Collection Source -> Flat Map" ALL_TO_ALL HASH BLOCKING
+}

@@ -69,6 +69,11 @@ const (
 	// record: Reduce(previous, record) (Flink: StreamGroupedReduceOperator,
 	// used by reduce and by the aggregations such as sum).
 	ReduceOperator
+	// BatchReduceOperator keeps one value per key like ReduceOperator, but
+	// emits nothing until its input ends, and then the final value of each
+	// key once (Flink: BatchGroupedReduceOperator). A keyed reduce or sum
+	// becomes one in BATCH mode.
+	BatchReduceOperator
 	// PrintSink writes each record to standard output (Flink: StreamSink
 	// running a PrintSinkFunction).
 	PrintSink
@@ -78,16 +83,17 @@ const (
 )
 
 var operatorKindNames = map[OperatorKind]string{
-	CollectionSource: "FromElementsFunction",
-	TextFileSource:   "ContinuousFileReaderOperator",
-	SequenceSource:   "StatefulSequenceSource",
-	GeneratorSource:  "DataGeneratorSource",
-	MapOperator:      "StreamMap",
-	FlatMapOperator:  "StreamFlatMap",
-	FilterOperator:   "StreamFilter",
-	ReduceOperator:   "StreamGroupedReduceOperator",
-	PrintSink:        "PrintSinkFunction",
-	FunctionSink:     "StreamSink",
+	CollectionSource:    "FromElementsFunction",
+	TextFileSource:      "ContinuousFileReaderOperator",
+	SequenceSource:      "StatefulSequenceSource",
+	GeneratorSource:     "DataGeneratorSource",
+	MapOperator:         "StreamMap",
+	FlatMapOperator:     "StreamFlatMap",
+	FilterOperator:      "StreamFilter",
+	ReduceOperator:      "StreamGroupedReduceOperator",
+	BatchReduceOperator: "BatchGroupedReduceOperator",
+	PrintSink:           "PrintSinkFunction",
+	FunctionSink:        "StreamSink",
 }
 
 // String returns the name of the Flink class the kind stands for.
@@ -109,16 +115,17 @@ func (k OperatorKind) IsSink() bool { return k == PrintSink || k == FunctionSink
 // program wrote it, and the same function with its types erased, ready for
 // the runtime to call. Which fields are set depends on Kind:
 //
-//	CollectionSource   Elements
-//	TextFileSource     ResourceName
-//	SequenceSource     From, To
-//	GeneratorSource    Generate, Count, RecordsPerSecond
-//	MapOperator        Map
-//	FlatMapOperator    FlatMap
-//	FilterOperator     Filter
-//	ReduceOperator     Reduce (and the node's KeySelector)
-//	PrintSink          nothing
-//	FunctionSink       Invoke
+//	CollectionSource     Elements
+//	TextFileSource       ResourceName
+//	SequenceSource       From, To
+//	GeneratorSource      Generate, Count, RecordsPerSecond
+//	MapOperator          Map
+//	FlatMapOperator      FlatMap
+//	FilterOperator       Filter
+//	ReduceOperator       Reduce (and the node's KeySelector)
+//	BatchReduceOperator  Reduce (and the node's KeySelector)
+//	PrintSink            nothing
+//	FunctionSink         Invoke
 //
 // Records travel between operators as Go values in an `any`; each erased
 // function asserts its input to the type the program declared, so a wrong
@@ -126,7 +133,7 @@ func (k OperatorKind) IsSink() bool { return k == PrintSink || k == FunctionSink
 //
 // It plays the role of Flink's StreamOperatorFactory: one Operator is
 // shared by all subtasks of a node and holds no per-subtask state. A
-// subtask that needs state (ReduceOperator's value per key, a source's
+// subtask that needs state (a reduce's value per key, a source's
 // position, the rate limiter) keeps it in the runtime.
 //
 // Sources are parallel: subtask s of p emits the elements, lines, numbers

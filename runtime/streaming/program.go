@@ -98,7 +98,25 @@ func RegisteredPrograms() []string {
 // before Execute ("The main method caused an error: …", which includes the
 // program's own mistakes such as a parallelism of 0), and a main that never
 // calls Execute (ErrMissingJob).
+//
+// The program starts in the STREAMING runtime mode; its main may choose
+// another (SetRuntimeMode). PlanProgramInRuntimeMode starts it in the
+// runner's mode.
 func PlanProgram(name string, args []string, parallelism int) (*StreamGraph, error) {
+	return PlanProgramInRuntimeMode(name, args, parallelism, Streaming)
+}
+
+// PlanProgramInRuntimeMode is PlanProgram for a runner that sets
+// execution.runtime-mode: the environment starts in mode, as Flink's plan
+// environment starts with the runner's configuration, and the program's
+// main may still choose another mode with SetRuntimeMode, which wins.
+//
+// The mode is remembered with the program (SetProgram), so every
+// JobVertex carries it (StreamConfig.ProgramRuntimeMode) and each
+// TaskExecutor plans the program again in the same mode. Without it a task
+// would rebuild a STREAMING graph, whose keyed reduce emits running
+// results, for a job whose edges were made BLOCKING.
+func PlanProgramInRuntimeMode(name string, args []string, parallelism int, mode RuntimeExecutionMode) (*StreamGraph, error) {
 	main, err := LookupProgram(name)
 	if err != nil {
 		return nil, err
@@ -107,6 +125,7 @@ func PlanProgram(name string, args []string, parallelism int) (*StreamGraph, err
 	if parallelism > 0 {
 		env.SetParallelism(parallelism)
 	}
+	env.SetRuntimeMode(mode)
 	env.SetProgram(name, args)
 	plan := &planExecutor{}
 	env.SetExecutor(plan)

@@ -372,6 +372,7 @@ func TestReadStreamConfigRejectsForeignConfigurations(t *testing.T) {
 		ConfigChainedNodeIDs:     "[]",
 		ConfigOutEdges:           "{",
 		ConfigProgramParallelism: "four",
+		ConfigProgramRuntimeMode: "bacth",
 		ConfigProgramArgs:        `"a"`,
 	} {
 		bad := map[string]string{}

@@ -9,23 +9,26 @@ import (
 // The keys of a streaming JobVertex's Configuration. Each value is a
 // string; the formats are:
 //
-//	key                            value                                                  example
-//	streaming.program.name         the registered program's name                          wordcount
-//	streaming.program.args         the program's arguments, a JSON array of strings       ["--input","hamlet.txt"]
-//	streaming.program.parallelism  the runner's default parallelism, decimal; 0 for none  4
-//	streaming.chain.node-ids       the chain's StreamNode IDs, head first, a JSON array   [1,2]
-//	streaming.chain.out-edges      the edges leaving the chain, one per data set the      [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
-//	                               vertex produces and in that order, a JSON array
+//	key                             value                                                  example
+//	streaming.program.name          the registered program's name                          wordcount
+//	streaming.program.args          the program's arguments, a JSON array of strings       ["--input","hamlet.txt"]
+//	streaming.program.parallelism   the runner's default parallelism, decimal; 0 for none  4
+//	streaming.program.runtime-mode  the runner's execution.runtime-mode                    BATCH
+//	streaming.chain.node-ids        the chain's StreamNode IDs, head first, a JSON array   [1,2]
+//	streaming.chain.out-edges       the edges leaving the chain, one per data set the      [{"sourceNodeId":2,"targetNodeId":4,"partitioner":"HASH"}]
+//	                                vertex produces and in that order, a JSON array
 //
 // The program keys let the TaskExecutor run the program again
-// (PlanProgram) and so rebuild the StreamGraph; the chain keys say which of
-// its nodes this task runs and where each output goes. Everything else (the
-// functions, the key selector, the partitioner object, the parallelism) is
-// found on the StreamNodes by ID.
+// (PlanProgramInRuntimeMode) and so rebuild the StreamGraph, in the mode
+// the client built it in; the chain keys say which of its nodes this task
+// runs and where each output goes. Everything else (the functions, the key
+// selector, the partitioner object, the parallelism, the kind of each
+// operator) is found on the StreamNodes by ID.
 const (
 	ConfigProgramName        = "streaming.program.name"
 	ConfigProgramArgs        = "streaming.program.args"
 	ConfigProgramParallelism = "streaming.program.parallelism"
+	ConfigProgramRuntimeMode = "streaming.program.runtime-mode"
 	ConfigChainedNodeIDs     = "streaming.chain.node-ids"
 	ConfigOutEdges           = "streaming.chain.out-edges"
 )
@@ -39,6 +42,10 @@ type StreamConfig struct {
 	ProgramName        string
 	ProgramArgs        []string
 	ProgramParallelism int
+	// ProgramRuntimeMode is the mode the runner started the program in
+	// (STREAMING unless it chose one); the program's main may choose
+	// another, and does so again when a task plans it.
+	ProgramRuntimeMode RuntimeExecutionMode
 	// ChainedNodeIDs are the IDs of the chain's nodes, head first, then
 	// depth first along the chained edges.
 	ChainedNodeIDs []int
@@ -72,6 +79,7 @@ func (c *StreamConfig) Configuration() map[string]string {
 		ConfigProgramName:        c.ProgramName,
 		ConfigProgramArgs:        mustJSON(nonNil(c.ProgramArgs)),
 		ConfigProgramParallelism: strconv.Itoa(c.ProgramParallelism),
+		ConfigProgramRuntimeMode: c.ProgramRuntimeMode.String(),
 		ConfigChainedNodeIDs:     mustJSON(nonNil(c.ChainedNodeIDs)),
 		ConfigOutEdges:           mustJSON(nonNil(c.OutEdges)),
 	}
@@ -81,7 +89,7 @@ func (c *StreamConfig) Configuration() map[string]string {
 // TaskConfiguration) carries. A missing or malformed entry is an error: the
 // vertex was not made by CreateJobGraph.
 func ReadStreamConfig(configuration map[string]string) (*StreamConfig, error) {
-	for _, key := range []string{ConfigProgramName, ConfigProgramArgs, ConfigProgramParallelism, ConfigChainedNodeIDs, ConfigOutEdges} {
+	for _, key := range []string{ConfigProgramName, ConfigProgramArgs, ConfigProgramParallelism, ConfigProgramRuntimeMode, ConfigChainedNodeIDs, ConfigOutEdges} {
 		if _, ok := configuration[key]; !ok {
 			return nil, fmt.Errorf("not a streaming task configuration: %s is missing", key)
 		}
@@ -92,6 +100,10 @@ func ReadStreamConfig(configuration map[string]string) (*StreamConfig, error) {
 	var err error
 	if c.ProgramParallelism, err = strconv.Atoi(parallelism); err != nil {
 		return nil, fmt.Errorf("bad %s %q: %w", ConfigProgramParallelism, parallelism, err)
+	}
+	mode := configuration[ConfigProgramRuntimeMode]
+	if c.ProgramRuntimeMode, err = ParseRuntimeExecutionMode(mode); err != nil {
+		return nil, fmt.Errorf("bad %s %q: %w", ConfigProgramRuntimeMode, mode, err)
 	}
 	for _, entry := range []struct {
 		key  string

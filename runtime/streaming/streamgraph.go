@@ -22,11 +22,19 @@ type StreamGraph struct {
 	JobName string
 	// ChainingEnabled is false after the program's DisableOperatorChaining.
 	ChainingEnabled bool
-	// ProgramName, ProgramArgs and ProgramParallelism say how the program was
-	// started (SetProgram); each JobVertex carries them, for tasks to rerun it.
+	// RuntimeMode is the mode the graph was built in: Streaming or Batch,
+	// never Automatic, which the generator resolves (Flink keeps it as the
+	// StreamGraph's JobType). In Batch every JobEdge is BLOCKING and every
+	// keyed reduce a BatchReduceOperator.
+	RuntimeMode RuntimeExecutionMode
+	// ProgramName, ProgramArgs, ProgramParallelism and ProgramRuntimeMode
+	// say how the program was started (SetProgram): the runner's choices,
+	// before the program's main made its own. Each JobVertex carries them,
+	// for tasks to rerun the program as it first ran.
 	ProgramName        string
 	ProgramArgs        []string
 	ProgramParallelism int
+	ProgramRuntimeMode RuntimeExecutionMode
 
 	nodes    []*StreamNode // in ID order
 	nodeByID map[int]*StreamNode
@@ -107,12 +115,17 @@ func (g *StreamGraph) streamEdge(out OutEdge) *StreamEdge {
 	return nil
 }
 
-// newStreamGraph returns an empty graph.
-func newStreamGraph(jobName string) *StreamGraph {
-	if jobName == "" {
+// newStreamGraph returns an empty graph, to be built in mode (Streaming
+// or Batch), whose default job name depends on the mode.
+func newStreamGraph(jobName string, mode RuntimeExecutionMode) *StreamGraph {
+	switch {
+	case jobName != "":
+	case mode == Batch:
+		jobName = DefaultBatchJobName
+	default:
 		jobName = DefaultJobName
 	}
-	return &StreamGraph{JobName: jobName, ChainingEnabled: true, nodeByID: make(map[int]*StreamNode)}
+	return &StreamGraph{JobName: jobName, ChainingEnabled: true, RuntimeMode: mode, nodeByID: make(map[int]*StreamNode)}
 }
 
 // StreamNodes returns the nodes in ID order. The slice belongs to the

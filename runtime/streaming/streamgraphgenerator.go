@@ -18,12 +18,16 @@ var ErrNoOperators = errors.New("No operators defined in streaming topology. Can
 //  1. Only transformations that feed an operator or a sink are translated
 //     (a source nobody reads is dropped, as in Flink, where sources are
 //     reached only through their consumers).
-//  2. Each source, operator and sink becomes a StreamNode with the ID of
+//  2. The runtime mode is resolved (shouldExecuteInBatchMode): AUTOMATIC
+//     becomes BATCH when every source of those transformations is bounded,
+//     and BATCH with an unbounded source is an error.
+//  3. Each source, operator and sink becomes a StreamNode with the ID of
 //     its transformation, its name ("Source: "/"Sink: " prefixed), its
 //     parallelism (or the environment's), its max parallelism (or the
 //     default for its parallelism), its slot sharing group (or its input's,
-//     or "default"; a group's resources go to the graph) and co-location key.
-//  3. Each node gets an edge from its input, or from each input of a union
+//     or "default"; a group's resources go to the graph) and co-location
+//     key. In BATCH a keyed reduce becomes a BatchReduceOperator.
+//  4. Each node gets an edge from its input, or from each input of a union
 //     it reads. Partition transformations between the two become the
 //     edge's partitioner (the one nearest the consumer wins); without one,
 //     the edge is FORWARD when both sides have the same parallelism and
@@ -32,13 +36,20 @@ var ErrNoOperators = errors.New("No operators defined in streaming topology. Can
 // Transformations are visited in ID order, which is a topological order:
 // a stream exists before anything reads it.
 func generateStreamGraph(env *StreamExecutionEnvironment, jobName string) (*StreamGraph, error) {
-	g := newStreamGraph(jobName)
-	configureStreamGraph(g, env)
-
 	needed := neededTransformations(env.transformations)
 	if len(needed) == 0 {
 		return nil, ErrNoOperators
 	}
+	batch, err := shouldExecuteInBatchMode(env.runtimeMode, needed)
+	if err != nil {
+		return nil, err
+	}
+	mode := Streaming
+	if batch {
+		mode = Batch
+	}
+	g := newStreamGraph(jobName, mode)
+	configureStreamGraph(g, env)
 
 	uids := make(map[string]*StreamNode)
 	for _, t := range env.transformations {
@@ -110,6 +121,12 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 	case sinkTransformation:
 		name = "Sink: " + name
 	}
+	operator := t.operator
+	if g.RuntimeMode == Batch && operator.Kind == ReduceOperator {
+		// Flink's ReduceTransformationTranslator#translateForBatchInternal:
+		// in BATCH, reduce and the aggregations are not rolling.
+		operator.Kind = BatchReduceOperator
+	}
 	return &StreamNode{
 		ID:               t.id,
 		OperatorName:     name,
@@ -119,7 +136,7 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 		CoLocationGroup:  t.coLocationGroupKey,
 		ChainingStrategy: t.chainingStrategy,
 		Uid:              t.uid,
-		Operator:         t.operator,
+		Operator:         operator,
 		KeySelector:      t.keySelector,
 		OutputType:       t.outputType,
 	}
@@ -224,6 +241,7 @@ func configureStreamGraph(g *StreamGraph, env *StreamExecutionEnvironment) {
 	g.ProgramName = env.program.name
 	g.ProgramArgs = slices.Clone(env.program.args)
 	g.ProgramParallelism = env.program.parallelism
+	g.ProgramRuntimeMode = env.program.runtimeMode
 	g.slotSharingGroups = make(map[string]SlotSharingGroup, len(env.slotSharingGroups))
 	for name, group := range env.slotSharingGroups {
 		g.slotSharingGroups[name] = group

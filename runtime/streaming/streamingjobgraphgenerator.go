@@ -32,7 +32,8 @@ const (
 //     OneInputStreamTaskClass, and a StreamConfig in its Configuration.
 //  3. connect: one JobEdge per chain output, POINTWISE for FORWARD and
 //     RESCALE, ALL_TO_ALL otherwise, its ShipStrategyName the partitioner's
-//     name, its result PIPELINED_BOUNDED.
+//     name, its result PIPELINED_BOUNDED, or BLOCKING when the StreamGraph
+//     was built in BATCH mode (determineResultPartitionType).
 //  4. setSlotSharingAndCoLocation: the resources of the slot sharing groups
 //     the vertices use, and the co-location groups of their heads; then
 //     jobgraph's Validate, whose error (if any) CreateJobGraph returns.
@@ -46,6 +47,9 @@ func CreateJobGraph(streamGraph *StreamGraph) (*jobgraph.JobGraph, error) {
 
 	// Step 2: one JobVertex per chain.
 	jobGraph := jobgraph.New(streamGraph.JobName)
+	if streamGraph.RuntimeMode == Batch {
+		jobGraph.JobType = jobgraph.Batch // Flink: jobGraph.setJobType(streamGraph.getJobType())
+	}
 	for _, chain := range gen.chains {
 		chain.vertex = gen.createJobVertex(chain)
 		jobGraph.AddVertex(chain.vertex)
@@ -53,11 +57,12 @@ func CreateJobGraph(streamGraph *StreamGraph) (*jobgraph.JobGraph, error) {
 
 	// Step 3: connect each chain to the chains its outputs lead to, in the
 	// order of its outputs, which is the order of the data sets it produces.
+	resultType := determineResultPartitionType(streamGraph)
 	for _, chain := range gen.chains {
 		for _, edge := range chain.outEdges {
 			downstream := gen.chainOf[edge.Target.ID].vertex
 			pattern := distributionPattern(edge.Partitioner)
-			jobEdge := downstream.ConnectNewDataSetAsInput(chain.vertex, pattern, jobgraph.PipelinedBounded)
+			jobEdge := downstream.ConnectNewDataSetAsInput(chain.vertex, pattern, resultType)
 			jobEdge.ShipStrategyName = edge.Partitioner.String()
 		}
 	}
@@ -176,6 +181,7 @@ func (gen *jobGraphGenerator) streamConfig(chain *operatorChain) *StreamConfig {
 		ProgramName:        g.ProgramName,
 		ProgramArgs:        g.ProgramArgs,
 		ProgramParallelism: g.ProgramParallelism,
+		ProgramRuntimeMode: g.ProgramRuntimeMode,
 	}
 	for _, node := range chain.nodes {
 		config.ChainedNodeIDs = append(config.ChainedNodeIDs, node.ID)
@@ -282,6 +288,24 @@ func distributionPattern(partitioner StreamPartitioner) jobgraph.DistributionPat
 		return jobgraph.Pointwise
 	}
 	return jobgraph.AllToAll
+}
+
+// determineResultPartitionType is how the data sets between chains are
+// exchanged. It mirrors Flink's
+// StreamingJobGraphGenerator#determineUndefinedResultPartitionType, which
+// follows the StreamGraph's GlobalStreamExchangeMode:
+//
+//	STREAMING  ALL_EDGES_PIPELINED  PIPELINED_BOUNDED: the consumer reads while the producer runs
+//	BATCH      ALL_EDGES_BLOCKING   BLOCKING: the consumer starts when the producer has finished
+//
+// BATCH's mode is Flink's default execution.batch-shuffle-mode,
+// ALL_EXCHANGES_BLOCKING. Edges inside a chain exchange nothing: chaining
+// is the same in both modes.
+func determineResultPartitionType(streamGraph *StreamGraph) jobgraph.ResultPartitionType {
+	if streamGraph.RuntimeMode == Batch {
+		return jobgraph.Blocking
+	}
+	return jobgraph.PipelinedBounded
 }
 
 // NotChainedReasons says, for each JobEdge of jobGraph, which chaining

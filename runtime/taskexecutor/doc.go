@@ -5,8 +5,9 @@
 //	TaskExecutor       → TaskExecutor           (the endpoint; implements gateway.TaskExecutorGateway)
 //	TaskSlotTable      → TaskSlotTableImpl      (which slot is allocated to whom, and its tasks)
 //	TaskSlotState      → TaskSlotState          (ALLOCATED, ACTIVE, RELEASING; a free slot is no entry)
-//	jobTableEntry      → JobTable.Job           (a job we hold slots for, and its JobMaster connection)
+//	jobTableEntry      → JobTable.Job           (a job we hold slots or partitions for, and its JobMaster connection)
 //	jobLeaderService   → DefaultJobLeaderService (finds each job's leader and registers there)
+//	partitionTracker   → TaskExecutorPartitionTrackerImpl (the BLOCKING partitions our tasks produced, per job)
 //
 // The tasks themselves are runtime/taskmanager's. The lesson "TaskManager
 // and the slot model" teaches both packages. The registrations at the
@@ -91,18 +92,49 @@
 // the slot is allocated to the job; each refusal is a TaskSubmissionException
 // (gateway.ErrTaskSubmission) with Flink's text.
 //
+// # Blocking partitions outlive their tasks
+//
+// A pipelined partition goes away by itself once its consumers have read
+// it. A BLOCKING one (gateway.ResultPartitionDeploymentDescriptor's
+// PartitionType, jobgraph.Blocking) is written to files by its producer
+// and may be read any number of times after the producer FINISHED: by
+// consumers deployed later, and again by consumers that are restarted.
+// Only the JobMaster knows when nobody needs it any more, so the
+// TaskExecutor keeps it until told, in its partitionTracker (Flink's
+// TaskExecutorPartitionTrackerImpl):
+//
+//	SubmitTask                     the task's blocking partitions are tracked for its job
+//	                               (Flink: setupResultPartitionBookkeeping)
+//	the task ends FINISHED         they stay, registered and on disk
+//	the task ends otherwise        it released them itself; they are no longer tracked
+//	ReleasePartitions(job, ids)    DEBUG "Releasing Job Partitions [<ids>]": those of ids the job's
+//	                               tasks produced here are released (files deleted); other IDs are ignored
+//	the job's JobManager           DEBUG "Releasing Job Partitions [<ids>] for job <job>": all of the job's
+//	connection closes              are released: DisconnectJobManager, its heartbeat timing out, its
+//	                               leader lost or replaced
+//	Close (and Kill)               every job's are released
+//
+// A job keeps its place in the job table, and its JobManager connection,
+// while it has tracked partitions here, even after its last slot is
+// freed: a batch job may give a producer's slot back as soon as the
+// producer finished, long before its consumers read the partition. The
+// job is closed ("TaskExecutor ... has no more allocated slots for job
+// ...") once it has neither slots nor partitions here, which
+// ReleasePartitions may bring about.
+//
 // # Messages handled
 //
 //	RequestSlot           from the ResourceManager (fenced by its ResourceManagerID, checked here)
-//	SubmitTask, CancelTask, FreeSlot, DisconnectJobManager   from a JobMaster
+//	SubmitTask, CancelTask, FreeSlot, DisconnectJobManager, ReleasePartitions   from a JobMaster
 //	HeartbeatFromJobManager, HeartbeatFromResourceManager    heartbeat requests
 //	leader news           from the HA services (ResourceManager and each job)
 //	task states           from the tasks, through TaskManagerActions
 //
 // FreeSlot fails the slot's tasks; the slot is free once they have stopped
 // (it is RELEASING meanwhile), and then the ResourceManager is told. When a
-// job has no slot left, its JobManager connection is closed, its leader is
-// no longer watched and its cached jars are released.
+// job has no slot and no blocking partition left, its JobManager
+// connection is closed, its leader is no longer watched and its cached
+// jars are released.
 //
 // # Heartbeats
 //
@@ -174,6 +206,20 @@
 //     the TaskExecutor closes is logged at ERROR ("Task did not exit
 //     gracefully within 180 + seconds.") and left running; Flink's
 //     TaskCancelerWatchDog logs the same and kills the TaskManager.
+//   - A job's blocking partitions are released as soon as its JobManager
+//     connection closes. Flink waits until the job's tasks have
+//     terminated (scheduleResultPartitionCleanup), and keeps them when the
+//     connection is lost with job recovery on; here a task that is still
+//     running then fails anyway, and there is no job recovery.
+//   - ReleasePartitions releases only partitions this TaskExecutor tracks
+//     for the job; Flink's hands every given ID to its ShuffleEnvironment.
+//     In the embedded cluster all TaskExecutors share one
+//     ResultPartitionManager, and one must not release another's
+//     partitions. There is no promotePartitions and no
+//     releaseClusterPartitions: no cluster partitions.
+//   - A killed TaskExecutor's blocking partitions are released (their
+//     files deleted), as if they had vanished with the process; a real
+//     kill -9 would leave the files on disk.
 //   - There is no TaskManagerRunner: whoever builds a TaskExecutor (the
 //     MiniCluster, or a TaskManager entrypoint) gives it its services, and
 //     starts the PartitionRequestServer whose address it passes as

@@ -18,3 +18,11 @@ func (te *TaskExecutor) JobTableForTest(ctx context.Context) ([]api.JobID, error
 		return jobs, nil
 	})
 }
+
+// TrackedPartitionsForTest returns the job's BLOCKING partitions the
+// TaskExecutor keeps, for the tests of package taskexecutor_test.
+func (te *TaskExecutor) TrackedPartitionsForTest(ctx context.Context, jobID api.JobID) ([]api.ResultPartitionID, error) {
+	return rpc.CallAsync(ctx, te.Endpoint, func() ([]api.ResultPartitionID, error) {
+		return te.partitionTracker.partitionsFor(jobID), nil
+	})
+}

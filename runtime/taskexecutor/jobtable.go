@@ -12,9 +12,10 @@ import (
 	"flinklab/runtime/rpc"
 )
 
-// jobTableEntry is one job the TaskExecutor holds slots for (Flink's
-// JobTable.Job). It exists from the job's first slot request until its last
-// slot is freed.
+// jobTableEntry is one job the TaskExecutor holds slots or blocking
+// partitions for (Flink's JobTable.Job). It exists from the job's first
+// slot request until its last slot is freed and none of its blocking
+// partitions is kept here any more.
 type jobTableEntry struct {
 	id               api.JobID
 	jobMasterAddress string // as the ResourceManager named it; leader retrieval has the final word
@@ -101,8 +102,10 @@ func (te *TaskExecutor) disconnectJobManagerConnection(job *jobTableEntry, cause
 
 // closeJobManagerConnection ends the job's connection on this side and
 // returns it: the JobMaster's heartbeat is no longer watched, the job's
-// tasks fail, and its active slots become merely allocated (they may be
-// offered to a new leader). Telling the JobMaster is the caller's business.
+// tasks fail, its blocking partitions are released (nobody will tell us
+// when they are no longer needed), and its active slots become merely
+// allocated (they may be offered to a new leader). Telling the JobMaster
+// is the caller's business.
 func (te *TaskExecutor) closeJobManagerConnection(job *jobTableEntry, cause error) *jobManagerConnection {
 	conn := job.connection
 	job.connection = nil
@@ -113,6 +116,7 @@ func (te *TaskExecutor) closeJobManagerConnection(job *jobTableEntry, cause erro
 	for _, task := range te.taskSlotTable.JobTasks(job.id) {
 		task.FailExternally(failure)
 	}
+	te.partitionTracker.stopTrackingAndReleaseJobPartitionsFor(job.id)
 	for _, allocationID := range te.taskSlotTable.ActiveSlots(job.id) {
 		if inactive, err := te.taskSlotTable.MarkSlotInactive(allocationID); err == nil && !inactive {
 			te.freeSlotInternal(allocationID, errors.New("Slot could not be marked inactive."))
@@ -248,9 +252,10 @@ func (te *TaskExecutor) freeSlotInternal(allocationID api.AllocationID, cause er
 }
 
 // closeJobManagerConnectionIfNoAllocatedResources closes a job that has no
-// slots left here.
+// slots left here, and no blocking partitions either: those may still be
+// read, and the JobMaster must still be able to release them.
 func (te *TaskExecutor) closeJobManagerConnectionIfNoAllocatedResources(jobID api.JobID) {
-	if len(te.taskSlotTable.AllocationIDsPerJob(jobID)) > 0 {
+	if len(te.taskSlotTable.AllocationIDsPerJob(jobID)) > 0 || te.partitionTracker.isTrackingPartitionsFor(jobID) {
 		return
 	}
 	if job := te.jobTable[jobID]; job != nil {
@@ -258,10 +263,14 @@ func (te *TaskExecutor) closeJobManagerConnectionIfNoAllocatedResources(jobID ap
 	}
 }
 
-// releaseJobResources frees every slot of the job and stops talking to its
-// JobManager. The job itself is closed when its last slot is free.
+// releaseJobResources releases the job's blocking partitions, frees every
+// slot of the job and stops talking to its JobManager. The job itself is
+// closed when its last slot is free.
 func (te *TaskExecutor) releaseJobResources(jobID api.JobID, cause error) {
 	te.logger.Debug(fmt.Sprintf("Releasing job resources for job %s.", jobID), "cause", cause.Error())
+	if te.partitionTracker.isTrackingPartitionsFor(jobID) {
+		te.partitionTracker.stopTrackingAndReleaseJobPartitionsFor(jobID)
+	}
 	for _, allocationID := range te.taskSlotTable.AllocationIDsPerJob(jobID) {
 		te.freeSlotInternal(allocationID, cause)
 	}

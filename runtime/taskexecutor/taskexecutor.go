@@ -140,6 +140,9 @@ type TaskExecutor struct {
 	slotTickets  uint64
 	slotOffers   uint64 // numbers the slot offers
 	stopping     bool
+	// partitionTracker remembers the BLOCKING partitions the tasks
+	// produced, per job, until they are released.
+	partitionTracker *partitionTracker
 	// The heartbeat managers (receivers: the JobMasters and the
 	// ResourceManager ask, we answer), one target per connection.
 	jobManagerHeartbeatManager      heartbeat.HeartbeatManager[gateway.AllocatedSlotReport, gateway.TaskExecutorToJobManagerHeartbeatPayload]
@@ -194,6 +197,7 @@ func New(cfg Config, deps Deps) (*TaskExecutor, error) {
 	te.cfg = cfg
 	te.logger = cfg.Logger.With("logger", "TaskExecutor")
 	te.taskSlotTable = NewTaskSlotTable[*taskmanager.Task](cfg.NumberOfSlots, cfg.TotalResourceProfile, cfg.DefaultSlotProfile, cfg.Logger)
+	te.partitionTracker = newPartitionTracker(te.releasePartitionsLocally, cfg.Logger.With("logger", "TaskExecutorPartitionTrackerImpl"))
 	te.jobLeaderService = &jobLeaderService{
 		owner:      te.Endpoint,
 		logger:     cfg.Logger.With("logger", "DefaultJobLeaderService"),
@@ -372,6 +376,9 @@ func (te *TaskExecutor) onStop() shutdown {
 		task.FailExternally(stop.cause)
 		stop.tasks = append(stop.tasks, task)
 	}
+	// Closing a JobManager connection released that job's partitions;
+	// whatever is left goes now.
+	te.partitionTracker.stopTrackingAndReleaseAllPartitions()
 	return stop
 }
 
@@ -430,6 +437,10 @@ func (te *TaskExecutor) onKill() []*taskmanager.Task {
 		task.FailExternally(killed)
 		tasks = append(tasks, task)
 	}
+	// A dead process's partitions cannot be read any more. Its files
+	// would stay on its disk; here they are deleted, so that no consumer
+	// reads from a dead TaskExecutor and nothing is left behind.
+	te.partitionTracker.stopTrackingAndReleaseAllPartitions()
 	return tasks
 }
 
@@ -557,7 +568,41 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 		return newException(gateway.ErrTaskSubmission, err, "Could not submit task.")
 	}
 	task.Start()
+	te.setupResultPartitionBookkeeping(task)
 	return nil
+}
+
+// setupResultPartitionBookkeeping starts tracking the BLOCKING partitions
+// a task will produce: they outlive the task, until the JobMaster releases
+// them (ReleasePartitions) or the TaskExecutor lets go of the job. If the
+// task does not finish it releases them itself, and they are forgotten
+// (unregisterTaskAndNotifyFinalState). Pipelined partitions release
+// themselves once consumed and are not tracked. Flink:
+// TaskExecutor#setupResultPartitionBookkeeping.
+func (te *TaskExecutor) setupResultPartitionBookkeeping(task *taskmanager.Task) {
+	for _, id := range blockingPartitionsOf(task) {
+		te.partitionTracker.startTrackingPartition(task.JobID(), id)
+	}
+}
+
+// blockingPartitionsOf returns the IDs of the BLOCKING partitions a task
+// produces.
+func blockingPartitionsOf(task *taskmanager.Task) []api.ResultPartitionID {
+	var ids []api.ResultPartitionID
+	for _, pdd := range task.ProducedPartitions() {
+		if pdd.PartitionType.IsBlocking() {
+			ids = append(ids, pdd.PartitionID)
+		}
+	}
+	return ids
+}
+
+// releasePartitionsLocally releases partitions in the data plane; the
+// partition tracker calls it.
+func (te *TaskExecutor) releasePartitionsLocally(ids ...api.ResultPartitionID) {
+	if te.deps.Shuffle != nil {
+		te.deps.Shuffle.ReleasePartitionsLocally(ids...)
+	}
 }
 
 // createTask creates the Task of a deployment, in state CREATED, with the
@@ -644,6 +689,22 @@ func (te *TaskExecutor) DisconnectJobManager(ctx context.Context, jobID api.JobI
 			return nil
 		}
 		te.disconnectJobManager(job, cause)
+		return nil
+	})
+}
+
+// ReleasePartitions releases the job's BLOCKING partitions among
+// partitionIDs that this TaskExecutor's tasks produced: the JobMaster knows
+// that no consumer will read them again. Their files are deleted. IDs it
+// does not track are ignored: unknown ones, pipelined ones, and, in the
+// embedded cluster where every TaskExecutor shares one
+// ResultPartitionManager, those of other TaskExecutors. A job that has
+// neither slots nor partitions here any more is then closed. Flink:
+// TaskExecutor#releasePartitions.
+func (te *TaskExecutor) ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error {
+	return te.callAsync(ctx, func() error {
+		te.partitionTracker.stopTrackingAndReleaseJobPartitions(jobID, partitionIDs)
+		te.closeJobManagerConnectionIfNoAllocatedResources(jobID)
 		return nil
 	})
 }

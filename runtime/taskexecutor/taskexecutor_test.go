@@ -45,6 +45,8 @@ type harness struct {
 	trace      *trace.Recorder
 	faults     *fault.Injector // nothing armed unless a test arms it
 	logs       *logbuf.Buffer
+	shuffle    *network.ShuffleEnvironment
+	tmpDir     string // where the shuffle writes blocking partitions
 	te         *taskexecutor.TaskExecutor
 }
 
@@ -94,7 +96,8 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	require.NoError(t, err)
 	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{StorageDir: t.TempDir(), Source: h.blobServer, Logger: discard()})
 	require.NoError(t, err)
-	shuffle, err := network.NewShuffleEnvironment(network.Config{})
+	h.tmpDir = t.TempDir()
+	h.shuffle, err = network.NewShuffleEnvironment(network.Config{TmpDir: h.tmpDir})
 	require.NoError(t, err)
 
 	var ha highavailability.Services = h.ha
@@ -108,7 +111,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		Heartbeat:          opts.heartbeat,
 		DataAddress:        opts.dataAddress,
 		Logger:             slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: shuffle, Trace: h.trace, Faults: h.faults})
+	}, taskexecutor.Deps{RPC: h.rpc, HA: ha, BlobCache: cache, Shuffle: h.shuffle, Trace: h.trace, Faults: h.faults})
 	require.NoError(t, err)
 	require.NoError(t, h.te.Start())
 	t.Cleanup(func() {

@@ -41,13 +41,17 @@ func (te *TaskExecutor) updateTaskExecutionState(conn *jobManagerConnection, sta
 }
 
 // unregisterTaskAndNotifyFinalState takes a task that has ended out of its
-// slot and tells the JobMaster its final state. A slot that was waiting for
-// its last task to stop is freed now.
+// slot and tells the JobMaster its final state. The blocking partitions of
+// a task that did not finish are no longer tracked: the task released them.
+// A slot that was waiting for its last task to stop is freed now.
 func (te *TaskExecutor) unregisterTaskAndNotifyFinalState(conn *jobManagerConnection, state gateway.TaskExecutionState) {
 	task, ok := te.taskSlotTable.RemoveTask(state.AttemptID)
 	if !ok {
 		te.logger.Error(fmt.Sprintf("Cannot find task with ID %s to unregister.", state.AttemptID))
 		return
+	}
+	if state.State != api.ExecutionFinished {
+		te.partitionTracker.stopTrackingPartitions(task.JobID(), blockingPartitionsOf(task))
 	}
 	te.logger.Info(fmt.Sprintf("Un-registering task and sending final execution state %s to JobManager for task %s %s.",
 		state.State, task.TaskNameWithSubtaskAndAttempt(), state.AttemptID))

@@ -26,9 +26,10 @@
 //     (step m10). A missing or corrupted jar fails the task.
 //  3. The invokable class is resolved by name; an unknown name fails the
 //     task with "Could not load the task's invokable class.".
-//  4. The produced partitions and the input gates are created through the
-//     ShuffleEnvironment; creating a partition registers it, so the
-//     consumers can find it.
+//  4. The produced partitions, each of its descriptor's type
+//     (PIPELINED_BOUNDED or BLOCKING), and the input gates are created
+//     through the ShuffleEnvironment; creating a partition registers it, so
+//     the consumers can find it.
 //  5. The invokable is created with its Environment.
 //  6. DEPLOYING → INITIALIZING, then Restore: state is restored and the
 //     operators are opened. An operator whose open fails takes the task
@@ -37,7 +38,8 @@
 //     JobMaster learns the task runs), then Invoke processes records until
 //     the inputs end. User code that fails here takes the task from
 //     RUNNING to FAILED.
-//  8. The partitions are finished (consumers read EndOfPartition), then
+//  8. The partitions are finished (consumers read EndOfPartition; a
+//     blocking partition's files are complete and readable now), then
 //     RUNNING → FINISHED.
 //
 // The states, with the moves a Task makes (see api.ExecutionState):
@@ -57,8 +59,10 @@
 //
 // When the task ends, its input gates are closed. The partitions of a task
 // that failed are failed, so their consumers stop with the cause; those of
-// a cancelled task are released; a finished partition stays until its
-// consumers have read it.
+// a cancelled task are released; either way a blocking partition's files
+// are deleted. A finished task's partitions stay: a pipelined one until
+// its consumers have read it, a blocking one, which may be read any number
+// of times, until the TaskExecutor releases it (see package taskexecutor).
 //
 // # Cancelling and failing from outside
 //

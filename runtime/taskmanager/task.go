@@ -174,6 +174,13 @@ func (t *Task) JobID() api.JobID { return t.tdd.JobID }
 // TaskInfo returns the description of the task's JobVertex.
 func (t *Task) TaskInfo() gateway.TaskInformation { return t.tdd.TaskInfo }
 
+// ProducedPartitions returns the descriptors of the partitions the task
+// writes, as its deployment descriptor lists them. The caller must not
+// change them.
+func (t *Task) ProducedPartitions() []gateway.ResultPartitionDeploymentDescriptor {
+	return t.tdd.ProducedPartitions
+}
+
 // TaskNameWithSubtaskAndAttempt returns the task's log name, e.g.
 // "Map (2/4)#0".
 func (t *Task) TaskNameWithSubtaskAndAttempt() string { return t.taskNameWithSubtask }
@@ -474,8 +481,9 @@ func (t *Task) loadUserJars() ([]string, error) {
 	return paths, nil
 }
 
-// setupPartitionsAndGates creates the partitions the task writes and the
-// gates it reads, in the order of the deployment descriptor (Flink's
+// setupPartitionsAndGates creates the partitions the task writes, each of
+// its descriptor's type (PIPELINED_BOUNDED or BLOCKING), and the gates it
+// reads, in the order of the deployment descriptor (Flink's
 // Task#setupPartitionsAndGates). Creating a partition registers it, so its
 // consumers can find it.
 func (t *Task) setupPartitionsAndGates() error {
@@ -484,7 +492,7 @@ func (t *Task) setupPartitionsAndGates() error {
 			t.taskNameWithSubtask)
 	}
 	for _, pdd := range t.tdd.ProducedPartitions {
-		partition, err := t.shuffle.CreateResultPartition(pdd.PartitionID, pdd.NumberOfSubpartitions)
+		partition, err := t.shuffle.CreateResultPartitionWriter(pdd)
 		if err != nil {
 			return err
 		}
@@ -545,8 +553,13 @@ func (t *Task) traceFailure(from api.ExecutionState, err error) {
 
 // releaseResources frees the task's data plane (Flink's
 // Task#releaseResources). The partitions of a task that did not finish are
-// failed (or, when cancelled, released), so their consumers stop; a
-// finished partition stays registered until its consumers have read it.
+// failed (or, when cancelled, released), so their consumers stop, and a
+// blocking one's files are deleted. A finished task's partitions stay
+// registered: a pipelined one until its consumers have read it, a
+// blocking one until the TaskExecutor releases it
+// (ShuffleEnvironment.ReleasePartitionsLocally), which it does when the
+// JobMaster says no consumer needs it any more, or when it lets go of the
+// job.
 func (t *Task) releaseResources() {
 	t.logger.Info(fmt.Sprintf("Freeing task resources for %s (%s).", t.taskNameWithSubtask, t.ExecutionID()))
 	switch t.State() {

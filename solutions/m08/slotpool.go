@@ -51,7 +51,7 @@ func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.S
 			SlotIndex:       offer.SlotIndex,
 			ResourceProfile: offer.ResourceProfile,
 		}
-		p.slots[offer.AllocationID] = &heldSlot{slot: slot, request: request.id}
+		p.slots[offer.AllocationID] = &heldSlot{slot: slot, request: request.id, batch: request.batch}
 		p.order = append(p.order, offer.AllocationID)
 		accepted = append(accepted, offer)
 		request.fulfill(slot)

@@ -47,5 +47,6 @@ func (te *TaskExecutor) submitTask(tdd gateway.TaskDeploymentDescriptor, jobMast
 		return newException(gateway.ErrTaskSubmission, err, "Could not submit task.")
 	}
 	task.Start()
+	te.setupResultPartitionBookkeeping(task)
 	return nil
 }

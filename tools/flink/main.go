@@ -69,7 +69,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	_ "flinklab/runtime/examples/sharing"   // the programs a job jar may name
+	_ "flinklab/runtime/examples/pipelines" // the programs a job jar may name
+	_ "flinklab/runtime/examples/sharing"   //
 	_ "flinklab/runtime/examples/ticker"    //
 	_ "flinklab/runtime/examples/wordcount" //
 	_ "flinklab/runtime/streaming/tasks"    // the streaming runtime, on the TaskExecutors' "class path"

@@ -50,6 +50,9 @@ type Config struct {
 	StartUpPeriod time.Duration
 	// RestartStrategy holds the restart-strategy.* options of every job.
 	RestartStrategy failover.Config
+	// FailoverStrategy is jobmanager.execution.failover-strategy of every
+	// job: "region" (the default, also when empty) or "full".
+	FailoverStrategy string
 	// SlotRequestTimeout is slot.request.timeout of every job.
 	SlotRequestTimeout time.Duration
 	// REST configures the REST endpoint; nil means the component has
@@ -188,6 +191,7 @@ func jobManagerRunnerFactory(cfg Config, deps Deps) func(*jobgraph.JobGraph) (jo
 		RPCTimeout:         cfg.RPCTimeout,
 		Registration:       cfg.Registration,
 		RestartStrategy:    cfg.RestartStrategy,
+		FailoverStrategy:   cfg.FailoverStrategy,
 		Heartbeat:          cfg.Heartbeat,
 		SlotRequestTimeout: cfg.SlotRequestTimeout,
 		Logger:             cfg.Logger,

@@ -72,3 +72,46 @@ func TestWordCountOnACluster(t *testing.T) {
 		})
 	}
 }
+
+// WordCount in BATCH mode on a real MiniCluster: its HASH exchange is
+// BLOCKING, so the counting stage starts once every tokenizer has
+// finished, reads the files they left, and prints one final count per
+// word.
+func TestBatchWordCountOnACluster(t *testing.T) {
+	want := map[string]int{}
+	for _, word := range referenceWords(wordcount.Text()) {
+		want[word]++
+	}
+	synctest.Test(t, func(t *testing.T) {
+		cluster, err := minicluster.New(minicluster.Config{
+			NumTaskManagers: 2, NumSlotsPerTaskManager: 1,
+			WorkingDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler),
+		})
+		require.NoError(t, err)
+		require.NoError(t, cluster.Start())
+		defer cluster.Close()
+		wordcount.Results.Clear()
+
+		plan, err := streaming.PlanProgram(wordcount.ProgramClass,
+			[]string{"--output", wordcount.OutputCollect, "--execution-mode", "batch"}, 4)
+		require.NoError(t, err)
+		job, err := plan.JobGraph()
+		require.NoError(t, err)
+		jar, err := wordcount.Jar()
+		require.NoError(t, err)
+		require.NoError(t, cluster.UploadJar(job, jar))
+
+		jobID, err := cluster.SubmitJob(context.Background(), job)
+		require.NoError(t, err)
+		result, err := cluster.RequestJobResult(context.Background(), jobID)
+		require.NoError(t, err)
+		require.Equal(t, api.JobFinished, result.JobStatus, result.FailureCause)
+		got := map[string]int{}
+		for _, r := range wordcount.Results.Values() {
+			_, twice := got[r.F0]
+			assert.False(t, twice, "%q counted twice: BATCH emits one final count per word", r.F0)
+			got[r.F0] = r.F1
+		}
+		assert.Equal(t, want, got)
+	})
+}

@@ -59,9 +59,17 @@
 //
 // The arguments are Flink's "--key value" pairs:
 //
-//	--input <resource>   the text resource to count (default TextResource)
-//	--output print       print every running count, "(word,n)" (the default)
-//	--output collect     append every running count to Results
+//	--input <resource>          the text resource to count (default TextResource)
+//	--output print              print every count, "(word,n)" (the default)
+//	--output collect            append every count to Results
+//	--execution-mode STREAMING  a running count after every word (the default)
+//	--execution-mode BATCH      one final count per word
+//	--execution-mode AUTOMATIC  BATCH, as the text is a bounded source
+//
+// The mode is Flink's execution.runtime-mode, and is read as Flink reads
+// it: in any case ("batch" is BATCH); an unknown mode fails the job at
+// submission with Flink's "Could not parse value 'bacth' for key
+// 'execution.runtime-mode'." and the modes it expected.
 //
 // To see the plan without a cluster, plan the program as the JobManager
 // does:
@@ -69,22 +77,34 @@
 //	sg, err := streaming.PlanProgram("wordcount", []string{"--output", "collect"}, 4)
 //	jg, err := sg.JobGraph()
 //
+// # Streaming and batch
+//
+// By default WordCount is a streaming job: both tasks run at once, the
+// words flow through a PIPELINED_BOUNDED exchange, and the counter emits
+// the running count after every word: "the" arrives as (the,1), (the,2),
+// … up to its final count. With --execution-mode BATCH the plan keeps its
+// two chains, but the exchange between them is BLOCKING: the counting task
+// starts once the tokenizing tasks have finished (the stages run one after
+// the other), and it emits one count per word at the end of its input,
+// (the,245), as Flink's BatchGroupedReduceOperator does:
+//
+//	"Source: file-input -> tokenizer" ─ALL_TO_ALL, HASH, BLOCKING─► "counter -> Sink: print-sink"
+//
 // # Reading the results
 //
-// WordCount is a streaming job, so the counter emits the running count
-// after every word: "the" arrives as (the,1), (the,2), … up to its final
-// count. FinalCounts keeps the last count of each word and Top orders them.
-// With --output collect on a MiniCluster, where every task runs in the test's
-// process, Results holds every record; on a cluster of several processes
-// each process collects its own share.
+// FinalCounts keeps the last count of each word, whichever the mode, and
+// Top orders them. With --output collect on a MiniCluster, where every
+// task runs in the test's process, Results holds every record; on a
+// cluster of several processes each process collects its own share.
 //
 // # Differs from Flink
 //
 //   - --input names a resource inside the job jar, not a file system path,
 //     and --output picks print or collect instead of a path for a FileSink.
-//   - Flink's example can run in BATCH execution mode, where the counter
-//     emits only final counts; here the job is always a streaming job and
-//     emits running counts.
+//   - In BATCH mode the counter keeps every word in memory and emits the
+//     final counts in the order the words first arrived; Flink sorts the
+//     counter's input by key and emits each word's count as soon as the
+//     next word begins. The results are the same.
 //   - Without class loading the program is found by name: the jar's
 //     Program-Class "wordcount" is the name RegisterProgram was given in
 //     this package's init, so the binary that runs the cluster must import

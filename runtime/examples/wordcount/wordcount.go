@@ -40,9 +40,10 @@ var text string
 
 // Results is the sink of --output collect. It is package-level because the
 // runtime plans the program again in every task (streaming.PlanProgram) and
-// must find the same sink each time. It receives a running count after
-// every word, so a word that occurs n times arrives n times, as (w,1) …
-// (w,n); FinalCounts keeps the last. Clear it before running the job again.
+// must find the same sink each time. In STREAMING it receives a running
+// count after every word, so a word that occurs n times arrives n times,
+// as (w,1) … (w,n); FinalCounts keeps the last. In BATCH it receives (w,n)
+// once per word. Clear it before running the job again.
 var Results streaming.CollectSink[streaming.Tuple2[string, int]]
 
 func init() { streaming.RegisterProgram(ProgramClass, Program) }
@@ -54,13 +55,19 @@ func init() { streaming.RegisterProgram(ProgramClass, Program) }
 //
 // Its arguments, in Flink's "--key value" style:
 //
-//	--input <resource>   a text resource of the job jar (default TextResource)
-//	--output <sink>      print (default) or collect (into Results)
+//	--input <resource>        a text resource of the job jar (default TextResource)
+//	--output <sink>           print (default) or collect (into Results)
+//	--execution-mode <mode>   STREAMING (default), BATCH or AUTOMATIC, in any case
 func Program(env *streaming.StreamExecutionEnvironment, args []string) error {
 	params, err := parseArgs(args)
 	if err != nil {
 		return err
 	}
+
+	// The runtime mode, as Flink's example sets it from its arguments. In
+	// BATCH the counter emits one final count per word, and the exchange
+	// between the two tasks is BLOCKING.
+	env.SetRuntimeMode(params.executionMode)
 
 	// The source: one record per line of the resource. The task reads it
 	// from the jar it fetched from the BlobServer (step m10).
@@ -72,7 +79,7 @@ func Program(env *streaming.StreamExecutionEnvironment, args []string) error {
 
 	// KeyBy sends every occurrence of a word to the one subtask that owns
 	// the word's key group; Sum(1) adds up F1 per word and emits the
-	// running count after each record.
+	// running count after each record (in BATCH, the final count once).
 	counts := streaming.KeyBy(words, word).Sum(1).Name("counter")
 
 	switch params.output {
@@ -86,18 +93,22 @@ func Program(env *streaming.StreamExecutionEnvironment, args []string) error {
 
 // params are the program's parsed arguments.
 type params struct {
-	input  string
-	output string
+	input         string
+	output        string
+	executionMode streaming.RuntimeExecutionMode
 }
 
-// parseArgs reads --input and --output. Unknown flags, stray arguments and
-// unknown sinks are errors, which fail the job at submission.
+// parseArgs reads --input, --output and --execution-mode. Unknown flags,
+// stray arguments, unknown sinks and unknown modes are errors, which fail
+// the job at submission.
 func parseArgs(args []string) (params, error) {
 	flags := flag.NewFlagSet(ProgramClass, flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	var p params
+	var executionMode string
 	flags.StringVar(&p.input, "input", TextResource, "a text resource of the job jar")
 	flags.StringVar(&p.output, "output", OutputPrint, "print or collect")
+	flags.StringVar(&executionMode, "execution-mode", streaming.Streaming.String(), "STREAMING, BATCH or AUTOMATIC")
 	if err := flags.Parse(args); err != nil {
 		return params{}, fmt.Errorf("wordcount: %w", err)
 	}
@@ -107,6 +118,11 @@ func parseArgs(args []string) (params, error) {
 	case p.output != OutputPrint && p.output != OutputCollect:
 		return params{}, fmt.Errorf("wordcount: --output %q: want %q or %q", p.output, OutputPrint, OutputCollect)
 	}
+	mode, err := streaming.ParseRuntimeExecutionMode(executionMode)
+	if err != nil {
+		return params{}, fmt.Errorf("wordcount: --execution-mode %q: %w", executionMode, err)
+	}
+	p.executionMode = mode
 	return p, nil
 }
 
@@ -157,7 +173,8 @@ func Jar() ([]byte, error) {
 
 // FinalCounts turns the running counts the sink received into the count
 // of each word: the largest count seen for it. Counts only grow, and the
-// records of one word all come from one subtask, in order.
+// records of one word all come from one subtask, in order. The one count
+// per word of a BATCH run is its own final count.
 func FinalCounts(records []streaming.Tuple2[string, int]) map[string]int {
 	counts := make(map[string]int)
 	for _, r := range records {

@@ -252,12 +252,64 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"--parallelism", "2"}, "flag provided but not defined: -parallelism"},
 		{[]string{"--output"}, "flag needs an argument: -output"},
 		{[]string{"hamlet.txt"}, `unexpected argument "hamlet.txt"`},
+		{[]string{"--execution-mode", "bacth"}, `--execution-mode "bacth": Could not parse value 'bacth' for key 'execution.runtime-mode'. ` +
+			"Caused by: Could not parse value for enum class org.apache.flink.api.common.RuntimeExecutionMode. Expected one of: [[STREAMING, BATCH, AUTOMATIC]]"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			_, err := streaming.PlanProgram(wordcount.ProgramClass, tt.args, 1)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("PlanProgram(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestExecutionModeArgument: --execution-mode chooses the runtime mode, in
+// any case, as Flink's example does. BATCH (and AUTOMATIC, as the text is
+// bounded) keeps the two chains, makes the exchange between them BLOCKING
+// and the counter emit only final counts.
+func TestExecutionModeArgument(t *testing.T) {
+	tests := []struct {
+		args           []string
+		wantMode       streaming.RuntimeExecutionMode
+		wantCounter    streaming.OperatorKind
+		wantResultType jobgraph.ResultPartitionType
+	}{
+		{nil, streaming.Streaming, streaming.ReduceOperator, jobgraph.PipelinedBounded},
+		{[]string{"--execution-mode", "STREAMING"}, streaming.Streaming, streaming.ReduceOperator, jobgraph.PipelinedBounded},
+		{[]string{"--execution-mode", "BATCH"}, streaming.Batch, streaming.BatchReduceOperator, jobgraph.Blocking},
+		{[]string{"--execution-mode", "batch"}, streaming.Batch, streaming.BatchReduceOperator, jobgraph.Blocking},
+		{[]string{"--execution-mode", "Automatic"}, streaming.Batch, streaming.BatchReduceOperator, jobgraph.Blocking},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			sg, err := streaming.PlanProgram(wordcount.ProgramClass, tt.args, 2)
+			if err != nil {
+				t.Fatalf("PlanProgram: %v", err)
+			}
+			if sg.RuntimeMode != tt.wantMode {
+				t.Errorf("runtime mode %v, want %v", sg.RuntimeMode, tt.wantMode)
+			}
+			if got := sg.StreamNode(4).Operator.Kind; got != tt.wantCounter {
+				t.Errorf("the counter runs a %v, want a %v", got, tt.wantCounter)
+			}
+			jg, err := sg.JobGraph()
+			if err != nil {
+				t.Fatalf("JobGraph: %v", err)
+			}
+			if jg.Name != wordcount.JobName {
+				t.Errorf("job name %q, want %q", jg.Name, wordcount.JobName)
+			}
+			var names []string
+			for _, v := range jg.Vertices() {
+				names = append(names, v.Name)
+			}
+			if diff := cmp.Diff([]string{"Source: file-input -> tokenizer", "counter -> Sink: print-sink"}, names); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
+			}
+			if got := jg.Vertices()[1].Inputs()[0].Source.ResultType; got != tt.wantResultType {
+				t.Errorf("the exchange is %v, want %v", got, tt.wantResultType)
 			}
 		})
 	}

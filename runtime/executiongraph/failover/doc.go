@@ -13,6 +13,8 @@
 //	FailoverStrategy                        → FailoverStrategy                     (which tasks)
 //	  RestartAllFailoverStrategy            → RestartAllFailoverStrategy
 //	  RestartPipelinedRegionFailoverStrategy → RestartPipelinedRegionFailoverStrategy
+//	ResultPartitionAvailabilityChecker      → ResultPartitionAvailabilityChecker
+//	LoadFailoverStrategy                    → FailoverStrategyFactoryLoader        (jobmanager.execution.failover-strategy)
 //	ExecutionFailureHandler                 → ExecutionFailureHandler              (asks both)
 //	FailureHandlingResult                   → FailureHandlingResult
 //	JobException, SuppressRestartsError     → JobException, SuppressRestartsException
@@ -41,8 +43,9 @@
 // it sees every failure and keeps the score. The failover strategy
 // (jobmanager.execution.failover-strategy) is about the job's shape: full
 // restarts every task (RestartAllFailoverStrategy), region, the default,
-// restarts the failed task's pipelined region and the regions downstream
-// of it (RestartPipelinedRegionFailoverStrategy). A region is a set of
+// restarts the failed task's pipelined region, the regions downstream of
+// it, and the producers of inputs that cannot be read again
+// (RestartPipelinedRegionFailoverStrategy). A region is a set of
 // subtasks joined by pipelined exchanges: where the exchanges are
 // all-to-all (keyBy, rebalance), all their subtasks form one region and
 // both strategies restart everything; where they are forward only, each
@@ -164,11 +167,16 @@
 //     the precedence of job over cluster configuration are the caller's.
 //   - Durations are read in Flink's syntax or Go's ("1m30s", "1.5s"); the
 //     ISO-8601 form ("PT1S") that some Flink versions also read is not.
-//   - The region strategy takes each subtask's region and consumers as
-//     functions instead of a SchedulingTopology, and assumes every finished
-//     result is still there: Flink also restarts the producer region of an
-//     input that is lost or corrupt (after a PartitionException, say).
-//     There is no RestartIndividualFailoverStrategy.
+//   - The region strategy reads the ExecutionGraph and its regions instead
+//     of a SchedulingTopology. It learns that a result is lost from its
+//     ResultPartitionAvailabilityChecker (the scheduler's partition
+//     tracker, which forgets the results of a TaskManager that is gone),
+//     not from the failure: Flink also marks the partition named by a
+//     PartitionException (a consumer that could not read it) as lost for
+//     that one decision. Its two log lines are the ones Flink's strategy
+//     wrote up to 1.16 ("Calculating tasks to restart …", "… tasks should
+//     be restarted …"); newer Flink logs only the scheduler's "… tasks will
+//     be restarted …". There is no RestartIndividualFailoverStrategy.
 //   - The handler does not label failures (FailureEnricher) or report them
 //     as metrics or spans. A failure is unrecoverable when its chain holds a
 //     *SuppressRestartsError, not when an exception class is annotated

@@ -1,23 +1,16 @@
 package failover
 
-import "errors"
+import (
+	"errors"
+
+	"flinklab/runtime/api"
+)
 
 // JobException is Flink's org.apache.flink.runtime.JobException: the error a
 // job fails with when the ExecutionFailureHandler will not restart it,
 // wrapping the failure that caused it, so errors.Is and errors.As reach it.
-type JobException struct {
-	Message string
-	Cause   error
-}
-
-func (e *JobException) Error() string {
-	if e.Cause == nil {
-		return "JobException: " + e.Message
-	}
-	return "JobException: " + e.Message + ": " + e.Cause.Error()
-}
-
-func (e *JobException) Unwrap() error { return e.Cause }
+// It is api.JobException, which the ExecutionGraph also fails with.
+type JobException = api.JobException
 
 // suppressRestartsMessage is the message of Flink's
 // SuppressRestartsException when it is given only a cause.

@@ -88,9 +88,9 @@ func TestSuppressRestartsErrorWithMessage(t *testing.T) {
 }
 
 func TestExecutionFailureHandlerGlobalFailureRestartsEverything(t *testing.T) {
-	tp := newRegionTopology()
-	all := tp.all()
-	regions := failover.NewRestartPipelinedRegionFailoverStrategy(all, tp.regionOf, tp.consumersOf)
+	j := newRegionJob(t)
+	all := j.all()
+	regions := failover.NewRestartPipelinedRegionFailoverStrategy(j.graph, j.regions, j.producedBy(j.a, j.b), nil)
 	h := failover.NewExecutionFailureHandler(all, regions, mustFixedDelay(t, 5, time.Second))
 
 	global := h.HandleFailure(nil, errBoom, t0)
@@ -99,9 +99,9 @@ func TestExecutionFailureHandlerGlobalFailureRestartsEverything(t *testing.T) {
 	assert.Nil(t, global.FailingVertex)
 	assert.Equal(t, all, global.VerticesToRestart, "a global failure ignores the regions")
 
-	task := h.HandleFailure(&tp.b[1], errBoom, t0.Add(time.Minute))
+	task := h.HandleFailure(&j.b[1], errBoom, t0.Add(time.Minute))
 	assert.False(t, task.GlobalFailure)
-	assert.Equal(t, slices.Concat(tp.b, tp.c), task.VerticesToRestart)
+	assert.Equal(t, slices.Concat(j.b[1:], j.c), task.VerticesToRestart)
 	assert.Equal(t, int64(2), task.NumberOfRestarts)
 }
 

@@ -16,6 +16,7 @@ type TaskExecutorGateway struct {
 	CancelTaskFunc           func(ctx context.Context, attemptID api.ExecutionAttemptID) error
 	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, cause error) error
 	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, cause error) error
+	ReleasePartitionsFunc    func(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error
 
 	HeartbeatFromJobManagerFunc      func(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error
 	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
@@ -60,6 +61,14 @@ func (f *TaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.All
 func (f *TaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
 	if f.DisconnectJobManagerFunc != nil {
 		return f.DisconnectJobManagerFunc(ctx, jobID, cause)
+	}
+	return nil
+}
+
+// ReleasePartitions calls ReleasePartitionsFunc, or succeeds.
+func (f *TaskExecutorGateway) ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error {
+	if f.ReleasePartitionsFunc != nil {
+		return f.ReleasePartitionsFunc(ctx, jobID, partitionIDs)
 	}
 	return nil
 }

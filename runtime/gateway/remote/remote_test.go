@@ -113,7 +113,7 @@ var (
 			InvokableClassName: "StreamTask", TaskConfiguration: map[string]string{"operator": "map"},
 		},
 		UserJarBlobKeys:    []blob.PermanentBlobKey{blob.KeyOf([]byte("wordcount.jar"))},
-		ProducedPartitions: []gateway.ResultPartitionDeploymentDescriptor{{PartitionID: partitionID, NumberOfSubpartitions: 4}},
+		ProducedPartitions: []gateway.ResultPartitionDeploymentDescriptor{{PartitionID: partitionID, NumberOfSubpartitions: 4, PartitionType: jobgraph.Blocking}},
 		InputGates: []gateway.InputGateDeploymentDescriptor{{
 			ConsumedResultID: api.NewIntermediateDataSetID(), ConsumedSubpartitionIndex: 2,
 			ShuffleDescriptors: []gateway.ShuffleDescriptor{{ResultPartitionID: partitionID, ProducerLocation: tmID}},
@@ -529,6 +529,21 @@ var roundTrips = map[string]func(t *testing.T){
 		require.NoError(t, g.DisconnectJobManager(testContext(t), jobID, heartbeatTimeout))
 		assert.Equal(t, jobID, got)
 		assertTimeoutCause(t, gotCause)
+	},
+	"TaskExecutorGateway.ReleasePartitions": func(t *testing.T) {
+		other := api.ResultPartitionID{
+			PartitionID: api.IntermediateResultPartitionID{IntermediateDataSetID: api.NewIntermediateDataSetID(), PartitionNum: 0},
+			ProducerID:  attemptID,
+		}
+		var got []any
+		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
+			ReleasePartitionsFunc: func(_ context.Context, job api.JobID, ids []api.ResultPartitionID) error {
+				got = []any{job, ids}
+				return nil
+			},
+		})
+		require.NoError(t, g.ReleasePartitions(testContext(t), jobID, []api.ResultPartitionID{partitionID, other}))
+		assert.Equal(t, []any{jobID, []api.ResultPartitionID{partitionID, other}}, got)
 	},
 	"TaskExecutorGateway.HeartbeatFromJobManager": func(t *testing.T) {
 		var got []any

@@ -34,6 +34,10 @@ func (s taskExecutorStub) DisconnectJobManager(ctx context.Context, jobID api.Jo
 	return s.inv.Call(ctx, "DisconnectJobManager", jobID, cause)
 }
 
+func (s taskExecutorStub) ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error {
+	return s.inv.Call(ctx, "ReleasePartitions", jobID, partitionIDs)
+}
+
 func (s taskExecutorStub) HeartbeatFromJobManager(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error {
 	return s.inv.Call(ctx, "HeartbeatFromJobManager", resourceID, payload)
 }

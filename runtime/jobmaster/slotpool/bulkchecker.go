@@ -42,8 +42,8 @@ type SlotInfo struct {
 
 // AllSlotInfos returns every slot the pool holds, free or serving a
 // request (Flink: PhysicalSlotRequestBulkCheckerImpl#getAllSlotInfos, the
-// free slots and the allocated ones). Every job here is a streaming job,
-// so a slot serving a request will be occupied indefinitely.
+// free slots and the allocated ones). A slot serving a request will be
+// occupied indefinitely, unless the request is a batch request.
 func (p *SlotPool) AllSlotInfos() []SlotInfo {
 	infos := make([]SlotInfo, 0, len(p.order))
 	for _, allocationID := range p.order {
@@ -51,7 +51,7 @@ func (p *SlotPool) AllSlotInfos() []SlotInfo {
 		infos = append(infos, SlotInfo{
 			AllocationID:               allocationID,
 			ResourceProfile:            held.slot.ResourceProfile,
-			WillBeOccupiedIndefinitely: held.request != 0,
+			WillBeOccupiedIndefinitely: held.request != 0 && !held.batch,
 		})
 	}
 	return infos

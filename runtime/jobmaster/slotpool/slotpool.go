@@ -27,11 +27,13 @@ type pendingRequest struct {
 	profile api.ResourceProfile
 	fulfill func(PhysicalSlot)
 	fail    func(error) // may be nil
+	batch   bool        // the slot will not be occupied indefinitely
 }
 
 type heldSlot struct {
 	slot    PhysicalSlot
 	request SlotRequestID // 0 while the slot is free
+	batch   bool          // the request it serves is a batch request
 }
 
 // SlotPool holds the job's slots and its waiting slot requests. Use it only
@@ -53,6 +55,7 @@ type SlotPool struct {
 	schedule         func(func())
 	declare          func(gateway.ResourceRequirements) // nil until connected to the RM
 	declareScheduled bool
+	matchScheduled   bool                          // matchFreeSlots will run on the next mailbox turn
 	lastDeclared     *gateway.ResourceRequirements // nil: declare even if nothing changed
 }
 
@@ -78,20 +81,38 @@ func New(jobID api.JobID, jobMasterAddress string, schedule func(func()), logger
 // requestNewAllocatedSlot). A waiting request may instead fail
 // (FailPendingRequests), and then fail is called, if it is not nil.
 func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot), fail func(error)) {
-	p.requested[id] = profile
+	p.request(&pendingRequest{id: id, profile: profile, fulfill: fulfill, fail: fail})
+}
+
+// RequestNewAllocatedBatchSlot is RequestNewAllocatedSlot for a task of a
+// BATCH job (Flink's requestNewAllocatedBatchSlot): its slot will be free
+// again when the task finishes, so the request does not fail while the
+// ResourceManager has found some slots for the job, even if not all of
+// them (NotifyNotEnoughResourcesAvailable), and the slot request bulk
+// checker counts on its slot to be free again.
+func (p *SlotPool) RequestNewAllocatedBatchSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot), fail func(error)) {
+	p.request(&pendingRequest{id: id, profile: profile, fulfill: fulfill, fail: fail, batch: true})
+}
+
+func (p *SlotPool) request(r *pendingRequest) {
+	p.requested[r.id] = r.profile
 	for _, allocationID := range p.order {
 		held := p.slots[allocationID]
-		if held.request == 0 && held.slot.ResourceProfile.IsMatching(profile) {
-			held.request = id
-			fulfill(held.slot)
+		if held.request == 0 && held.slot.ResourceProfile.IsMatching(r.profile) {
+			held.request, held.batch = r.id, r.batch
+			r.fulfill(held.slot)
 			return
 		}
 	}
-	p.pending = append(p.pending, &pendingRequest{id: id, profile: profile, fulfill: fulfill, fail: fail})
+	p.pending = append(p.pending, r)
 	p.requirementsChanged()
 }
 
 // CancelSlotRequest withdraws a waiting request, or frees the slot it got.
+// A freed slot goes, on the next mailbox turn, to a request that waits for
+// one like it, as an offered slot would (Flink: freeReservedSlot tells the
+// pool's new slots listener): that is how the stages of a batch job take
+// turns in fewer slots than they have tasks.
 func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
 	delete(p.requested, id)
 	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return r.id == id }); i >= 0 {
@@ -99,11 +120,47 @@ func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
 		p.requirementsChanged()
 		return
 	}
-	for _, held := range p.slots {
-		if held.request == id {
-			held.request = 0
+	for _, allocationID := range p.order {
+		held := p.slots[allocationID]
+		if held.request != id {
+			continue
+		}
+		held.request, held.batch = 0, false
+		if len(p.pending) > 0 && !p.matchScheduled {
+			p.matchScheduled = true
+			p.schedule(p.matchFreeSlots)
+		}
+		return
+	}
+}
+
+// matchFreeSlots hands the free slots to the requests that wait, oldest
+// slot first.
+func (p *SlotPool) matchFreeSlots() {
+	p.matchScheduled = false
+	for _, allocationID := range p.order {
+		held := p.slots[allocationID]
+		if held.request != 0 {
+			continue
+		}
+		if i := p.pendingRequestFor(held.slot.ResourceProfile); i >= 0 {
+			request := p.pending[i]
+			p.pending = slices.Delete(p.pending, i, i+1)
+			held.request, held.batch = request.id, request.batch
+			request.fulfill(held.slot)
 		}
 	}
+}
+
+// pendingRequestFor returns the index of the waiting request a free slot of
+// the given profile serves, by the rule OfferSlots applies to an offered
+// one (step m8): the oldest of exactly its profile, or else the oldest it
+// matches; -1 if none.
+func (p *SlotPool) pendingRequestFor(slotProfile api.ResourceProfile) int {
+	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return r.profile == slotProfile }); i >= 0 {
+		return i
+	}
+	return slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return slotProfile.IsMatching(r.profile) })
 }
 
 // ErrNoResourceAvailable is Flink's NoResourceAvailableException: the job
@@ -113,14 +170,18 @@ var ErrNoResourceAvailable = errors.New("NoResourceAvailableException")
 // NotifyNotEnoughResourcesAvailable fails the waiting requests, because the
 // ResourceManager reported that it cannot meet the job's requirements,
 // having acquired that many slots for it (Flink:
-// DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable).
+// DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable). A batch
+// request waits on while the job has acquired some slot: the tasks before
+// it will free one ("batch jobs do not require all resources requirements
+// to be fulfilled at the same time", says Flink's failPendingRequests).
 func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
-	if len(p.pending) == 0 {
+	failing := func(r *pendingRequest) bool { return !r.batch || acquired == 0 }
+	if !slices.ContainsFunc(p.pending, failing) {
 		return
 	}
 	p.log.Warn(fmt.Sprintf("Could not acquire the minimum required resources, failing slot requests. Acquired: %d slot(s). Current slot pool status: %d slot(s) held, %d request(s) waiting.",
 		acquired, len(p.order), len(p.pending)))
-	p.FailPendingRequests(fmt.Errorf("%w: Could not acquire the minimum required resources.", ErrNoResourceAvailable))
+	p.failPendingRequests(failing, fmt.Errorf("%w: Could not acquire the minimum required resources.", ErrNoResourceAvailable))
 }
 
 // FailPendingRequests fails every waiting request with cause, because the
@@ -128,8 +189,19 @@ func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
 // DeclarativeSlotPoolBridge#failPendingRequests, on
 // notifyNotEnoughResourcesAvailable). The slots the pool holds stay.
 func (p *SlotPool) FailPendingRequests(cause error) {
-	failed := p.pending
-	p.pending = nil
+	p.failPendingRequests(func(*pendingRequest) bool { return true }, cause)
+}
+
+// failPendingRequests fails the waiting requests that match.
+func (p *SlotPool) failPendingRequests(match func(*pendingRequest) bool, cause error) {
+	var failed []*pendingRequest
+	p.pending = slices.DeleteFunc(p.pending, func(r *pendingRequest) bool {
+		if match(r) {
+			failed = append(failed, r)
+			return true
+		}
+		return false
+	})
 	for _, r := range failed {
 		delete(p.requested, r.id)
 	}
@@ -250,7 +322,7 @@ func (p *SlotPool) OfferSlots(tm gateway.TaskManagerLocation, offers []gateway.S
 			SlotIndex:       offer.SlotIndex,
 			ResourceProfile: offer.ResourceProfile,
 		}
-		p.slots[offer.AllocationID] = &heldSlot{slot: slot, request: request.id}
+		p.slots[offer.AllocationID] = &heldSlot{slot: slot, request: request.id, batch: request.batch}
 		p.order = append(p.order, offer.AllocationID)
 		accepted = append(accepted, offer)
 		request.fulfill(slot)
@@ -285,7 +357,7 @@ func (p *SlotPool) ReleaseTaskManager(resourceID api.ResourceID) []PhysicalSlot 
 // freeReservedSlot, then decreaseResourceRequirementsBy).
 func (p *SlotPool) FreeReservedSlots() {
 	for _, held := range p.slots {
-		held.request = 0
+		held.request, held.batch = 0, false
 	}
 	p.pending = nil
 	clear(p.requested)

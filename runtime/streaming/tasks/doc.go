@@ -10,12 +10,14 @@
 //	OneInputStreamTask                             OneInputStreamTask
 //	StreamTask#restore, #invoke, #afterInvoke      buildChain + openOperators, Invoke, endOfInput
 //	OperatorChain, RegularOperatorChain            operatorChain (unexported, as all below)
+//	BoundedOneInput, OperatorChain#endInput        boundedOneInput, operatorChain.endInput
 //	ChainingOutput, BroadcastingOutputCollector    chainingOutput, broadcastingOutput
 //	RecordWriterOutput + RecordWriter              recordWriterOutput
 //	RecordWriter.OutputFlusher                     outputFlusher
 //	StreamSource + FromElementsFunction, …         collectionSource, textFileSource, sequenceSource, generatorSource
 //	StreamMap, StreamFilter, StreamFlatMap         streamMap, streamFilter, streamFlatMap
 //	StreamGroupedReduceOperator                    streamGroupedReduce
+//	BatchGroupedReduceOperator                     batchGroupedReduce
 //	HeapKeyedStateBackend, StateTable              heapKeyedStateBackend
 //	PrintSinkFunction, StreamSink                  printSink, functionSink
 //	AbstractUdfStreamOperator, RichFunction        abstractUdfStreamOperator, RichFunction
@@ -51,9 +53,10 @@
 //	     serializer of the upstream node's OutputType, and handed to the head
 //	  7. the head calls the next operator, which calls the next: a record
 //	     crosses the chain by function calls, as a Go value
-//	  8. at io.EOF (every producer finished): flush the outputs, close the
-//	     operators head first, return nil; the Task finishes the partitions
-//	     and the task goes RUNNING → FINISHED
+//	  8. at io.EOF (every producer finished): end the operators' input head
+//	     first (in BATCH the reduce emits its final sums now), flush the
+//	     outputs, close the operators head first, return nil; the Task
+//	     finishes the partitions and the task goes RUNNING → FINISHED
 //
 // A SourceStreamTask is the same, except that step 6 is the source's run:
 // subtask s of p emits the elements, lines, numbers or generated records
@@ -79,7 +82,10 @@
 // filled buffers every DefaultBufferTimeout (Flink's
 // execution.buffer-timeout, 100 ms), busy or idle, so a Filter that keeps
 // one record in a thousand still hands it on within about 100 ms; a
-// rate-limited generator also flushes after every tick.
+// rate-limited generator also flushes after every tick. In BATCH mode
+// there is no buffer timeout: a consumer reads a BLOCKING result only
+// once it is complete, so buffers go out when full and after the last
+// record.
 //
 // # Keyed state
 //
@@ -91,6 +97,17 @@
 // KeyGroupRange{…}" message. The maps compare keys with ==, which is why
 // KeyBy rejects float keys: under == NaN is never found again and 0.0
 // finds -0.0, though HashCode sends them to different key groups.
+//
+// # BATCH mode
+//
+// A task plans its program in the runtime mode the client planned it in
+// (the StreamConfig's ProgramRuntimeMode), so in a BATCH job it finds
+// BatchReduceOperator nodes where a STREAMING job has ReduceOperator ones.
+// It runs them as batchGroupedReduce: the same keyed state, but nothing is
+// emitted per record; when the input ends (endInput, step 8) every key's
+// final value is emitted once, in the order the keys first arrived. The
+// chain ends its operators' input head first, so a reduce's results pass
+// through the operators chained behind it before their own input ends.
 //
 // # Who calls what
 //
@@ -150,4 +167,11 @@
 //   - A panic in user code fails the task (the Task recovers it) after the
 //     operators are closed, as Flink catches every Throwable; in Restore
 //     that is the operators opened before the one that panicked.
+//   - BATCH mode runs keyed operators on their unsorted input, with the
+//     heap state backend: Flink sorts a keyed operator's input by key
+//     (execution.sorted-inputs.enabled) and keeps the state of one key at
+//     a time (execution.batch-state-backend.enabled), so its
+//     BatchGroupedReduceOperator emits each key as soon as the next key
+//     begins, in key order. Here all keys stay in memory until the input
+//     ends, and come out in the order they first arrived.
 package tasks

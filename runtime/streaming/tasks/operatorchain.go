@@ -218,6 +218,25 @@ func (c *operatorChain) openOperators() error {
 	return nil
 }
 
+// endInput tells the operators that want to know (boundedOneInput) that
+// their input has ended, head first: an operator's end may emit records
+// (a BATCH reduce emits all its results), which the operators behind it
+// must still process before their own input ends. It mirrors Flink's
+// OperatorChain#endInput followed by finishOperators, which ends the
+// input of each chained operator in the same order.
+func (c *operatorChain) endInput() error {
+	for i, op := range c.operators {
+		bounded, ok := op.(boundedOneInput)
+		if !ok {
+			continue
+		}
+		if err := bounded.endInput(); err != nil {
+			return fmt.Errorf("%v: endInput: %w", c.nodes[i], err)
+		}
+	}
+	return nil
+}
+
 // closeOperators closes the opened operators, head first (Flink's
 // RegularOperatorChain#closeAllOperators order). Every operator is
 // closed, even after an error; the errors are joined.

@@ -24,6 +24,14 @@ type oneInputStreamOperator interface {
 	processElement(record any) error
 }
 
+// boundedOneInput is an operator that wants to know when its input has
+// ended: the task calls endInput once, after the last record and before
+// it flushes the outputs and closes the operators, so what endInput emits
+// still reaches the consumers. It mirrors Flink's BoundedOneInput.
+type boundedOneInput interface {
+	endInput() error
+}
+
 // output is where an operator emits its records: the next operator of the
 // chain, or a record writer to another task. It mirrors Flink's Output
 // (collect). An error is the next operator's failure, or the network's:
@@ -147,6 +155,60 @@ func (o *streamGroupedReduce) processElement(record any) error {
 	return o.out.collect(value)
 }
 
+// batchGroupedReduce keeps one value per key, as streamGroupedReduce
+// does, but emits nothing while records arrive: when its input ends it
+// emits the final value of every key, once, and forgets it. KeyedStream's
+// Reduce and Sum run it in BATCH mode ("In BATCH mode, these operations
+// are not rolling. They emit only the final result"), so WordCount prints
+// one count per word. It mirrors Flink's BatchGroupedReduceOperator, which
+// registers a timer for the end of time on the first record of each key
+// and emits the key's value when that timer fires, at the end of input.
+//
+// The keys are emitted in the order their first records arrived (keys
+// holds that order, one entry per key, as Flink holds one timer per key).
+type batchGroupedReduce struct {
+	abstractUdfStreamOperator
+	reduce      func(accumulator, record any) any
+	keySelector func(any) any
+	state       *heapKeyedStateBackend
+	keys        []any
+	out         output
+}
+
+func (o *batchGroupedReduce) processElement(record any) error {
+	key := o.keySelector(record)
+	values, err := o.state.stateMapForKey(key) // Flink: setCurrentKey
+	if err != nil {
+		return err
+	}
+	value := record
+	if accumulator, ok := values[key]; ok {
+		value = o.reduce(accumulator, record)
+	} else {
+		o.keys = append(o.keys, key) // Flink: registerEventTimeTimer(Long.MAX_VALUE)
+	}
+	values[key] = value
+	return nil
+}
+
+// endInput emits the final value of each key (Flink: endInput, which
+// fires the end-of-time timers through onEventTime).
+func (o *batchGroupedReduce) endInput() error {
+	for _, key := range o.keys {
+		values, err := o.state.stateMapForKey(key)
+		if err != nil {
+			return err
+		}
+		value := values[key]
+		delete(values, key) // Flink: values.clear()
+		if err := o.out.collect(value); err != nil {
+			return err
+		}
+	}
+	o.keys = nil
+	return nil
+}
+
 // printSink writes each record on a line of its own, prefixed with the
 // subtask's index + 1 when the sink runs in more than one subtask:
 // "3> (to,2)". It mirrors Flink's PrintSinkFunction (PrintSinkOutputWriter).
@@ -238,6 +300,11 @@ func newOneInputOperator(node *streaming.StreamNode, out output, subtaskIndex, p
 		if op.Reduce != nil && node.KeySelector != nil {
 			state := newHeapKeyedStateBackend(node.MaxParallelism, parallelism, subtaskIndex)
 			return &streamGroupedReduce{udf, op.Reduce, node.KeySelector, state, out}, nil
+		}
+	case streaming.BatchReduceOperator:
+		if op.Reduce != nil && node.KeySelector != nil {
+			state := newHeapKeyedStateBackend(node.MaxParallelism, parallelism, subtaskIndex)
+			return &batchGroupedReduce{abstractUdfStreamOperator: udf, reduce: op.Reduce, keySelector: node.KeySelector, state: state, out: out}, nil
 		}
 	case streaming.PrintSink:
 		return newPrintSink(subtaskIndex, parallelism), nil

@@ -94,6 +94,11 @@ func (w *recordWriterOutput) flush(ctx context.Context) error { return w.partiti
 // flushes after every tick, and every task flushes after its last record.
 const DefaultBufferTimeout = 100 * time.Millisecond
 
+// disabledBufferTimeout is the buffer timeout of a task that never flushes
+// on a timer, only when a buffer is full and after its last record: every
+// task of a BATCH job (Flink's ExecutionOptions.DISABLED_NETWORK_BUFFER_TIMEOUT).
+const disabledBufferTimeout time.Duration = -1
+
 // outputFlusher makes a task flush its outputs every buffer timeout, busy
 // or idle. It mirrors Flink's OutputFlusher thread, with one difference: a
 // ResultPartition has a single writer, the task's goroutine, so the

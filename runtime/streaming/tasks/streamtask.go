@@ -35,7 +35,7 @@ type StreamTask struct {
 	config *streaming.StreamConfig
 	chain  *operatorChain
 	// bufferTimeout is how often a task that writes to the network flushes
-	// its outputs (DefaultBufferTimeout).
+	// its outputs: DefaultBufferTimeout, or disabledBufferTimeout in BATCH.
 	bufferTimeout time.Duration
 }
 
@@ -104,7 +104,7 @@ func (t *SourceStreamTask) Restore(ctx context.Context) error {
 func (t *SourceStreamTask) Invoke(ctx context.Context) error {
 	defer t.closeOperatorsOnPanic()
 	t.chain.setContext(ctx)
-	if len(t.chain.writers) > 0 {
+	if t.needsOutputFlusher() {
 		flusher := startOutputFlusher(ctx, t.bufferTimeout, &t.chain.flushRequested)
 		defer flusher.stopAndWait()
 	}
@@ -149,7 +149,7 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 	t.chain.setContext(ctx)
 	waitCtx := ctx
 	var flusher *outputFlusher
-	if len(t.chain.writers) > 0 {
+	if t.needsOutputFlusher() {
 		flusher = startOutputFlusher(ctx, t.bufferTimeout, &t.chain.flushRequested)
 		defer flusher.stopAndWait()
 		waitCtx = flusher.waitContext()
@@ -234,7 +234,20 @@ func (t *StreamTask) buildChain(ctx context.Context, isSourceTask bool) (*stream
 		return nil, fmt.Errorf("the StreamGraph of program %s does not match the task: %w", config.ProgramName, err)
 	}
 	t.chain = chain
+
+	// In BATCH nobody reads a result before it is complete, so flushing
+	// partly filled buffers early buys nothing: Flink disables the buffer
+	// timeout (execution.buffer-timeout.enabled: false), and so do we.
+	if graph.RuntimeMode == streaming.Batch {
+		t.bufferTimeout = disabledBufferTimeout
+	}
 	return head, nil
+}
+
+// needsOutputFlusher reports whether the task flushes its outputs every
+// buffer timeout: when it writes to the network and the timeout is on.
+func (t *StreamTask) needsOutputFlusher() bool {
+	return len(t.chain.writers) > 0 && t.bufferTimeout != disabledBufferTimeout
 }
 
 // openOperators is the second half of Flink's StreamTask#restore
@@ -260,10 +273,15 @@ func taskClassName(isSourceTask bool) string {
 }
 
 // endOfInput is what follows the last record (Flink's StreamTask#afterInvoke):
-// the outputs are flushed, so that the consumers get every record, and the
-// operators are closed, head first. The Task then finishes the partitions,
-// which sends EndOfPartition downstream.
+// the operators learn that their input has ended, head first (a BATCH
+// reduce emits its results now), the outputs are flushed, so that the
+// consumers get every record, and the operators are closed, head first.
+// The Task then finishes the partitions, which sends EndOfPartition
+// downstream.
 func (t *StreamTask) endOfInput(ctx context.Context) error {
+	if err := t.chain.endInput(); err != nil {
+		return t.cleanUpOnFailure(ctx, err)
+	}
 	if err := t.chain.flushOutputs(ctx); err != nil {
 		return t.cleanUpOnFailure(ctx, err)
 	}

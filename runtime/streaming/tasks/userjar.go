@@ -47,9 +47,13 @@ var openUserJar = func(path string) (userJar, error) {
 
 // loadUserProgram opens the task's job jar, checks that it holds the
 // program the task configuration names, and plans that program again to
-// get the StreamGraph whose nodes hold the user's functions. This is the
-// Go stand-in for Flink's user-code class loader and the deserialization
-// of the operators from the StreamConfig (StreamConfig#getStreamOperatorFactory).
+// get the StreamGraph whose nodes hold the user's functions. It plans it
+// as the runner first did: with the same arguments, parallelism and
+// runtime mode, so that a job planned in BATCH gets the operators of BATCH
+// (a keyed reduce that emits only final results) on every TaskExecutor.
+// This is the Go stand-in for Flink's user-code class loader and the
+// deserialization of the operators from the StreamConfig
+// (StreamConfig#getStreamOperatorFactory).
 func loadUserProgram(jarPaths []string, config *streaming.StreamConfig) (*streaming.StreamGraph, userJar, error) {
 	if len(jarPaths) == 0 {
 		return nil, nil, ErrNoUserJar
@@ -65,7 +69,7 @@ func loadUserProgram(jarPaths []string, config *streaming.StreamConfig) (*stream
 	if jar.ProgramClass() != config.ProgramName {
 		return nil, nil, cannotLoadUserClass(config.ProgramName, jarPath, jar.ProgramClass(), "")
 	}
-	graph, err := streaming.PlanProgram(config.ProgramName, config.ProgramArgs, config.ProgramParallelism)
+	graph, err := streaming.PlanProgramInRuntimeMode(config.ProgramName, config.ProgramArgs, config.ProgramParallelism, config.ProgramRuntimeMode)
 	if errors.Is(err, streaming.ErrClassNotFound) {
 		registered := "registered programs: [" + strings.Join(streaming.RegisteredPrograms(), ", ") + "]"
 		return nil, nil, cannotLoadUserClass(config.ProgramName, jarPath, jar.ProgramClass(), registered)
