@@ -46,6 +46,10 @@ type Dispatcher struct {
 
 	runners  map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
 	archived map[api.JobID]*gateway.ArchivedExecutionGraph
+	// requirementsUpdates are the updates of resource requirements in
+	// progress, at most one per job (Flink's
+	// pendingJobResourceRequirementsUpdates).
+	requirementsUpdates map[api.JobID]*requirementsUpdate
 
 	background sync.WaitGroup // runner watchers and cleanups; Close waits for them
 	closeOnce  sync.Once
@@ -72,6 +76,8 @@ func New(cfg Config, deps Deps) (*Dispatcher, error) {
 		address:  deps.RPC.Address("dispatcher_0"),
 		runners:  make(map[api.JobID]jobmanager.JobManagerRunner),
 		archived: make(map[api.JobID]*gateway.ArchivedExecutionGraph),
+
+		requirementsUpdates: make(map[api.JobID]*requirementsUpdate),
 	}, nil
 }
 
@@ -303,24 +309,27 @@ type lookup struct {
 }
 
 func (d *Dispatcher) lookup(ctx context.Context, jobID api.JobID) (lookup, error) {
-	return rpc.CallAsync(ctx, d.Endpoint, func() (lookup, error) {
-		if g, ok := d.archived[jobID]; ok {
-			return lookup{archived: g}, nil
-		}
-		if r, ok := d.runners[jobID]; ok {
-			if isDone(r) {
-				// The result is known, and its watcher is on its way with
-				// it: handle it now, so that whoever learns the job's end
-				// from the Dispatcher finds it logged and archived.
-				d.jobManagerRunnerFinished(r)
-				if g, ok := d.archived[jobID]; ok {
-					return lookup{archived: g}, nil
-				}
+	return rpc.CallAsync(ctx, d.Endpoint, func() (lookup, error) { return d.findJob(jobID) })
+}
+
+// findJob is lookup on the main thread.
+func (d *Dispatcher) findJob(jobID api.JobID) (lookup, error) {
+	if g, ok := d.archived[jobID]; ok {
+		return lookup{archived: g}, nil
+	}
+	if r, ok := d.runners[jobID]; ok {
+		if isDone(r) {
+			// The result is known, and its watcher is on its way with
+			// it: handle it now, so that whoever learns the job's end
+			// from the Dispatcher finds it logged and archived.
+			d.jobManagerRunnerFinished(r)
+			if g, ok := d.archived[jobID]; ok {
+				return lookup{archived: g}, nil
 			}
-			return lookup{runner: r}, nil
 		}
-		return lookup{}, jobNotFound(jobID)
-	})
+		return lookup{runner: r}, nil
+	}
+	return lookup{}, jobNotFound(jobID)
 }
 
 // CancelJob cancels a job through its runner (Flink's cancelJob). A job

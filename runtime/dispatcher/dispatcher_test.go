@@ -35,6 +35,13 @@ type fakeRunner struct {
 	closed    bool
 	result    jobmanager.JobManagerRunnerResult
 	done      chan struct{}
+
+	// graph, if set, is what RequestJob answers; requirements are what
+	// the runner's JobMaster has, updated by UpdateJobResourceRequirements
+	// unless updateRequirements answers for it.
+	graph              *gateway.ArchivedExecutionGraph
+	requirements       jobgraph.JobResourceRequirements
+	updateRequirements func(ctx context.Context, r jobgraph.JobResourceRequirements) error
 }
 
 func newFakeRunner(jobID api.JobID) *fakeRunner {
@@ -47,7 +54,29 @@ func (r *fakeRunner) RequestJobStatus(context.Context) (api.JobStatus, error) {
 	return api.JobRunning, nil
 }
 func (r *fakeRunner) RequestJob(context.Context) (*gateway.ArchivedExecutionGraph, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.graph != nil {
+		return r.graph, nil
+	}
 	return &gateway.ArchivedExecutionGraph{JobID: r.jobID, State: api.JobRunning}, nil
+}
+func (r *fakeRunner) RequestJobResourceRequirements(context.Context) (jobgraph.JobResourceRequirements, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requirements, nil
+}
+func (r *fakeRunner) UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error {
+	r.mu.Lock()
+	update := r.updateRequirements
+	r.mu.Unlock()
+	if update != nil {
+		return update(ctx, requirements)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requirements = requirements
+	return nil
 }
 func (r *fakeRunner) Cancel(context.Context) error {
 	r.mu.Lock()

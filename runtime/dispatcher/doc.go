@@ -37,6 +37,19 @@
 // snapshot of the final ExecutionGraph for later questions, and cleans up:
 // the JobGraph is removed from the store and the runner closed.
 //
+// # Resource requirements
+//
+// RequestJobResourceRequirements and UpdateJobResourceRequirements are
+// routed the same way, but only to a job that runs: Flink asks its
+// runners for them, not its archive, so a job that has ended is not
+// found. An update is checked first (resourcerequirements.go): at most
+// one update per job at a time, and requirements that fit the max
+// parallelism of each vertex of the job's ExecutionGraph
+// (jobgraph.ValidateJobResourceRequirements). Only then does the
+// JobMaster's scheduler see them, to apply them (the AdaptiveScheduler)
+// or refuse them (the DefaultScheduler). Flink also persists them in the
+// JobGraphStore, for the JobMaster of a failover; here they are not.
+//
 // Differs from Flink: Flink's Dispatcher does not validate the JobGraph; a
 // vertex without an invokable fails later, when the JobMaster builds the
 // ExecutionGraph. We check the whole graph at step m3 so that a malformed

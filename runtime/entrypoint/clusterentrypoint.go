@@ -15,6 +15,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/configuration"
 	"flinklab/runtime/entrypoint/component"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
@@ -235,6 +236,14 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 	// here a wrong value stops the JobManager before any job runs.
 	if c.FailoverStrategy, err = failover.LoadFailoverStrategy(conf[failover.KeyFailoverStrategy]); err != nil {
 		return err
+	}
+	if c.SchedulerType, c.AdaptiveScheduler, err = schedulerOptions(conf); err != nil {
+		return err
+	}
+	if c.AdaptiveScheduler.Reactive && e.app == nil {
+		// Flink's ClusterEntrypoint refuses it for a session cluster:
+		// reactive mode scales the one job of the cluster to its slots.
+		return configuration.NewIllegalConfigurationError("Reactive mode is configured for an unsupported cluster type. At the moment, reactive mode is only supported by standalone application clusters (bin/standalone-job.sh).", nil)
 	}
 	if c.SlotRequestTimeout, err = slotRequestTimeout(conf); err != nil {
 		return err

@@ -76,6 +76,19 @@ func TestWrongOptionsAreRefusedWithFlinksWords(t *testing.T) {
 		Logger:        slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	assert.ErrorContains(t, jm.Start(), "Could not parse value 'later' for key 'slotmanager.requirement-check.delay'.")
+	for option, want := range map[[2]string]string{
+		{"jobmanager.execution.failover-strategy", "individual"}: "Unknown failover strategy: individual",
+		{"scheduler-mode", "reactive"}: "Reactive mode is configured for an unsupported cluster type. At the moment, " +
+			"reactive mode is only supported by standalone application clusters (bin/standalone-job.sh).",
+	} {
+		jm = NewStandaloneSessionClusterEntrypoint(Config{
+			RPCAddress: "127.0.0.1:0", RESTAddress: "127.0.0.1:0", BlobServerAddress: "127.0.0.1:0",
+			WorkingDir:    t.TempDir(),
+			Configuration: map[string]string{option[0]: option[1]},
+			Logger:        slog.New(slog.NewJSONHandler(&logs, nil)),
+		})
+		assert.EqualError(t, jm.Start(), "could not start cluster entrypoint StandaloneSessionClusterEntrypoint: "+want)
+	}
 	tm := NewTaskManagerRunner(TaskManagerConfig{
 		JobManagerAddress: "127.0.0.1:6123",
 		Configuration:     map[string]string{KeyHeartbeatInterval: "soon"},

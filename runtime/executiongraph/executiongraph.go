@@ -46,6 +46,8 @@ type ExecutionGraph struct {
 	intermediateResults     map[api.IntermediateDataSetID]*IntermediateResult
 	currentExecutions       map[api.ExecutionAttemptID]*Execution
 	numTaskVertices         int
+	// attemptNumberOf gives each subtask's first attempt number.
+	attemptNumberOf func(api.ExecutionVertexID) int
 }
 
 // Option configures BuildGraph.
@@ -56,6 +58,15 @@ type Option func(*ExecutionGraph)
 // change. Tests pass a fake clock.
 func WithClock(clock func() time.Time) Option {
 	return func(g *ExecutionGraph) { g.clock = clock }
+}
+
+// WithAttemptNumbers gives each subtask's first attempt the number
+// attemptNumber returns for it instead of 0 (Flink's
+// VertexAttemptNumberStore). The AdaptiveScheduler builds a new graph for
+// every restart and carries the attempt counts over, so that attempt
+// numbers keep counting up as they do under the DefaultScheduler.
+func WithAttemptNumbers(attemptNumber func(api.ExecutionVertexID) int) Option {
+	return func(g *ExecutionGraph) { g.attemptNumberOf = attemptNumber }
 }
 
 // JobID returns the ID of the job the graph runs.

@@ -34,7 +34,11 @@ func newExecutionVertex(ejv *ExecutionJobVertex, subtaskIndex int) *ExecutionVer
 		result.partitions[subtaskIndex] = partition
 		ev.producedPartitions[i] = partition
 	}
-	ev.currentExecution = newExecution(ev, 0)
+	attempt := 0
+	if ejv.graph.attemptNumberOf != nil {
+		attempt = ejv.graph.attemptNumberOf(ev.id)
+	}
+	ev.currentExecution = newExecution(ev, attempt)
 	return ev
 }
 

@@ -55,4 +55,11 @@ type DispatcherGateway interface {
 	// RequestJobResult waits until the job is globally terminal and returns
 	// its result.
 	RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error)
+	// RequestJobResourceRequirements returns the parallelism bounds of a
+	// running job's vertices, as its JobMaster's scheduler has them.
+	RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
+	// UpdateJobResourceRequirements validates new parallelism bounds for a
+	// running job's vertices and hands them to its JobMaster, one update
+	// per job at a time.
+	UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error
 }

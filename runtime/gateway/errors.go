@@ -21,11 +21,13 @@ import (
 // for. Each is declared next to the gateway whose methods answer with it
 // (ErrJobNotFound in dispatcher.go, ErrUnknownTaskManager in
 // resourcemanager.go, ErrSlotOccupied in taskexecutor.go), except those of
-// the transport (package rpc), of package context and of the JobGraph,
-// which this package registers for their owners. Package rpc cannot know
-// the gateways, and a component package cannot register here without
-// importing package gateway's importers, so the list lives at the API
-// between components, where both sides already meet.
+// a job's resource requirements, which two gateways share
+// (resourcerequirements.go), and those of the transport (package rpc), of
+// package context and of the JobGraph, which this package registers for
+// their owners. Package rpc cannot know the gateways, and a component
+// package cannot register here without importing package gateway's
+// importers, so the list lives at the API between components, where both
+// sides already meet.
 //
 // A code is the error's qualified Go name. It is what the two processes
 // agree on, so renaming a code changes the wire; every process of a
@@ -72,6 +74,18 @@ var crossProcessErrors = []struct {
 	{"gateway.ErrJobNotFound", ErrJobNotFound},
 	// SubmitJob of a JobGraph that fails validation (step m3).
 	{"jobgraph.ErrInvalidJobGraph", jobgraph.ErrInvalidJobGraph},
+	// A request for the JobMaster of a job that is still initializing
+	// (Flink's UnavailableDispatcherOperationException).
+	{"gateway.ErrUnavailableDispatcherOperation", ErrUnavailableDispatcherOperation},
+	// UpdateJobResourceRequirements while another update of the job is
+	// in progress.
+	{"gateway.ErrJobResourceRequirementsUpdateInProgress", ErrJobResourceRequirementsUpdateInProgress},
+
+	// JobMasterGateway.
+	//
+	// UpdateJobResourceRequirements that the scheduler cannot apply
+	// (Flink's UnsupportedOperationException).
+	{"gateway.ErrUnsupportedOperation", ErrUnsupportedOperation},
 
 	// ResourceManagerGateway.
 	//
@@ -121,4 +135,6 @@ func init() {
 	rpc.RegisterErrorType[*TimeoutException]("gateway.TimeoutException")
 	// CancelJob of a job that ended otherwise than CANCELED.
 	rpc.RegisterErrorType[*JobTerminatedWithoutCancellationException]("gateway.JobTerminatedWithoutCancellationException")
+	// UpdateJobResourceRequirements of requirements that do not fit the job.
+	rpc.RegisterErrorType[*InvalidJobResourceRequirementsError]("gateway.InvalidJobResourceRequirementsError")
 }

@@ -73,6 +73,19 @@ func TestEveryCrossProcessErrorReachesTheCaller(t *testing.T) {
 		assert.EqualError(t, err, "Flink job ("+jobID.String()+") was not canceled, but instead FINISHED.")
 	})
 
+	t.Run("gateway.InvalidJobResourceRequirementsError", func(t *testing.T) {
+		sent := &gateway.InvalidJobResourceRequirementsError{JobID: jobID, Errors: []string{
+			"Job vertex [ea632d67b7d595e5b851708ae9ad79d6] was not found in the JobGraph.",
+			"The request is incomplete, missing job vertex [bc764cd8ddf7a0cff126f51c16239658] resource requirements.",
+		}}
+		answer = fmt.Errorf("update the resource requirements of job %s: %w", jobID, sent)
+		err := cancel()
+		var invalid *gateway.InvalidJobResourceRequirementsError
+		require.ErrorAs(t, err, &invalid)
+		assert.Equal(t, sent, invalid, "every error crosses: the REST endpoint answers with them")
+		assert.EqualError(t, invalid, sent.Errors[0]+"\n"+sent.Errors[1], "one per line, as Flink's message")
+	})
+
 	t.Run("an unregistered error keeps its text only", func(t *testing.T) {
 		// The Dispatcher's JobSubmissionException does not cross: the REST
 		// endpoint that maps it runs in the Dispatcher's process.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
 )
 
@@ -39,6 +40,14 @@ type JobMasterGateway interface {
 	// Cancel cancels the job: CANCELLING, then CANCELED once every task
 	// has stopped.
 	Cancel(ctx context.Context) error
+	// RequestJobResourceRequirements returns the parallelism bounds of the
+	// job's vertices, as its scheduler has them.
+	RequestJobResourceRequirements(ctx context.Context) (jobgraph.JobResourceRequirements, error)
+	// UpdateJobResourceRequirements hands the scheduler new parallelism
+	// bounds for the job's vertices. A scheduler that cannot rescale a
+	// running job refuses with ErrUnsupportedOperation. The caller has
+	// validated the requirements (the Dispatcher does).
+	UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
 }
 
 // TaskManagerLocation says where a TaskExecutor is: its ResourceID, the

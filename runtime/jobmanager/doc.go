@@ -62,4 +62,11 @@
 // revoked, the runner was closed) the cancel fails with "Cancellation
 // failed."; a revoked leadership also forgets the cancel, as Flink's
 // runner does, and the next leader starts the job anew.
+//
+// A request for the job's resource requirements does not wait: while the
+// JobMaster is being built it fails at once with Flink's
+// UnavailableDispatcherOperationException ("Unable to get
+// JobMasterGateway for initializing job. …"), as Flink's Dispatcher
+// answers for a runner that is not initialized; once the job's result is
+// known, the job is not found.
 package jobmanager

@@ -33,6 +33,13 @@ type JobManagerRunner interface {
 	// while the job is still initializing waits for the JobMaster, and the
 	// job reads CANCELLING meanwhile.
 	Cancel(ctx context.Context) error
+	// RequestJobResourceRequirements asks the JobMaster for the job's
+	// parallelism bounds. Without a running JobMaster there is no one to
+	// ask: see JobMasterServiceLeadershipRunner.
+	RequestJobResourceRequirements(ctx context.Context) (jobgraph.JobResourceRequirements, error)
+	// UpdateJobResourceRequirements hands the JobMaster new parallelism
+	// bounds, under the same condition.
+	UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
 	// Done is closed once the result is known.
 	Done() <-chan struct{}
 	// Result returns the result once Done is closed.

@@ -24,12 +24,13 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fakeJobMasterGateway answers the runner's questions about the job. Only
-// RequestJobStatus, RequestJob and Cancel are used by the runner; the rest
-// fail loudly.
+// RequestJobStatus, RequestJob, Cancel and the resource requirements are
+// used by the runner; the rest fail loudly.
 type fakeJobMasterGateway struct {
-	mu      sync.Mutex
-	status  api.JobStatus
-	cancels int
+	mu           sync.Mutex
+	status       api.JobStatus
+	cancels      int
+	requirements jobgraph.JobResourceRequirements // what UpdateJobResourceRequirements set
 }
 
 var _ gateway.JobMasterGateway = (*fakeJobMasterGateway)(nil)
@@ -73,6 +74,19 @@ func (g *fakeJobMasterGateway) Cancel(context.Context) error {
 	defer g.mu.Unlock()
 	g.cancels++
 	g.status = api.JobCancelling
+	return nil
+}
+
+func (g *fakeJobMasterGateway) RequestJobResourceRequirements(context.Context) (jobgraph.JobResourceRequirements, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.requirements, nil
+}
+
+func (g *fakeJobMasterGateway) UpdateJobResourceRequirements(_ context.Context, requirements jobgraph.JobResourceRequirements) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.requirements = requirements
 	return nil
 }
 

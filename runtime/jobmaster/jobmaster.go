@@ -23,6 +23,7 @@ import (
 	"flinklab/runtime/registration"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/scheduler"
+	"flinklab/runtime/scheduler/adaptive"
 	"flinklab/runtime/trace"
 )
 
@@ -42,6 +43,13 @@ type Config struct {
 	// tasks restart when one fails, "region" (the default, also when
 	// empty) or "full" (see failover.LoadFailoverStrategy).
 	FailoverStrategy string
+	// SchedulerType is jobmanager.scheduler: adaptive.SchedulerTypeDefault
+	// (also when empty) or adaptive.SchedulerTypeAdaptive. A BATCH job
+	// always gets the DefaultScheduler.
+	SchedulerType string
+	// AdaptiveScheduler holds the AdaptiveScheduler's options; start from
+	// adaptive.DefaultSettings() (the zero value means those).
+	AdaptiveScheduler adaptive.Settings
 	// Heartbeat holds the heartbeat.* options with which the JobMaster
 	// watches its TaskExecutors and the ResourceManager. Zero fields take
 	// Flink's defaults (10 s, 50 s, 2); New rejects invalid ones.
@@ -184,6 +192,28 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
 	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
+	if jm.adaptiveSchedulerFor(jobGraph) {
+		settings := cfg.AdaptiveScheduler
+		if settings == (adaptive.Settings{}) {
+			settings = adaptive.DefaultSettings()
+		}
+		jm.scheduler = adaptive.New(adaptive.Config{
+			RPCTimeout:      cfg.RPCTimeout,
+			RestartStrategy: restartStrategy,
+			Settings:        settings,
+			Logger:          logger,
+		}, adaptive.Deps{
+			JobGraph:     built,
+			MainThread:   jm.Endpoint,
+			SlotPool:     jm.slotPool,
+			TaskExecutor: jm.taskExecutor,
+			JobMasterID:  jobMasterID,
+			Trace:        deps.Trace,
+			OnTerminal:   jm.jobReachedGloballyTerminalState,
+		})
+		jm.SetLogger(logger)
+		return jm, nil
+	}
 	jm.scheduler = scheduler.NewDefaultScheduler(scheduler.Config{
 		RPCTimeout:         cfg.RPCTimeout,
 		RestartStrategy:    restartStrategy,
@@ -202,6 +232,21 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	})
 	jm.SetLogger(logger)
 	return jm, nil
+}
+
+// adaptiveSchedulerFor reports whether the job runs on the
+// AdaptiveScheduler (Flink: DefaultSlotPoolServiceSchedulerFactory
+// #getSchedulerType). A BATCH job does not: Flink gives it its
+// AdaptiveBatchScheduler, here the DefaultScheduler.
+func (jm *JobMaster) adaptiveSchedulerFor(jobGraph *jobgraph.JobGraph) bool {
+	if jm.cfg.SchedulerType != adaptive.SchedulerTypeAdaptive && !jm.cfg.AdaptiveScheduler.Reactive {
+		return false
+	}
+	if jobGraph.JobType == jobgraph.Batch {
+		jm.log.Info("Adaptive Scheduler configured, but Batch job detected. Changing scheduler type to 'Default'.")
+		return false
+	}
+	return true
 }
 
 // Address returns the JobMaster's RPC address.
@@ -617,6 +662,29 @@ func (jm *JobMaster) Cancel(ctx context.Context) error {
 	_, err := rpc.CallAsync(ctx, jm.Endpoint, func() (struct{}, error) {
 		jm.scheduler.Cancel()
 		return struct{}{}, nil
+	})
+	return err
+}
+
+// RequestJobResourceRequirements returns the parallelism bounds of the
+// job's vertices, as the scheduler has them (Flink's
+// requestJobResourceRequirements). The answer is a copy: the caller reads
+// it off the main thread.
+func (jm *JobMaster) RequestJobResourceRequirements(ctx context.Context) (jobgraph.JobResourceRequirements, error) {
+	return rpc.CallAsync(ctx, jm.Endpoint, func() (jobgraph.JobResourceRequirements, error) {
+		return maps.Clone(jm.scheduler.RequestJobResourceRequirements()), nil
+	})
+}
+
+// UpdateJobResourceRequirements hands new parallelism bounds to the
+// scheduler on the main thread (Flink's updateJobResourceRequirements).
+// The Dispatcher has validated them; the DefaultScheduler refuses them
+// all with gateway.ErrUnsupportedOperation. The scheduler gets a copy, so
+// the caller may reuse its map.
+func (jm *JobMaster) UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error {
+	requirements = maps.Clone(requirements)
+	_, err := rpc.CallAsync(ctx, jm.Endpoint, func() (struct{}, error) {
+		return struct{}{}, jm.scheduler.UpdateJobResourceRequirements(requirements)
 	})
 	return err
 }

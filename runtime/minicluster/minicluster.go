@@ -29,6 +29,7 @@ import (
 	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/scheduler/adaptive"
 	"flinklab/runtime/taskexecutor"
 	"flinklab/runtime/taskexecutor/taskmanagerrunner"
 	"flinklab/runtime/trace"
@@ -73,6 +74,11 @@ type Config struct {
 	// job: "region" (Flink's default, also when empty) restarts the
 	// pipelined regions a failure touches, "full" every task.
 	FailoverStrategy string
+	// SchedulerType is jobmanager.scheduler of every job: "Default" (also
+	// when empty) or "Adaptive"; AdaptiveScheduler holds the
+	// AdaptiveScheduler's options (zero: adaptive.DefaultSettings()).
+	SchedulerType     string
+	AdaptiveScheduler adaptive.Settings
 	// SlotRequestTimeout is how long the slot requests of a job's
 	// scheduling round may stay unfulfillable before they fail with
 	// NoResourceAvailableException (slot.request.timeout; zero: Flink's
@@ -139,6 +145,9 @@ func New(cfg Config) (*MiniCluster, error) {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
 	if _, err := failover.LoadFailoverStrategy(cfg.FailoverStrategy); err != nil {
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	if _, err := adaptive.ParseSchedulerType(cfg.SchedulerType); err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
 	// A TaskManager whose memory does not add up does not start (Flink's
@@ -227,6 +236,8 @@ func (c *MiniCluster) componentConfig() component.Config {
 		StartUpPeriod:         c.cfg.StartUpPeriod,
 		RestartStrategy:       c.cfg.RestartStrategy,
 		FailoverStrategy:      c.cfg.FailoverStrategy,
+		SchedulerType:         c.cfg.SchedulerType,
+		AdaptiveScheduler:     c.cfg.AdaptiveScheduler,
 		SlotRequestTimeout:    c.cfg.SlotRequestTimeout,
 		REST:                  c.cfg.REST,
 		Configuration:         c.configuration(),

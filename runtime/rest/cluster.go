@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -58,7 +59,8 @@ func buildRevision() (commit, revision string) {
 
 // handleDashboardConfig tells the web UI how often to poll, the server's
 // time zone, the version, and which actions it may offer: uploading and
-// running jars, and cancelling jobs; not rescaling them.
+// running jars, cancelling jobs, and rescaling them where Flink would
+// (webRescaleEnabled).
 func (s *Server) handleDashboardConfig(_ http.ResponseWriter, _ *http.Request) (any, error) {
 	now := s.now()
 	zone, offset := now.Zone()
@@ -71,8 +73,25 @@ func (s *Server) handleDashboardConfig(_ http.ResponseWriter, _ *http.Request) (
 		TimezoneOffset: offset * 1000,
 		FlinkVersion:   FlinkVersion,
 		FlinkRevision:  revision,
-		Features:       DashboardFeatures{WebSubmit: true, WebCancel: true},
+		Features:       DashboardFeatures{WebSubmit: true, WebCancel: true, WebRescale: webRescaleEnabled(s.deps.Configuration)},
 	}, nil
+}
+
+// webRescaleEnabled says whether the web UI may offer to rescale jobs, as
+// Flink's RestHandlerConfiguration decides it: when the cluster runs its
+// jobs on the AdaptiveScheduler (jobmanager.scheduler: adaptive), not in
+// reactive mode (scheduler-mode: reactive, where the scheduler rescales
+// by itself), and web.rescale.enable, true by default, is not false.
+//
+// It only tells the web UI. Flink serves GET and PUT
+// /jobs/{jobid}/resource-requirements whatever it says, and so does this
+// endpoint; a job on the DefaultScheduler refuses the update.
+//
+// Differs from Flink: a web.rescale.enable that is neither true nor false
+// counts as true; Flink refuses to start.
+func webRescaleEnabled(conf map[string]string) bool {
+	option := func(key string) string { return strings.ToLower(strings.TrimSpace(conf[key])) }
+	return option("jobmanager.scheduler") == "adaptive" && option("scheduler-mode") != "reactive" && option("web.rescale.enable") != "false"
 }
 
 // ---------------------------------------------------------------------------

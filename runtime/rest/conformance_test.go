@@ -96,6 +96,15 @@ func TestResponsesConformToFlinksSpec(t *testing.T) {
 		}
 	}
 	job := func(jobID api.JobID) string { return "/jobs/" + jobID.String() }
+	requirementsOf := func(jobID api.JobID) string {
+		g, err := h.dispatcher.RequestJob(context.Background(), jobID)
+		require.NoError(t, err)
+		var entries []string
+		for _, v := range g.Vertices {
+			entries = append(entries, fmt.Sprintf(`%q: {"parallelism": {"lowerBound": 1, "upperBound": %d}}`, v.ID, v.Parallelism))
+		}
+		return "{" + strings.Join(entries, ", ") + "}"
+	}
 
 	tests := []struct {
 		name       string
@@ -143,6 +152,12 @@ func TestResponsesConformToFlinksSpec(t *testing.T) {
 		{"execution result: finished", "GET /jobs/{jobid}/execution-result", get(job(finished) + "/execution-result"), 200},
 		{"execution result: failed", "GET /jobs/{jobid}/execution-result", get(job(failed) + "/execution-result"), 200},
 		{"execution result: unknown job", "GET /jobs/{jobid}/execution-result", get(job(unknown) + "/execution-result"), 404},
+		{"resource requirements", "GET /jobs/{jobid}/resource-requirements", get(job(running) + "/resource-requirements"), 200},
+		{"resource requirements: unknown job", "GET /jobs/{jobid}/resource-requirements", get(job(unknown) + "/resource-requirements"), 500},
+		{"resource requirements update", "PUT /jobs/{jobid}/resource-requirements",
+			send("PUT", job(running)+"/resource-requirements", "application/json", requirementsOf(running)), 200},
+		{"resource requirements update: none", "PUT /jobs/{jobid}/resource-requirements",
+			send("PUT", job(running)+"/resource-requirements", "application/json", "{}"), 400},
 		{"cancel", "PATCH /jobs/{jobid}", send("PATCH", job(running)+"?mode=cancel", "", ""), 202},
 		{"cancel: canceled already", "PATCH /jobs/{jobid}", send("PATCH", job(canceled), "", ""), 202},
 		{"cancel: finished", "PATCH /jobs/{jobid}", send("PATCH", job(finished), "", ""), 409},

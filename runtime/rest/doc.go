@@ -1,7 +1,7 @@
 // Package rest is the cluster's REST endpoint: the HTTP API through which a
 // client uploads a job jar, runs it and watches the job. It mirrors Flink's
 // DispatcherRestEndpoint (org.apache.flink.runtime.dispatcher), a
-// WebMonitorEndpoint and RestServerEndpoint, with twenty-two of its
+// WebMonitorEndpoint and RestServerEndpoint, with twenty-four of its
 // handlers and two endpoints of flinklab's own.
 // Paths, methods, status codes and JSON field names follow Flink's OpenAPI
 // spec, rest_v1_dispatcher.yml, so Flink's own clients can talk to it; a
@@ -29,6 +29,8 @@
 //	GET    /jobs/{jobid}/status                  JobStatusInfo                   rest.handler.job.JobStatusHandler
 //	GET    /jobs/{jobid}/vertices/{vertexid}     JobVertexDetailsInfo            rest.handler.job.JobVertexDetailsHandler
 //	GET    /jobs/{jobid}/exceptions              JobExceptionsInfoWithHistory    rest.handler.job.JobExceptionsHandler
+//	GET    /jobs/{jobid}/resource-requirements   JobResourceRequirementsBody     rest.handler.job.JobResourceRequirementsHandler
+//	PUT    /jobs/{jobid}/resource-requirements   EmptyResponseBody               rest.handler.job.JobResourceRequirementsUpdateHandler
 //	GET    /taskmanagers                         TaskManagersInfo                rest.handler.taskmanager.TaskManagersHandler
 //	GET    /taskmanagers/{taskmanagerid}         TaskManagerDetailsInfo          rest.handler.taskmanager.TaskManagerDetailsHandler
 //	GET    /jobmanager/config                    [ConfigurationInfoEntry]        rest.handler.cluster.ClusterConfigHandler
@@ -197,13 +199,57 @@
 // in the shape of Flink's JobResultSerializer. The handler never waits: it
 // asks for the status, and for the result only once the job has ended.
 //
+// # A job's parallelism: /jobs/{jobid}/resource-requirements
+//
+// GET answers the parallelism bounds of each vertex of the job, as its
+// JobMaster's scheduler has them, in Flink's JobResourceRequirementsBody;
+// PUT sends new ones in the same shape, with an entry for every vertex,
+// and answers 200 {} once the scheduler has taken them (a bound of -1
+// stands for the default: 1 below, the vertex's max parallelism above):
+//
+//	GET /jobs/<32 hex>/resource-requirements
+//	   ◀── {"bc764cd8ddf7a0cff126f51c16239658": {"parallelism": {"lowerBound": 2, "upperBound": 2}},
+//	        "0a448493b4782967b150582570326227": {"parallelism": {"lowerBound": 2, "upperBound": 2}}}
+//	PUT /jobs/<32 hex>/resource-requirements
+//	    {"bc764cd8ddf7a0cff126f51c16239658": {"parallelism": {"lowerBound": 1, "upperBound": 4}},
+//	     "0a448493b4782967b150582570326227": {"parallelism": {"lowerBound": 1, "upperBound": 4}}}
+//
+// It is Flink's way to rescale a running job on the AdaptiveScheduler,
+// which runs each vertex as wide as its bounds and its slots allow. The
+// DefaultScheduler runs each vertex at exactly its parallelism: it
+// answers that as both bounds, and refuses every update with Flink's
+// UnsupportedOperationException, "The DefaultScheduler does not support
+// changing the parallelism without a job restart. This feature is
+// currently only expected to work with the AdaptiveScheduler.", a 500, as
+// Flink's handler answers it.
+//
+// The Dispatcher checks an update before the JobMaster sees it, with
+// Flink's rules and words (jobgraph.ValidateJobResourceRequirements)
+// against the max parallelism of each vertex of the job's ExecutionGraph:
+// a 400 whose one message has the errors one per line. It refuses a
+// second update of a job while the first runs: 409 "Another update to
+// the job [%s] resource requirements is in progress.", the "%s" as Flink
+// sends it. A body that is not of the format is Flink's 400 "Request did
+// not match expected format JobResourceRequirementsBody." (also an entry
+// without "parallelism"), an empty one 400 "Request body does not specify
+// resource requirements.". Flink's two handlers map no other failure:
+// a job the Dispatcher does not run (unknown, or ended) is a 500 with
+// FlinkJobNotFoundException, not the 404 of GET /jobs/{jobid}, and a job
+// still initializing a 500 with UnavailableDispatcherOperationException.
+//
+// web.rescale.enable does not guard these routes, in Flink as here: it
+// only says, in GET /config's features.web-rescale, whether the web UI
+// should offer to rescale (on the AdaptiveScheduler, not in reactive
+// mode, and unless the option is false).
+//
 // # The cluster: /overview, /config, /taskmanagers, /jobmanager/…
 //
 // GET /overview counts the ResourceManager's TaskManagers and slots
 // (ResourceManagerGateway.RequestResourceOverview) and the Dispatcher's
 // jobs per state; GET /config tells the
 // web UI how often to poll, the time zone and the version, and that it
-// may submit jars and cancel jobs. GET /taskmanagers lists the registered
+// may submit jars and cancel jobs, and rescale them where Flink would
+// (see above). GET /taskmanagers lists the registered
 // TaskExecutors, with their RPC address as "path", their slots, and their
 // resources and memory; GET /taskmanagers/{taskmanagerid} adds the slots
 // that are allocated, and to which job. A TaskManager with Flink's default
@@ -297,9 +343,10 @@
 // (maxExceptions) from value …" (and (failureLabelFilter), with Flink's
 // "failureLabelFilter may be a `key:value` entry only (…)"), "File <id>
 // does not exist in <jarDir>.", "Could not find TaskExecutor <id>.", "This
-// file does not exist in JobManager log dir.", and those of POST /jobs and
-// PATCH /jobs/{jobid} above. Where Flink adds a Java stack trace, we add
-// the Go error as a second message.
+// file does not exist in JobManager log dir.", and those of POST /jobs,
+// PATCH /jobs/{jobid} and /jobs/{jobid}/resource-requirements above.
+// Where Flink adds a Java stack trace, we add the Go error as a second
+// message.
 //
 // Every JSON body (a run or plan request, a fault, the "request" part of
 // POST /jobs) is read strictly, as by Flink's strict object mapper: a
@@ -434,6 +481,14 @@
 //     "serialized-throwable" (the Java-serialized exception); its class is
 //     read from the error text as exceptionName does, and its stack trace
 //     is the error text. accumulator-results is always {}.
+//   - GET /jobs/{jobid}/resource-requirements of a job on the
+//     DefaultScheduler answers each vertex's parallelism as both bounds;
+//     Flink's DefaultScheduler refuses the question as it refuses an
+//     update, and the handler answers 500. An update is not persisted
+//     with the job (Flink's Dispatcher writes it to the JobGraphStore, so
+//     that a JobMaster taking over the job after a failover has it), and
+//     the Dispatcher checks it before it finds that a job initializing has
+//     no JobMaster to take it (Flink refuses such a job first).
 //   - Cancelling a job that is CANCELED already: Flink's Dispatcher
 //     acknowledges it; ours refuses every ended job, so the handler asks
 //     for the job's status and answers 202 for a CANCELED one itself.

@@ -32,6 +32,19 @@ var (
 	errRemoved = errors.New("removed")
 )
 
+// unhandledError is a failure the handler passes on without mapping it,
+// as the Flink handler it mirrors does: 500, whatever it wraps, even an
+// error another handler would answer otherwise (a job that is not found
+// is a 404 elsewhere, but Flink's JobResourceRequirementsHandler answers
+// it 500).
+type unhandledError struct{ cause error }
+
+func (e *unhandledError) Error() string { return e.cause.Error() }
+func (e *unhandledError) Unwrap() error { return e.cause }
+
+// unhandled returns err as a failure the handler does not map (500).
+func unhandled(err error) error { return &unhandledError{cause: err} }
+
 // handlerError is Flink's RestHandlerException: the messages the client
 // reads, and the cause that decides the HTTP status.
 type handlerError struct {
@@ -81,20 +94,28 @@ func withMessages(cause error, messages ...string) error {
 // statusOf is the one place a Go error becomes an HTTP status (STYLE habit
 // 8). Everything the runtime answers with is listed here:
 //
+//	*unhandledError                         500  whatever it wraps: a failure
+//	                                             Flink's handler does not map
 //	*http.MaxBytesError                     413  a body over MaxUploadSize
 //	errRemoved                              308  PATCH /jobs/{jobid}?mode=stop
 //	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
 //	errForbidden                            403  /cluster/faults refused here
 //	errNotFound, gateway.ErrJobNotFound  404  no such jar, job, file or route
 //	errTimeout                              408  job cancellation timed out
-//	errConflict                             409  cancelling a job that ended otherwise
+//	errConflict                             409  cancelling a job that ended otherwise,
+//	                                             a second update of a job's requirements
 //	anything else                           500  including the Dispatcher's
 //	                                             JobSubmissionError and
 //	                                             DuplicateJobSubmissionError,
+//	                                             and a scheduler's
+//	                                             UnsupportedOperationException,
 //	                                             which Flink answers with 500 too
 func statusOf(err error) int {
 	var tooLarge *http.MaxBytesError
+	var passedOn *unhandledError
 	switch {
+	case errors.As(err, &passedOn):
+		return http.StatusInternalServerError
 	case errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, errRemoved):

@@ -28,9 +28,13 @@ type fakeDispatcher struct {
 	CancelJobFunc        func(ctx context.Context, jobID api.JobID) error
 	RequestJobResultFunc func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
 
+	RequestJobResourceRequirementsFunc func(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
+	UpdateJobResourceRequirementsFunc  func(ctx context.Context, jobID api.JobID, r jobgraph.JobResourceRequirements) error
+
 	mu        sync.Mutex
 	submitted []*jobgraph.JobGraph
 	cancelled []api.JobID
+	updates   []jobgraph.JobResourceRequirements
 }
 
 var _ gateway.DispatcherGateway = (*fakeDispatcher)(nil)
@@ -113,6 +117,42 @@ func (f *fakeDispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) 
 		return f.RequestJobResultFunc(ctx, jobID)
 	}
 	return api.JobResult{}, nil
+}
+
+// RequestJobResourceRequirements calls RequestJobResourceRequirementsFunc
+// if set; otherwise it answers the requirements of a job of the table as
+// the DefaultScheduler does, each vertex's parallelism as both bounds.
+func (f *fakeDispatcher) RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error) {
+	if f.RequestJobResourceRequirementsFunc != nil {
+		return f.RequestJobResourceRequirementsFunc(ctx, jobID)
+	}
+	g, err := f.RequestJob(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	requirements := jobgraph.JobResourceRequirements{}
+	for _, v := range g.Vertices {
+		requirements[v.ID] = jobgraph.JobVertexResourceRequirements{Parallelism: jobgraph.Parallelism{LowerBound: v.Parallelism, UpperBound: v.Parallelism}}
+	}
+	return requirements, nil
+}
+
+// UpdateJobResourceRequirements records the requirements, and answers
+// UpdateJobResourceRequirementsFunc's error if set; Updates lists them.
+func (f *fakeDispatcher) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, r jobgraph.JobResourceRequirements) error {
+	f.mu.Lock()
+	f.updates = append(f.updates, r)
+	f.mu.Unlock()
+	if f.UpdateJobResourceRequirementsFunc != nil {
+		return f.UpdateJobResourceRequirementsFunc(ctx, jobID, r)
+	}
+	return nil
+}
+
+func (f *fakeDispatcher) Updates() []jobgraph.JobResourceRequirements {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]jobgraph.JobResourceRequirements(nil), f.updates...)
 }
 
 // runningGraph is the archived graph of a job that has just started

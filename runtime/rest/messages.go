@@ -7,6 +7,7 @@ import (
 	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/trace"
 )
 
@@ -411,8 +412,18 @@ type FiredFaultInfo struct {
 }
 
 // EmptyResponseBody is Flink's EmptyResponseBody, {}: the answer of
-// DELETE /jars/{jarid} (200) and PATCH /jobs/{jobid} (202).
+// DELETE /jars/{jarid} (200), PATCH /jobs/{jobid} (202) and PUT
+// /jobs/{jobid}/resource-requirements (200).
 type EmptyResponseBody struct{}
+
+// JobResourceRequirementsBody answers GET, and is the body of PUT,
+// /jobs/{jobid}/resource-requirements (Flink's
+// JobResourceRequirementsBody): the parallelism bounds of each vertex, by
+// vertex ID. It is jobgraph.JobResourceRequirements, whose JSON is
+// Flink's:
+//
+//	{"<vertex id>": {"parallelism": {"lowerBound": 1, "upperBound": 4}}, …}
+type JobResourceRequirementsBody = jobgraph.JobResourceRequirements
 
 // JarPlanRequestBody is the body of GET and POST /jars/{jarid}/plan: a
 // JarRunRequestBody without the savepoint settings. Every field is
@@ -532,7 +543,7 @@ type DashboardConfiguration struct {
 type DashboardFeatures struct {
 	WebSubmit  bool `json:"web-submit"`  // jars can be uploaded and run
 	WebCancel  bool `json:"web-cancel"`  // jobs can be cancelled
-	WebRescale bool `json:"web-rescale"` // jobs can be rescaled: never here
+	WebRescale bool `json:"web-rescale"` // jobs can be rescaled: on the AdaptiveScheduler, unless web.rescale.enable is false
 	WebHistory bool `json:"web-history"` // this is a HistoryServer: never here
 }
 

@@ -250,33 +250,35 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", "/v1"} {
-		mux.Handle("GET "+prefix+"/config", s.handler(s.handleDashboardConfig))                            // DashboardConfigHandler
-		mux.Handle("GET "+prefix+"/overview", s.handler(s.handleClusterOverview))                          // ClusterOverviewHandler
-		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))                            // JarUploadHandler
-		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                                      // JarListHandler
-		mux.Handle("DELETE "+prefix+"/jars/{jarid}", s.handler(s.handleJarDelete))                         // JarDeleteHandler
-		mux.Handle("GET "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                         // JarPlanHandler
-		mux.Handle("POST "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                        // JarPlanHandler
-		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))                          // JarRunHandler
-		mux.Handle("GET "+prefix+"/jobs", s.handler(s.handleJobIDsOverview))                               // JobIdsHandler
-		mux.Handle("POST "+prefix+"/jobs", s.handler(s.handleJobSubmit))                                   // JobSubmitHandler
-		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))                        // JobsOverviewHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))                           // JobDetailsHandler
-		mux.Handle("PATCH "+prefix+"/jobs/{jobid}", s.handler(s.handleJobCancel))                          // JobCancellationHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/execution-result", s.handler(s.handleJobExecutionResult))  // JobExecutionResultHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))                         // JobPlanHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus))                     // JobStatusHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/vertices/{vertexid}", s.handler(s.handleJobVertexDetails)) // JobVertexDetailsHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/exceptions", s.handler(s.handleJobExceptions))             // JobExceptionsHandler
-		mux.Handle("GET "+prefix+"/taskmanagers", s.handler(s.handleTaskManagers))                         // TaskManagersHandler
-		mux.Handle("GET "+prefix+"/taskmanagers/{taskmanagerid}", s.handler(s.handleTaskManagerDetails))   // TaskManagerDetailsHandler
-		mux.Handle("GET "+prefix+"/jobmanager/config", s.handler(s.handleClusterConfig))                   // ClusterConfigHandler
-		mux.Handle("GET "+prefix+"/jobmanager/logs", s.handler(s.handleJobManagerLogList))                 // JobManagerLogListHandler
-		mux.Handle("GET "+prefix+"/jobmanager/logs/{filename}", s.handler(s.handleJobManagerCustomLog))    // JobManagerCustomLogHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.handler(s.handleJobTrace))                       // flinklab's own, not Flink's
-		mux.Handle("GET "+prefix+"/cluster/faults", s.handler(s.handleFaultsList))                         // flinklab's own, not Flink's
-		mux.Handle("POST "+prefix+"/cluster/faults", s.handler(s.handleFaultInject))                       // flinklab's own, not Flink's
-		mux.Handle("DELETE "+prefix+"/cluster/faults", s.handler(s.handleFaultsClear))                     // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/config", s.handler(s.handleDashboardConfig))                                           // DashboardConfigHandler
+		mux.Handle("GET "+prefix+"/overview", s.handler(s.handleClusterOverview))                                         // ClusterOverviewHandler
+		mux.Handle("POST "+prefix+"/jars/upload", s.handler(s.handleJarUpload))                                           // JarUploadHandler
+		mux.Handle("GET "+prefix+"/jars", s.handler(s.handleJarList))                                                     // JarListHandler
+		mux.Handle("DELETE "+prefix+"/jars/{jarid}", s.handler(s.handleJarDelete))                                        // JarDeleteHandler
+		mux.Handle("GET "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                                        // JarPlanHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/plan", s.handler(s.handleJarPlan))                                       // JarPlanHandler
+		mux.Handle("POST "+prefix+"/jars/{jarid}/run", s.handler(s.handleJarRun))                                         // JarRunHandler
+		mux.Handle("GET "+prefix+"/jobs", s.handler(s.handleJobIDsOverview))                                              // JobIdsHandler
+		mux.Handle("POST "+prefix+"/jobs", s.handler(s.handleJobSubmit))                                                  // JobSubmitHandler
+		mux.Handle("GET "+prefix+"/jobs/overview", s.handler(s.handleJobsOverview))                                       // JobsOverviewHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}", s.handler(s.handleJobDetails))                                          // JobDetailsHandler
+		mux.Handle("PATCH "+prefix+"/jobs/{jobid}", s.handler(s.handleJobCancel))                                         // JobCancellationHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/execution-result", s.handler(s.handleJobExecutionResult))                 // JobExecutionResultHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/plan", s.handler(s.handleJobPlan))                                        // JobPlanHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/status", s.handler(s.handleJobStatus))                                    // JobStatusHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/vertices/{vertexid}", s.handler(s.handleJobVertexDetails))                // JobVertexDetailsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/exceptions", s.handler(s.handleJobExceptions))                            // JobExceptionsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/resource-requirements", s.handler(s.handleJobResourceRequirements))       // JobResourceRequirementsHandler
+		mux.Handle("PUT "+prefix+"/jobs/{jobid}/resource-requirements", s.handler(s.handleJobResourceRequirementsUpdate)) // JobResourceRequirementsUpdateHandler
+		mux.Handle("GET "+prefix+"/taskmanagers", s.handler(s.handleTaskManagers))                                        // TaskManagersHandler
+		mux.Handle("GET "+prefix+"/taskmanagers/{taskmanagerid}", s.handler(s.handleTaskManagerDetails))                  // TaskManagerDetailsHandler
+		mux.Handle("GET "+prefix+"/jobmanager/config", s.handler(s.handleClusterConfig))                                  // ClusterConfigHandler
+		mux.Handle("GET "+prefix+"/jobmanager/logs", s.handler(s.handleJobManagerLogList))                                // JobManagerLogListHandler
+		mux.Handle("GET "+prefix+"/jobmanager/logs/{filename}", s.handler(s.handleJobManagerCustomLog))                   // JobManagerCustomLogHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.handler(s.handleJobTrace))                                      // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/cluster/faults", s.handler(s.handleFaultsList))                                        // flinklab's own, not Flink's
+		mux.Handle("POST "+prefix+"/cluster/faults", s.handler(s.handleFaultInject))                                      // flinklab's own, not Flink's
+		mux.Handle("DELETE "+prefix+"/cluster/faults", s.handler(s.handleFaultsClear))                                    // flinklab's own, not Flink's
 	}
 	notFound := s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())

@@ -61,6 +61,12 @@ type Deps struct {
 	// OnTerminal is called once, when the job reaches a globally terminal
 	// state, with its final ExecutionGraph.
 	OnTerminal func(*gateway.ArchivedExecutionGraph)
+	// OnTaskFailure, if not nil, takes every task failure of the RUNNING
+	// job instead of the scheduler's own failover: the AdaptiveScheduler
+	// runs each ExecutionGraph this way and decides itself, cancelling
+	// the graph to restart with a new one (Cancel) or failing it
+	// (FailJob).
+	OnTaskFailure func(e *executiongraph.Execution, cause error)
 }
 
 // DefaultScheduler is Flink's DefaultScheduler, reduced to what a job needs
@@ -80,7 +86,7 @@ type DefaultScheduler struct {
 	bulkChecker *slotpool.PhysicalSlotRequestBulkChecker
 	// exceptionHistory holds the failures the job went through, newest
 	// first (Flink: SchedulerBase's exceptionHistory).
-	exceptionHistory []gateway.ExceptionHistoryEntry
+	exceptionHistory ExceptionHistory
 	// restarts are the restarts waiting for their backoff and for their
 	// tasks to stop; waitingForRestart holds their subtasks (Flink:
 	// verticesWaitingForRestart): the job is RESTARTING while it is not
@@ -173,14 +179,18 @@ func NewDefaultScheduler(cfg Config, deps Deps) *DefaultScheduler {
 		strategy = failover.NewRestartAllFailoverStrategy(vertices)
 	}
 	s.failureHandler = failover.NewExecutionFailureHandler(vertices, strategy, cfg.RestartStrategy)
-	s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", strategy, deps.Graph.JobName(), deps.Graph.JobID()))
+	if deps.OnTaskFailure == nil {
+		s.log.Info(fmt.Sprintf("Using failover strategy %s for %s (%s).", strategy, deps.Graph.JobName(), deps.Graph.JobID()))
+	}
 	return s
 }
 
 // StartScheduling moves the job to RUNNING and schedules its source
 // regions: all of a streaming job, the first stage of a batch job.
 func (s *DefaultScheduler) StartScheduling() {
-	s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
+	if s.deps.OnTaskFailure == nil {
+		s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
+	}
 	if !s.transitionJob(api.JobCreated, api.JobRunning, nil) {
 		return
 	}
@@ -340,6 +350,10 @@ func (s *DefaultScheduler) markFailed(e *executiongraph.Execution, cause error) 
 	s.transitionExecution(e, api.ExecutionFailed, cause)
 	s.handleTaskFailure(e, cause)
 }
+
+// FailJob fails the job with cause: the AdaptiveScheduler's Failing
+// state calls it (Flink: ExecutionGraph#failJob).
+func (s *DefaultScheduler) FailJob(cause error) { s.failJob(cause) }
 
 // failJob moves the job to FAILING, cancels every task still alive and
 // finishes FAILED once all have stopped.

@@ -27,18 +27,22 @@ func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause 
 		// The job is failing or being cancelled already: this failure
 		// happened while that was handled. It changes nothing but the
 		// count of tasks still alive.
-		s.addConcurrentException(e, cause)
+		s.exceptionHistory.AddConcurrent(e, cause, time.Now())
 		s.executionTerminated()
+		return
+	}
+	if s.deps.OnTaskFailure != nil {
+		s.deps.OnTaskFailure(e, cause)
 		return
 	}
 	vertexID := e.Vertex().ID()
 	result := s.failureHandler.HandleFailure(&vertexID, cause, time.Now())
 	if result.IsRootCause {
-		s.recordException(e, result.Error, result.Timestamp)
+		s.exceptionHistory.Record(e, result.Error, result.Timestamp)
 	} else {
 		// Merged into the restart that was due (exponential-delay): one of
 		// that failure's concurrent exceptions.
-		s.addConcurrentException(e, cause)
+		s.exceptionHistory.AddConcurrent(e, cause, time.Now())
 	}
 	if !result.CanRestart {
 		s.failJob(result.Error)
@@ -154,44 +158,6 @@ func (s *DefaultScheduler) restartTasks(restart *pendingRestart) {
 		s.tdds.forgetPartitionsOf(ev)
 	}
 	s.schedulingStrategy.restartTasks(ids)
-}
-
-// ExceptionHistorySize is how many failures the job's exception history
-// keeps, the newest (Flink's web.exception-history-size, 16).
-const ExceptionHistorySize = 16
-
-// maxConcurrentExceptions bounds the concurrent exceptions kept under one
-// failure.
-const maxConcurrentExceptions = ExceptionHistorySize
-
-// recordException adds a failure to the job's exception history, newest
-// first, dropping the oldest beyond ExceptionHistorySize (Flink:
-// archiveFromFailureHandlingResult, into a BoundedFIFOQueue).
-func (s *DefaultScheduler) recordException(e *executiongraph.Execution, cause error, at time.Time) {
-	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: at, TaskName: e.VertexWithAttempt()}
-	if slot, ok := e.AssignedSlot(); ok {
-		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
-	}
-	s.exceptionHistory = slices.Insert(s.exceptionHistory, 0, entry)
-	if len(s.exceptionHistory) > ExceptionHistorySize {
-		s.exceptionHistory = s.exceptionHistory[:ExceptionHistorySize]
-	}
-}
-
-// addConcurrentException records a failure that happened while the last
-// one was handled, under that one.
-func (s *DefaultScheduler) addConcurrentException(e *executiongraph.Execution, cause error) {
-	if len(s.exceptionHistory) == 0 {
-		return
-	}
-	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: time.Now(), TaskName: e.VertexWithAttempt()}
-	if slot, ok := e.AssignedSlot(); ok {
-		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
-	}
-	root := &s.exceptionHistory[0]
-	if len(root.ConcurrentExceptions) < maxConcurrentExceptions {
-		root.ConcurrentExceptions = append(root.ConcurrentExceptions, entry)
-	}
 }
 
 // exceptionText is a failure as the exception history shows it: the error

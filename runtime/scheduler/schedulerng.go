@@ -3,6 +3,7 @@ package scheduler
 import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
 )
 
@@ -25,4 +26,12 @@ type SchedulerNG interface {
 	RequestJobStatus() api.JobStatus
 	// RequestJob returns a snapshot of the ExecutionGraph.
 	RequestJob() *gateway.ArchivedExecutionGraph
+	// RequestJobResourceRequirements returns the parallelism bounds of the
+	// job's vertices.
+	RequestJobResourceRequirements() jobgraph.JobResourceRequirements
+	// UpdateJobResourceRequirements applies new, validated parallelism
+	// bounds, or refuses them with gateway.ErrUnsupportedOperation if the
+	// scheduler cannot rescale a running job. (Flink's SchedulerNG refuses
+	// both methods by default; the AdaptiveScheduler implements them.)
+	UpdateJobResourceRequirements(requirements jobgraph.JobResourceRequirements) error
 }

@@ -7,6 +7,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobgraph"
 )
 
 // record puts v into a buffered channel the test reads; it never blocks a
@@ -218,6 +219,14 @@ func (f *fakeJobMaster) RequestJob(context.Context) (*gateway.ArchivedExecutionG
 }
 
 func (f *fakeJobMaster) Cancel(context.Context) error { return nil }
+
+func (f *fakeJobMaster) RequestJobResourceRequirements(context.Context) (jobgraph.JobResourceRequirements, error) {
+	return nil, errors.New("fakeJobMaster: RequestJobResourceRequirements is not for a TaskExecutor")
+}
+
+func (f *fakeJobMaster) UpdateJobResourceRequirements(context.Context, jobgraph.JobResourceRequirements) error {
+	return errors.New("fakeJobMaster: UpdateJobResourceRequirements is not for a TaskExecutor")
+}
 
 func (f *fakeJobMaster) HeartbeatFromTaskManager(_ context.Context, resourceID api.ResourceID,
 	_ gateway.TaskExecutorToJobManagerHeartbeatPayload) error {

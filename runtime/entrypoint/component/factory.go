@@ -21,6 +21,7 @@ import (
 	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/scheduler/adaptive"
 	"flinklab/runtime/trace"
 )
 
@@ -53,6 +54,10 @@ type Config struct {
 	// FailoverStrategy is jobmanager.execution.failover-strategy of every
 	// job: "region" (the default, also when empty) or "full".
 	FailoverStrategy string
+	// SchedulerType is jobmanager.scheduler of every job, and
+	// AdaptiveScheduler the AdaptiveScheduler's options.
+	SchedulerType     string
+	AdaptiveScheduler adaptive.Settings
 	// SlotRequestTimeout is slot.request.timeout of every job.
 	SlotRequestTimeout time.Duration
 	// REST configures the REST endpoint; nil means the component has
@@ -192,6 +197,8 @@ func jobManagerRunnerFactory(cfg Config, deps Deps) func(*jobgraph.JobGraph) (jo
 		Registration:       cfg.Registration,
 		RestartStrategy:    cfg.RestartStrategy,
 		FailoverStrategy:   cfg.FailoverStrategy,
+		SchedulerType:      cfg.SchedulerType,
+		AdaptiveScheduler:  cfg.AdaptiveScheduler,
 		Heartbeat:          cfg.Heartbeat,
 		SlotRequestTimeout: cfg.SlotRequestTimeout,
 		Logger:             cfg.Logger,

@@ -18,6 +18,9 @@ type DispatcherGateway struct {
 	RequestJobFunc       func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
 	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
 	RequestJobResultFunc func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
+
+	RequestJobResourceRequirementsFunc func(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
+	UpdateJobResourceRequirementsFunc  func(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error
 }
 
 var _ gateway.DispatcherGateway = (*DispatcherGateway)(nil)
@@ -69,4 +72,22 @@ func (f *DispatcherGateway) RequestJobResult(ctx context.Context, jobID api.JobI
 		return f.RequestJobResultFunc(ctx, jobID)
 	}
 	return api.JobResult{JobID: jobID, JobStatus: api.JobFinished, ApplicationStatus: api.ApplicationSucceeded}, nil
+}
+
+// RequestJobResourceRequirements calls RequestJobResourceRequirementsFunc,
+// or answers no requirements (an empty map, never nil).
+func (f *DispatcherGateway) RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error) {
+	if f.RequestJobResourceRequirementsFunc != nil {
+		return f.RequestJobResourceRequirementsFunc(ctx, jobID)
+	}
+	return jobgraph.JobResourceRequirements{}, nil
+}
+
+// UpdateJobResourceRequirements calls UpdateJobResourceRequirementsFunc, or
+// succeeds.
+func (f *DispatcherGateway) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error {
+	if f.UpdateJobResourceRequirementsFunc != nil {
+		return f.UpdateJobResourceRequirementsFunc(ctx, jobID, requirements)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
 )
 
 // JobMasterGateway is a fake gateway.JobMasterGateway and
@@ -22,6 +23,8 @@ type JobMasterGateway struct {
 	RequestJobStatusFunc                  func(ctx context.Context) (api.JobStatus, error)
 	RequestJobFunc                        func(ctx context.Context) (*gateway.ArchivedExecutionGraph, error)
 	CancelFunc                            func(ctx context.Context) error
+	RequestJobResourceRequirementsFunc    func(ctx context.Context) (jobgraph.JobResourceRequirements, error)
+	UpdateJobResourceRequirementsFunc     func(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
 
 	HeartbeatFromTaskManagerFunc     func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error
 	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
@@ -90,6 +93,24 @@ func (f *JobMasterGateway) RequestJob(ctx context.Context) (*gateway.ArchivedExe
 func (f *JobMasterGateway) Cancel(ctx context.Context) error {
 	if f.CancelFunc != nil {
 		return f.CancelFunc(ctx)
+	}
+	return nil
+}
+
+// RequestJobResourceRequirements calls RequestJobResourceRequirementsFunc,
+// or answers no requirements (an empty map, never nil).
+func (f *JobMasterGateway) RequestJobResourceRequirements(ctx context.Context) (jobgraph.JobResourceRequirements, error) {
+	if f.RequestJobResourceRequirementsFunc != nil {
+		return f.RequestJobResourceRequirementsFunc(ctx)
+	}
+	return jobgraph.JobResourceRequirements{}, nil
+}
+
+// UpdateJobResourceRequirements calls UpdateJobResourceRequirementsFunc, or
+// succeeds.
+func (f *JobMasterGateway) UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error {
+	if f.UpdateJobResourceRequirementsFunc != nil {
+		return f.UpdateJobResourceRequirementsFunc(ctx, requirements)
 	}
 	return nil
 }

@@ -37,3 +37,11 @@ func (s dispatcherStub) ListJobs(ctx context.Context) ([]api.JobID, error) {
 func (s dispatcherStub) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
 	return rpc.CallRemote[api.JobResult](ctx, s.inv, "RequestJobResult", jobID)
 }
+
+func (s dispatcherStub) RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error) {
+	return rpc.CallRemote[jobgraph.JobResourceRequirements](ctx, s.inv, "RequestJobResourceRequirements", jobID)
+}
+
+func (s dispatcherStub) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error {
+	return s.inv.Call(ctx, "UpdateJobResourceRequirements", jobID, requirements)
+}

@@ -5,6 +5,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
+	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
 )
 
@@ -49,6 +50,14 @@ func (s jobMasterStub) RequestJob(ctx context.Context) (*gateway.ArchivedExecuti
 
 func (s jobMasterStub) Cancel(ctx context.Context) error {
 	return s.inv.Call(ctx, "Cancel")
+}
+
+func (s jobMasterStub) RequestJobResourceRequirements(ctx context.Context) (jobgraph.JobResourceRequirements, error) {
+	return rpc.CallRemote[jobgraph.JobResourceRequirements](ctx, s.inv, "RequestJobResourceRequirements")
+}
+
+func (s jobMasterStub) UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error {
+	return s.inv.Call(ctx, "UpdateJobResourceRequirements", requirements)
 }
 
 func (s jobMasterStub) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,

@@ -120,6 +120,10 @@ var (
 		}},
 	}
 	heartbeatTimeout = &gateway.TimeoutException{Message: "Heartbeat of TaskManager with id taskexecutor-3f2a9c timed out."}
+	requirements     = jobgraph.JobResourceRequirements{
+		vertexID:             {Parallelism: jobgraph.Parallelism{LowerBound: 1, UpperBound: 4}},
+		api.NewJobVertexID(): {Parallelism: jobgraph.Parallelism{LowerBound: -1, UpperBound: -1}},
+	}
 )
 
 // newJobGraph returns a small graph with every part the codec writes.
@@ -220,6 +224,34 @@ var roundTrips = map[string]func(t *testing.T){
 		assert.Equal(t, result, answer)
 		assert.Equal(t, jobID, got)
 	},
+	"DispatcherGateway.RequestJobResourceRequirements": func(t *testing.T) {
+		var got api.JobID
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			RequestJobResourceRequirementsFunc: func(_ context.Context, id api.JobID) (jobgraph.JobResourceRequirements, error) {
+				got = id
+				return requirements, nil
+			},
+		})
+		answer, err := g.RequestJobResourceRequirements(testContext(t), jobID)
+		require.NoError(t, err)
+		assert.Equal(t, requirements, answer)
+		assert.Equal(t, jobID, got)
+	},
+	"DispatcherGateway.UpdateJobResourceRequirements": func(t *testing.T) {
+		var got []any
+		invalid := &gateway.InvalidJobResourceRequirementsError{JobID: jobID, Errors: []string{"one", "two"}}
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			UpdateJobResourceRequirementsFunc: func(_ context.Context, id api.JobID, r jobgraph.JobResourceRequirements) error {
+				got = []any{id, r}
+				return invalid
+			},
+		})
+		err := g.UpdateJobResourceRequirements(testContext(t), jobID, requirements)
+		assert.Equal(t, []any{jobID, requirements}, got)
+		var answer *gateway.InvalidJobResourceRequirementsError
+		require.ErrorAs(t, err, &answer, "a refusal crosses with its errors")
+		assert.Equal(t, invalid, answer)
+	},
 
 	// JobMasterGateway
 
@@ -315,6 +347,25 @@ var roundTrips = map[string]func(t *testing.T){
 		})
 		require.NoError(t, g.Cancel(testContext(t)))
 		assert.True(t, cancelled)
+	},
+	"JobMasterGateway.RequestJobResourceRequirements": func(t *testing.T) {
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			RequestJobResourceRequirementsFunc: func(context.Context) (jobgraph.JobResourceRequirements, error) { return requirements, nil },
+		})
+		answer, err := g.RequestJobResourceRequirements(testContext(t))
+		require.NoError(t, err)
+		assert.Equal(t, requirements, answer)
+	},
+	"JobMasterGateway.UpdateJobResourceRequirements": func(t *testing.T) {
+		var got jobgraph.JobResourceRequirements
+		refusal := fmt.Errorf("%w: The DefaultScheduler does not support changing the parallelism without a job restart.", gateway.ErrUnsupportedOperation)
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			UpdateJobResourceRequirementsFunc: func(_ context.Context, r jobgraph.JobResourceRequirements) error { got = r; return refusal },
+		})
+		err := g.UpdateJobResourceRequirements(testContext(t), requirements)
+		assert.Equal(t, requirements, got)
+		assert.ErrorIs(t, err, gateway.ErrUnsupportedOperation, "the scheduler's refusal crosses")
+		assert.EqualError(t, err, refusal.Error())
 	},
 
 	// JobMasterHeartbeatGateway

@@ -28,6 +28,9 @@ type pendingRequest struct {
 	fulfill func(PhysicalSlot)
 	fail    func(error) // may be nil
 	batch   bool        // the slot will not be occupied indefinitely
+	// standing: a request of DeclareRequiredSlots, which the pool makes
+	// itself; the slot that serves it stays free.
+	standing bool
 }
 
 type heldSlot struct {
@@ -55,8 +58,16 @@ type SlotPool struct {
 	schedule         func(func())
 	declare          func(gateway.ResourceRequirements) // nil until connected to the RM
 	declareScheduled bool
-	matchScheduled   bool                          // matchFreeSlots will run on the next mailbox turn
-	lastDeclared     *gateway.ResourceRequirements // nil: declare even if nothing changed
+	matchScheduled   bool // matchFreeSlots will run on the next mailbox turn
+
+	// declaredSlots is what DeclareRequiredSlots asked for; the pool holds
+	// or requests that many slots, used or not. onNewSlots hears of each
+	// slot that arrives for them; newSlotsScheduled coalesces the calls.
+	declaredSlots     int
+	nextStandingID    SlotRequestID
+	onNewSlots        func()
+	newSlotsScheduled bool
+	lastDeclared      *gateway.ResourceRequirements // nil: declare even if nothing changed
 }
 
 // New returns an empty pool. schedule must run a function later on the
@@ -175,7 +186,7 @@ var ErrNoResourceAvailable = errors.New("NoResourceAvailableException")
 // it will free one ("batch jobs do not require all resources requirements
 // to be fulfilled at the same time", says Flink's failPendingRequests).
 func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
-	failing := func(r *pendingRequest) bool { return !r.batch || acquired == 0 }
+	failing := func(r *pendingRequest) bool { return !r.standing && (!r.batch || acquired == 0) }
 	if !slices.ContainsFunc(p.pending, failing) {
 		return
 	}
@@ -225,6 +236,8 @@ func (p *SlotPool) Requirements() gateway.ResourceRequirements {
 	for _, allocationID := range p.order {
 		if held := p.slots[allocationID]; held.request != 0 {
 			profiles = append(profiles, p.requested[held.request])
+		} else if p.declaredSlots > 0 {
+			profiles = append(profiles, api.UnknownResourceProfile) // declared, free
 		}
 	}
 	for _, r := range p.pending {
@@ -344,6 +357,7 @@ func (p *SlotPool) ReleaseTaskManager(resourceID api.ResourceID) []PhysicalSlot 
 		delete(p.slots, allocationID)
 		return true
 	})
+	p.requestDeclaredSlots()
 	p.requirementsChanged()
 	return released
 }
@@ -361,6 +375,7 @@ func (p *SlotPool) FreeReservedSlots() {
 	}
 	p.pending = nil
 	clear(p.requested)
+	p.declaredSlots = 0
 	p.requirementsChanged()
 }
 

@@ -82,8 +82,14 @@ func newOperatorChain(graph *streaming.StreamGraph, config *streaming.StreamConf
 		if node == nil {
 			return nil, fmt.Errorf("program %s has no node %d", config.ProgramName, id)
 		}
-		if node.Parallelism != share.parallelism {
-			return nil, fmt.Errorf("%v has parallelism %d, but the task runs %d subtasks", node, node.Parallelism, share.parallelism)
+		// The task runs share.parallelism subtasks, which may differ from
+		// the parallelism the program was planned with: the
+		// AdaptiveScheduler runs a job as wide as its slots allow. The
+		// operators take the task's, as Flink's take the runtime context's
+		// (getNumberOfParallelSubtasks); only the max parallelism, which
+		// fixes the key groups, must hold.
+		if share.parallelism > node.MaxParallelism {
+			return nil, fmt.Errorf("%v has max parallelism %d, but the task runs %d subtasks", node, node.MaxParallelism, share.parallelism)
 		}
 		b.inChain[id] = true
 	}
