@@ -67,10 +67,12 @@ func (p *SlotPool) requestDeclaredSlots() {
 }
 
 // standingRequestServed frees the slot that served a standing request and
-// tells the listener, on the next mailbox turn.
+// tells the listener, on the next mailbox turn. A task's request that
+// waits, behind the standing one, gets the slot then.
 func (p *SlotPool) standingRequestServed(id SlotRequestID, slot PhysicalSlot) {
 	delete(p.requested, id)
 	p.slots[slot.AllocationID].request = 0
+	p.scheduleMatchFreeSlots()
 	if p.onNewSlots != nil && !p.newSlotsScheduled {
 		p.newSlotsScheduled = true
 		p.schedule(func() {

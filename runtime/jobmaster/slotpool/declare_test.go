@@ -42,3 +42,32 @@ func TestDeclaredSlotsArriveFreeAndAreAskedForAgainWhenLost(t *testing.T) {
 	p.DeclareRequiredSlots(1)
 	assert.Equal(t, 1, p.PendingRequests(), "a smaller declaration withdraws the rest")
 }
+
+// A slot that a task gives back stays free: it does not count as a new
+// slot for the declaration, which still waits for the slots it lacks.
+func TestAFreedSlotDoesNotServeADeclaredSlot(t *testing.T) {
+	p, turn, _ := newTestPool(t)
+	p.DeclareRequiredSlots(2)
+	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
+	turn()
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(PhysicalSlot) {}, nil)
+	p.CancelSlotRequest(1)
+	turn()
+	assert.Equal(t, 1, p.FreeSlots())
+	assert.Equal(t, 1, p.PendingRequests(), "one declared slot is still missing")
+	accepted := p.OfferSlots(tm, []gateway.SlotOffer{offer(1)})
+	assert.Len(t, accepted, 1, "and an offer is taken for it")
+}
+
+// A task whose request waits behind a standing one gets the slot that
+// arrives for the standing one.
+func TestATaskRequestWaitingBehindADeclaredSlotGetsTheOffer(t *testing.T) {
+	p, turn, _ := newTestPool(t)
+	p.DeclareRequiredSlots(1)
+	var got []PhysicalSlot
+	p.RequestNewAllocatedSlot(1, api.UnknownResourceProfile, func(s PhysicalSlot) { got = append(got, s) }, nil)
+	p.OfferSlots(tm, []gateway.SlotOffer{offer(0)})
+	require.Empty(t, got, "the standing request was first")
+	turn()
+	assert.Len(t, got, 1)
+}

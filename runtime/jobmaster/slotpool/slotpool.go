@@ -137,11 +137,17 @@ func (p *SlotPool) CancelSlotRequest(id SlotRequestID) {
 			continue
 		}
 		held.request, held.batch = 0, false
-		if len(p.pending) > 0 && !p.matchScheduled {
-			p.matchScheduled = true
-			p.schedule(p.matchFreeSlots)
-		}
+		p.scheduleMatchFreeSlots()
 		return
+	}
+}
+
+// scheduleMatchFreeSlots runs matchFreeSlots on the next mailbox turn, if
+// a request waits.
+func (p *SlotPool) scheduleMatchFreeSlots() {
+	if len(p.pending) > 0 && !p.matchScheduled {
+		p.matchScheduled = true
+		p.schedule(p.matchFreeSlots)
 	}
 }
 
@@ -166,12 +172,13 @@ func (p *SlotPool) matchFreeSlots() {
 // pendingRequestFor returns the index of the waiting request a free slot of
 // the given profile serves, by the rule OfferSlots applies to an offered
 // one (step m8): the oldest of exactly its profile, or else the oldest it
-// matches; -1 if none.
+// matches; -1 if none. Standing requests are left out: they wait for new
+// slots, and a free slot the pool holds counts for them already.
 func (p *SlotPool) pendingRequestFor(slotProfile api.ResourceProfile) int {
-	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return r.profile == slotProfile }); i >= 0 {
+	if i := slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return !r.standing && r.profile == slotProfile }); i >= 0 {
 		return i
 	}
-	return slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return slotProfile.IsMatching(r.profile) })
+	return slices.IndexFunc(p.pending, func(r *pendingRequest) bool { return !r.standing && slotProfile.IsMatching(r.profile) })
 }
 
 // ErrNoResourceAvailable is Flink's NoResourceAvailableException: the job
