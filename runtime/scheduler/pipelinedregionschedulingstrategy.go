@@ -30,7 +30,12 @@ type pipelinedRegionSchedulingStrategy struct {
 	blockingInputs [][]*executiongraph.ConsumedPartitionGroup
 	// consumerRegions are, per such group, the regions that read it.
 	consumerRegions map[*executiongraph.ConsumedPartitionGroup][]int
-	scheduled       []bool
+	// crossRegion holds the groups a consumer region partly produces
+	// itself (Flink's crossRegionConsumedPartitionGroups): they are never
+	// all finished before that region runs, so their producers' finishing
+	// is worth a look without waiting for all partitions.
+	crossRegion map[*executiongraph.ConsumedPartitionGroup]bool
+	scheduled   []bool
 	// allocateSlotsAndDeploy is the scheduler's (Flink:
 	// SchedulerOperations#allocateSlotsAndDeploy).
 	allocateSlotsAndDeploy func([]*executiongraph.ExecutionVertex)
@@ -44,6 +49,7 @@ func newPipelinedRegionSchedulingStrategy(graph *executiongraph.ExecutionGraph, 
 		regionOf:               make(map[api.ExecutionVertexID]int),
 		blockingInputs:         make([][]*executiongraph.ConsumedPartitionGroup, len(regions)),
 		consumerRegions:        make(map[*executiongraph.ConsumedPartitionGroup][]int),
+		crossRegion:            make(map[*executiongraph.ConsumedPartitionGroup]bool),
 		scheduled:              make([]bool, len(regions)),
 		allocateSlotsAndDeploy: allocateSlotsAndDeploy,
 	}
@@ -61,6 +67,9 @@ func newPipelinedRegionSchedulingStrategy(graph *executiongraph.ExecutionGraph, 
 				}
 				s.blockingInputs[i] = append(s.blockingInputs[i], group)
 				s.consumerRegions[group] = append(s.consumerRegions[group], i)
+				if s.producedInside(group, i) {
+					s.crossRegion[group] = true
+				}
 			}
 		}
 	}
@@ -72,6 +81,17 @@ func newPipelinedRegionSchedulingStrategy(graph *executiongraph.ExecutionGraph, 
 func (s *pipelinedRegionSchedulingStrategy) producedOutside(group *executiongraph.ConsumedPartitionGroup, region int) bool {
 	for _, id := range group.Partitions() {
 		if s.regionOf[s.graph.ResultPartition(id).Producer().ID()] != region {
+			return true
+		}
+	}
+	return false
+}
+
+// producedInside reports whether a partition of group is produced by
+// region itself.
+func (s *pipelinedRegionSchedulingStrategy) producedInside(group *executiongraph.ConsumedPartitionGroup, region int) bool {
+	for _, id := range group.Partitions() {
+		if s.regionOf[s.graph.ResultPartition(id).Producer().ID()] == region {
 			return true
 		}
 	}
@@ -90,14 +110,15 @@ func (s *pipelinedRegionSchedulingStrategy) startScheduling() {
 }
 
 // onExecutionFinished schedules the regions that read a result of ev, if
-// ev's finishing made all of it consumable (Flink: onExecutionStateChange
+// ev's finishing made all of it consumable, or, for a group its consumer
+// partly produces itself, all it waits for (Flink: onExecutionStateChange
 // with FINISHED, getBlockingDownstreamRegionsOfVertex).
 func (s *pipelinedRegionSchedulingStrategy) onExecutionFinished(ev *executiongraph.ExecutionVertex) {
 	var downstream []int
 	for _, produced := range ev.ProducedPartitions() {
 		for _, consumers := range produced.ConsumerVertexGroups() {
 			group := consumers.ConsumedPartitionGroup()
-			if group.AreAllPartitionsFinished() {
+			if group.AreAllPartitionsFinished() || s.crossRegion[group] {
 				downstream = append(downstream, s.consumerRegions[group]...)
 			}
 		}

@@ -253,3 +253,38 @@ func TestTheDefaultFailoverStrategyIsRegion(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, failover.FailoverStrategyRegion, name)
 }
+
+// A region that partly produces its own blocking input (FLINK-17330's
+// shape) waits only for the part other regions produce:
+//
+//	A (4) ─pipelined, pointwise─► B (3) ─pipelined, pointwise─► C (2)
+//	A (4) ══blocking, pointwise══► C (2)
+//
+// A0, B0 and C0 are one region, which reads A1's blocking partition, and
+// its own A0's: it is scheduled when A1 has finished.
+func TestARegionThatPartlyProducesItsOwnBlockingInputStartsWhenTheRestIsFinished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := jobgraph.New("job")
+		a := jobgraph.NewJobVertex("A", "test.A", 4)
+		b := jobgraph.NewJobVertex("B", "test.B", 3)
+		c := jobgraph.NewJobVertex("C", "test.C", 2)
+		b.ConnectNewDataSetAsInput(a, jobgraph.Pointwise, jobgraph.PipelinedBounded)
+		c.ConnectNewDataSetAsInput(a, jobgraph.Pointwise, jobgraph.Blocking)
+		c.ConnectNewDataSetAsInput(b, jobgraph.Pointwise, jobgraph.PipelinedBounded)
+		for _, v := range []*jobgraph.JobVertex{a, b, c} {
+			v.SlotSharingGroup = "default"
+			g.AddVertex(v)
+		}
+		h := newHarnessForJob(t, g, Config{})
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(4) // enough for both regions: the other one, A1–A3, B1, B2, C1, shares 3
+		synctest.Wait()
+		require.ElementsMatch(t, []string{"A/1#0", "A/2#0", "A/3#0", "B/1#0", "B/2#0", "C/1#0"}, h.deployedNames(0),
+			"the region of A0, B0 and C0 waits for A1")
+		h.runAll(h.tm.deployed())
+		h.report(h.deployment("A", 1), api.ExecutionFinished, nil)
+		h.offer(1)
+		synctest.Wait()
+		assert.ElementsMatch(t, []string{"A/0#0", "B/0#0", "C/0#0"}, h.deployedNames(6))
+	})
+}

@@ -13,9 +13,12 @@
 //	go run ./tools/graphs -slots -p 2 -D taskmanager.numberOfTaskSlots=2 wordcount  # wordcount-slots.svg
 //	go run ./tools/graphs -slots -explain -taskmanagers 2 -D taskmanager.numberOfTaskSlots=2 -p 2 sharing
 //	go run ./tools/graphs -slots -m localhost:8081 -job JOBID  # where a running job's subtasks are
+//	go run ./tools/graphs -regions -fail "work -> Sink: print-sink (2/4)" -p 4 pipelines  # pipelines-regions.svg
+//	go run ./tools/graphs -regions -explain -p 2 wordcount --execution-mode BATCH
+//	go run ./tools/graphs -adaptive                  # adaptive-states.svg: the AdaptiveScheduler's states
 //
 // PROGRAM is a registered example program (wordcount, ticker, sharing,
-// chains, fanout); a path ending in ".jar" is opened as a job jar and its
+// pipelines, chains, fanout); a path ending in ".jar" is opened as a job jar and its
 // Program-Class planned. The arguments after it are the program's. The
 // StreamGraph and JobGraph come from planning the program, as the client
 // does before it submits; the ExecutionGraph and the sequence come from
@@ -43,6 +46,22 @@
 // is what REST says of the job on a running cluster; REST does not say
 // which slot a subtask runs in, so there subtasks are listed per
 // TaskManager. -slots -explain prints the same as text.
+//
+// With -regions the tool draws the pipelined regions of the job's
+// ExecutionGraph instead (<name>-regions.svg, or .dot), planned without
+// running anything (package regions): one box per region with its
+// subtasks, solid arrows for pipelined exchanges and dashed ones for
+// BLOCKING exchanges. -fail "NAME (i/p)" names a subtask that fails, as
+// Flink's logs name it; the runtime's RestartPipelinedRegionFailoverStrategy
+// decides which regions restart, with every BLOCKING result still
+// readable, and the drawing marks them, while the same is printed as
+// text. -regions -explain prints the text alone.
+//
+// With -adaptive the tool runs a job on the AdaptiveScheduler
+// (diagrams.RunAdaptive: the ticker at parallelism 4 on a MiniCluster
+// that has 2 slots, then 4) and draws the scheduler's states and
+// transitions with the path the job took, read from the scheduler's DEBUG
+// lines (adaptive-states.svg, .dot or .mmd); the path is printed too.
 //
 // The DOT and Mermaid come from package diagrams (and package dot), which
 // need no Graphviz; SVG is rendered by package svg, the only importer of
@@ -74,6 +93,8 @@ const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [
        go run ./tools/graphs -explain [-p N] PROGRAM|JAR [args]
        go run ./tools/graphs -slots [-explain] [-o DIR] [-format svg|dot] [-taskmanagers N] [-D key=value]... [-p N] PROGRAM|JAR|JOBGRAPH.json [args]
        go run ./tools/graphs -slots [-explain] [-o DIR] [-format svg|dot] -m HOST:PORT -job JOBID
+       go run ./tools/graphs -regions [-explain] [-fail "NAME (i/p)"] [-o DIR] [-format svg|dot] [-p N] PROGRAM|JAR|JOBGRAPH.json [args]
+       go run ./tools/graphs -adaptive [-o DIR] [-format svg|dot|mermaid]
 
 Writes <name>-streamgraph, <name>-jobgraph, <name>-executiongraph and
 <name>-sequence as .svg or .dot to DIR; with -format mermaid only
@@ -83,6 +104,11 @@ streamgraph. -diagrams DIR regenerates the committed diagrams (make diagrams).
 -slots writes <name>-slots instead: where the subtasks run, planned on
 -taskmanagers TaskManagers configured by -D (or, with -m, as REST shows
 them); with -explain as text.
+-regions writes <name>-regions instead: the pipelined regions of the
+ExecutionGraph and, with -fail, what region failover restarts (also
+printed); with -explain as text only.
+-adaptive runs a job on the AdaptiveScheduler and writes adaptive-states:
+its states and transitions, with the path the job took.
 
 `
 
@@ -94,9 +120,12 @@ func main() {
 	jobID := flag.String("job", "", "with -m: the JobID of the job to draw")
 	inject := flag.String("inject", "", "break one step (m3 … m11, or STEP:KIND) of the run; the sequence shows where it broke")
 	diagramsDir := flag.String("diagrams", "", "regenerate the committed diagrams into this directory")
-	explainOnly := flag.Bool("explain", false, "print the chaining decisions, JobVertices, slots and partition groups instead of drawing (with -slots: the slot plan)")
+	explainOnly := flag.Bool("explain", false, "print the chaining decisions, JobVertices, slots and partition groups instead of drawing (with -slots: the slot plan; with -regions: the regions and the restart set)")
 	slotView := flag.Bool("slots", false, "draw the TaskManagers, their slots and the subtasks sharing each slot")
 	taskManagers := flag.Int("taskmanagers", 1, "with -slots: how many TaskManagers the job is planned for")
+	regionView := flag.Bool("regions", false, "draw the pipelined regions of the job's ExecutionGraph")
+	failed := flag.String("fail", "", `with -regions: a subtask that fails, "NAME (i/p)"; marks and prints what region failover restarts`)
+	adaptiveView := flag.Bool("adaptive", false, "run a job on the AdaptiveScheduler and draw its states, with the path the job took")
 	config := map[string]string{}
 	flag.Func("D", "with -slots: a TaskManager option, key=value (repeatable), e.g. taskmanager.numberOfTaskSlots=2", func(s string) error {
 		key, value, ok := strings.Cut(s, "=")
@@ -121,6 +150,17 @@ func main() {
 		err = writeDiagrams(ctx, *diagramsDir)
 	case !*slotView && (isSet("taskmanagers") || isSet("D")):
 		err = fmt.Errorf("%w: -taskmanagers and -D describe the cluster of -slots", errUsage)
+	case *slotView && *regionView, *slotView && *adaptiveView, *regionView && *adaptiveView:
+		err = fmt.Errorf("%w: one of -slots, -regions and -adaptive at a time", errUsage)
+	case !*regionView && isSet("fail"):
+		err = fmt.Errorf("%w: -fail names a failed subtask of -regions", errUsage)
+	case *regionView:
+		err = drawRegions(regionsOptions{
+			address: *address, jobID: *jobID, parallelism: *parallelism, explain: *explainOnly,
+			inject: *inject, outDir: *outDir, format: *format, failed: *failed,
+		})
+	case *adaptiveView:
+		err = drawAdaptive(ctx, *outDir, *format)
 	case *slotView:
 		err = drawSlots(ctx, slotsOptions{
 			address: *address, jobID: *jobID, parallelism: *parallelism, explain: *explainOnly,

@@ -2,7 +2,10 @@
 // need Graphviz: it plans a program into its StreamGraph and JobGraph, draws
 // them as DOT (package dot), runs a job on a MiniCluster to draw its
 // submission sequence as Mermaid, plans where a job's subtasks run or asks
-// a running cluster (PlanSlots, RunningSlots; package slots), and produces
+// a running cluster (PlanSlots, RunningSlots; package slots), works out a
+// job's pipelined regions and what region failover restarts (PlanRegions;
+// package regions), runs a job on the AdaptiveScheduler to draw the states
+// it went through (RunAdaptive; package states), and produces
 // the committed contents of the repository's diagrams/ directory
 // (Generate). Turning DOT into SVG is
 // left to the command and package svg, so this package and its test never
@@ -402,8 +405,10 @@ func slotCommand(class string, parallelism, taskManagers, numSlots int) string {
 // Generate returns the committed sources of diagrams/, keyed by file name:
 // WordCount's StreamGraph, JobGraph and ExecutionGraph (after a run) as DOT,
 // its submission sequence as Mermaid, the three graphs of each of
-// shapePrograms, the slot view of each of slotViews, and README.md, which embeds the sequence in a mermaid
-// block. The SVGs rendered from the DOT files are not part of it: they need
+// shapePrograms, the slot view of each of slotViews, the regions view of
+// each of regionViews, the AdaptiveScheduler's states with the path of a
+// real run (RunAdaptive) as DOT and Mermaid, and README.md, which embeds
+// the sequence and the states in mermaid blocks. The SVGs rendered from the DOT files are not part of it: they need
 // go-graphviz, which only the command loads.
 func Generate(ctx context.Context) (map[string][]byte, error) {
 	plan, err := PlanProgram(Program, nil, Parallelism)
@@ -467,12 +472,30 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 		})
 	}
 
+	regionsDrawn, err := generateRegions(files)
+	if err != nil {
+		return nil, err
+	}
+
+	adaptiveRun, err := RunAdaptive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	adaptiveFiles := adaptiveRun.Files()
+	maps.Copy(files, adaptiveFiles)
+
 	var readme bytes.Buffer
 	err = readmeTemplate.Execute(&readme, map[string]any{
 		"Name": plan.Name, "Parallelism": Parallelism, "Fix": FixCommand,
 		"Sequence": strings.TrimRight(string(sequence), "\n"),
 		"Shapes":   drawn,
 		"Slots":    slotDrawn,
+		"Regions":  regionsDrawn,
+		"Adaptive": map[string]any{
+			"File": AdaptiveFile, "Program": AdaptiveProgram, "Parallelism": AdaptiveParallelism, "Slots": AdaptiveSlots,
+			"Stabilization": AdaptiveSettings().ResourceStabilizationTimeout, "ScalingInterval": AdaptiveSettings().ScalingIntervalMin,
+			"Mermaid": strings.TrimRight(string(adaptiveFiles[AdaptiveFile+".mmd"]), "\n"),
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -560,4 +583,50 @@ a running cluster instead.
 {{.About}} Drawn by ` + "`{{.Command}}`" + `.
 
 ![Slots]({{.Name}}-slots.svg) ([DOT]({{.Name}}-slots.dot))
+{{end}}
+## Pipelined regions and region failover
+
+` + "`go run ./tools/graphs -regions`" + ` draws the pipelined regions of a job's ExecutionGraph as
+the JobMaster computes them (ExecutionGraph.PipelinedRegions), without running
+anything: one box per region holding its subtasks, a solid arrow for each
+pipelined exchange between two subtasks and a dashed one for each BLOCKING
+exchange. ` + "`-fail \"NAME (i/p)\"`" + ` names a subtask that fails, and the runtime's
+RestartPipelinedRegionFailoverStrategy decides what restarts, every BLOCKING
+result taken to be still readable: the failed subtask's region is red, the
+regions it drags along are orange and say why, and those that keep running are
+green. The restart set is printed as text too; ` + "`-explain`" + ` prints the text alone.
+{{range .Regions}}
+### {{.Title}}
+
+{{.About}} Drawn by ` + "`{{.Command}}`" + `, which prints:
+
+` + "```text" + `
+{{.Text}}
+` + "```" + `
+
+![Regions]({{.Name}}-regions.svg) ([DOT]({{.Name}}-regions.dot))
+{{end}}
+## The AdaptiveScheduler's states
+{{with .Adaptive}}
+` + "`go run ./tools/graphs -adaptive`" + ` draws every state of the AdaptiveScheduler
+(runtime/scheduler/adaptive) with the JobStatus a job shows in it, every
+transition with what causes it, and in green the path a real job took: the
+program ` + "`{{.Program}}`" + ` (runtime/examples/ticker) at parallelism {{.Parallelism}} on a MiniCluster with
+` + "`jobmanager.scheduler: adaptive`" + `, one TaskManager of {{.Slots}} slots, a
+resource-stabilization-timeout of {{.Stabilization}} and a scaling-interval.min of {{.ScalingInterval}}.
+The job has enough slots but not all it wants, so it waits out the timeout and
+runs at parallelism 2 (moves 1–3); a second TaskManager starts, and once
+scaling-interval.min has passed the job restarts at parallelism 4 (moves 4–7);
+then it is cancelled (moves 8 and 9). The path is read from the scheduler's
+DEBUG lines, "Transition from state X to Y.", and the label of each transition
+it took starts with the numbers of its moves. Mermaid cannot colour a
+transition, so in the Mermaid diagram the numbers alone mark the path.
+Source: [{{.File}}.mmd]({{.File}}.mmd); the same drawn by Graphviz, with the path
+in green: [{{.File}}.svg]({{.File}}.svg) ([DOT]({{.File}}.dot)).
+
+![AdaptiveScheduler]({{.File}}.svg)
+
+` + "```mermaid" + `
+{{.Mermaid}}
+` + "```" + `
 {{end}}`))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,6 +24,12 @@ import (
 var committed = filepath.Join("..", "..", "..", "diagrams")
 
 func TestCommittedDiagramsAreUpToDate(t *testing.T) {
+	// In a synctest bubble, as TestRunAdaptive: the AdaptiveScheduler's
+	// run takes the same path on any machine.
+	synctest.Test(t, testCommittedDiagramsAreUpToDate)
+}
+
+func testCommittedDiagramsAreUpToDate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	files, err := Generate(ctx)
@@ -57,6 +64,18 @@ func TestCommittedDiagramsAreUpToDate(t *testing.T) {
 			assert.Contains(t, string(files["README.md"]), "("+strings.TrimSuffix(name, ".dot")+".svg)")
 		}
 	}
+	// So are the regions views (-regions), with a failure marked, and
+	// the AdaptiveScheduler's states (-adaptive), each shown in the README.
+	for _, view := range regionViews {
+		name := RegionsFile(view.name)
+		if assert.Contains(t, files, name, "the regions view of %s", view.name) {
+			assert.Contains(t, string(files[name]), "✗ failed")
+			assert.Contains(t, string(files["README.md"]), "("+strings.TrimSuffix(name, ".dot")+".svg)")
+		}
+	}
+	assert.Contains(t, files, AdaptiveFile+".dot")
+	assert.Contains(t, string(files["README.md"]), "("+AdaptiveFile+".svg)")
+	assert.Contains(t, string(files["README.md"]), string(files[AdaptiveFile+".mmd"]), "the README shows the states in Mermaid")
 }
 
 func TestSanitize(t *testing.T) {

@@ -1,8 +1,10 @@
 // Package dot draws flinklab's three graphs and its submission sequence as
 // text: Graphviz DOT for the graphs, a Mermaid sequenceDiagram for the
-// sequence. It is plain Go with no dependencies beyond the runtime packages
-// it draws, so golden files under testdata test it; turning DOT into SVG is
-// the job of the tools/graphs command, which alone imports go-graphviz (see
+// sequence; and, the same way, where subtasks run, pipelined regions and
+// the AdaptiveScheduler's states. It is plain Go with no dependencies
+// beyond the runtime packages it draws, so golden files under testdata
+// test it; turning DOT into SVG is the job of the tools/graphs command,
+// which alone imports go-graphviz (see
 // ../shared/notes/tooling.md).
 //
 // A Flink job is described three times on its way to running, and each
@@ -61,6 +63,18 @@
 // places subtasks on TaskManagers but not in slots, so it lists them per
 // TaskManager. This is the picture of Flink's web UI's TaskManager page,
 // with the slots of the job drawn in.
+//
+// Regions draws a job's pipelined regions, from package regions: one box
+// per region with its subtasks, a solid arrow for each pipelined exchange
+// between two subtasks and a dashed one for each BLOCKING exchange; after
+// a failure, the failed subtask's region red, the regions region failover
+// restarts with it orange, and the others green. Flink's web UI has no
+// such view; its scheduler logs the regions it restarts.
+//
+// StateMachine draws a scheduler's states and transitions, from package
+// states, with the path a real job took in green and the numbers of its
+// moves on the transitions it took; StateMachineMermaid draws the same as
+// a Mermaid stateDiagram-v2.
 //
 // Every function returns the same bytes for the same graph: nodes are named
 // by position (v0, v1, … or a StreamNode's ID, never by random

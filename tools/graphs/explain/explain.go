@@ -14,6 +14,11 @@
 //
 //	go run ./tools/graphs -slots -explain -p 2 -D taskmanager.numberOfTaskSlots=2 wordcount
 //
+// WriteRegions prints a job's pipelined regions and, for a failed
+// subtask, what region failover restarts and why (package regions).
+//
+//	go run ./tools/graphs -regions -explain -fail "work -> Sink: print-sink (2/4)" -p 4 pipelines
+//
 // It says in words what the diagrams of diagrams/ draw.
 package explain
 
