@@ -86,11 +86,14 @@
 //   - The heartbeats carry no payloads (see gateway.AllocatedSlotReport):
 //     the JobMaster does not reconcile its deployments with the
 //     TaskExecutors' reports.
-//   - No JobMaster-side partition tracker or shuffle master.
-//   - The scheduler keeps its slots until the job ends; the slot pool frees
-//     them all when the job is globally terminal, where Flink frees each as
-//     its execution ends. A stopped JobMaster's scheduler is not closed
-//     first, so it reports SUSPENDED itself for a job that had not ended.
+//   - No shuffle master; the partition tracker is the DefaultScheduler's
+//     own (package scheduler), not the JobMaster's.
+//   - The scheduler is the DefaultScheduler, or the AdaptiveScheduler
+//     (package scheduler/adaptive) with jobmanager.scheduler: adaptive or
+//     scheduler-mode: reactive; a BATCH job always gets the
+//     DefaultScheduler (Flink: its AdaptiveBatchScheduler).
+//   - A stopped JobMaster's scheduler is not closed first, so it reports
+//     SUSPENDED itself for a job that had not ended.
 //   - The disconnects at the stop wait until the ResourceManager has
 //     answered the last declaration; Flink relies on it arriving first.
 //   - Step m8's fault (package fault) fires only for an offer that passed

@@ -192,10 +192,16 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
 	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
+	if jm.cfg.SchedulerType, err = adaptive.ParseSchedulerType(cfg.SchedulerType); err != nil {
+		return nil, err
+	}
 	if jm.adaptiveSchedulerFor(jobGraph) {
 		settings := cfg.AdaptiveScheduler
 		if settings == (adaptive.Settings{}) {
 			settings = adaptive.DefaultSettings()
+		}
+		if err := settings.Validate(); err != nil {
+			return nil, err
 		}
 		jm.scheduler = adaptive.New(adaptive.Config{
 			RPCTimeout:      cfg.RPCTimeout,
@@ -243,6 +249,7 @@ func (jm *JobMaster) adaptiveSchedulerFor(jobGraph *jobgraph.JobGraph) bool {
 		return false
 	}
 	if jobGraph.JobType == jobgraph.Batch {
+		// Flink's line says 'AdaptiveBatch', which this runtime does not have.
 		jm.log.Info("Adaptive Scheduler configured, but Batch job detected. Changing scheduler type to 'Default'.")
 		return false
 	}

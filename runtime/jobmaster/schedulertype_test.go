@@ -30,6 +30,7 @@ func TestTheSchedulerTypeOfAJob(t *testing.T) {
 	}{
 		{jobgraph.Streaming, "", false, false},
 		{jobgraph.Streaming, adaptive.SchedulerTypeAdaptive, false, true},
+		{jobgraph.Streaming, "adaptive", false, true}, // any case, as Flink reads the option
 		{jobgraph.Streaming, "", true, true},
 		{jobgraph.Batch, adaptive.SchedulerTypeAdaptive, false, false},
 	} {
@@ -56,4 +57,15 @@ func TestTheSchedulerTypeOfAJob(t *testing.T) {
 			"Adaptive Scheduler configured, but Batch job detected. Changing scheduler type to 'Default'."))
 		assert.NoError(t, jm.Close())
 	}
+}
+
+// Settings the AdaptiveScheduler cannot work with are refused.
+func TestAdaptiveSettingsAreChecked(t *testing.T) {
+	g := jobgraph.New("job")
+	g.AddVertex(jobgraph.NewJobVertex("Source", "test.Source", 2))
+	_, err := jobmaster.New(jobmaster.Config{SchedulerType: "Adaptive", AdaptiveScheduler: adaptive.Settings{Reactive: true},
+		Logger: slog.New(slog.DiscardHandler)},
+		jobmaster.Deps{RPC: rpc.NewLocalService(), HA: highavailability.NewEmbeddedHaServices()},
+		g, api.NewJobMasterID(), func(*gateway.ArchivedExecutionGraph) {})
+	assert.EqualError(t, err, "jobmanager.adaptive-scheduler.min-parallelism-increase must be at least 1, got 0")
 }

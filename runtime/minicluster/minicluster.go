@@ -76,7 +76,9 @@ type Config struct {
 	FailoverStrategy string
 	// SchedulerType is jobmanager.scheduler of every job: "Default" (also
 	// when empty) or "Adaptive"; AdaptiveScheduler holds the
-	// AdaptiveScheduler's options (zero: adaptive.DefaultSettings()).
+	// AdaptiveScheduler's options: zero means adaptive.DefaultSettings();
+	// otherwise start from DefaultSettings or ReactiveSettings, whose
+	// fields' zero values are not their defaults.
 	SchedulerType     string
 	AdaptiveScheduler adaptive.Settings
 	// SlotRequestTimeout is how long the slot requests of a job's
@@ -149,6 +151,11 @@ func New(cfg Config) (*MiniCluster, error) {
 	}
 	if _, err := adaptive.ParseSchedulerType(cfg.SchedulerType); err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	if cfg.AdaptiveScheduler != (adaptive.Settings{}) {
+		if err := cfg.AdaptiveScheduler.Validate(); err != nil {
+			return nil, fmt.Errorf("minicluster: %w", err)
+		}
 	}
 	// A TaskManager whose memory does not add up does not start (Flink's
 	// IllegalConfigurationException); a cluster of them does not either.

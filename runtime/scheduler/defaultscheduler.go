@@ -271,6 +271,9 @@ func (s *DefaultScheduler) UpdateTaskExecutionState(state gateway.TaskExecutionS
 			return nil
 		case api.ExecutionFinished:
 			state.State = api.ExecutionCanceled
+			// It did finish: what it wrote is on its TaskExecutor, and
+			// nobody will read it (Flink: Execution#handlePartitionCleanup).
+			s.releaseProducedPartitions(e)
 		case api.ExecutionFailed:
 			// Flink's Execution#processFail: a task that fails while being
 			// cancelled completes its cancellation.

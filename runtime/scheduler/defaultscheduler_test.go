@@ -83,6 +83,9 @@ type harness struct {
 	logs      *logbuf.Buffer // the scheduler's and the ExecutionGraph's lines
 	declared  []gateway.ResourceRequirements
 	final     *gateway.ArchivedExecutionGraph
+	// gone holds the TaskManagers the JobMaster forgot: their gateways
+	// are not found any more, as the JobMaster's are not.
+	gone map[api.ResourceID]bool
 }
 
 // source(p1) →ALL_TO_ALL→ sink(p2), both in slot sharing group "default".
@@ -106,7 +109,8 @@ func newHarnessForJob(t *testing.T, g *jobgraph.JobGraph, cfg Config) *harness {
 	graph, err := executiongraph.BuildGraph(g)
 	require.NoError(t, err)
 
-	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &taskExecutor{}, logs: &logbuf.Buffer{}}
+	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), graph: graph, tm: &taskExecutor{}, logs: &logbuf.Buffer{},
+		gone: make(map[api.ResourceID]bool)}
 	h.main.Start(nil)
 	t.Cleanup(func() { h.main.Close(nil) })
 	quiet := slog.New(slog.DiscardHandler)
@@ -118,7 +122,7 @@ func newHarnessForJob(t *testing.T, g *jobgraph.JobGraph, cfg Config) *harness {
 		h.pool.ConnectToResourceManager(func(r gateway.ResourceRequirements) { h.declared = append(h.declared, r) })
 		h.scheduler = NewDefaultScheduler(cfg, Deps{
 			Graph: graph, JobGraph: g, MainThread: h.main, SlotPool: h.pool,
-			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
+			TaskExecutor: func(id api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, !h.gone[id] },
 			JobMasterID:  api.NewJobMasterID(),
 			OnTerminal:   func(a *gateway.ArchivedExecutionGraph) { h.final = a },
 		})
@@ -132,12 +136,16 @@ func (h *harness) onMain(fn func()) {
 	require.NoError(h.t, err)
 }
 
-func (h *harness) offer(n int) {
+// offer offers n slots of TaskManager tm-0.
+func (h *harness) offer(n int) { h.offerFrom("tm-0", n) }
+
+// offerFrom offers n slots of a TaskManager.
+func (h *harness) offerFrom(tm api.ResourceID, n int) {
 	offers := make([]gateway.SlotOffer, n)
 	for i := range offers {
 		offers[i] = gateway.SlotOffer{AllocationID: api.NewAllocationID(), SlotIndex: i}
 	}
-	h.onMain(func() { h.pool.OfferSlots(gateway.TaskManagerLocation{ResourceID: "tm-0", Address: "tm"}, offers) })
+	h.onMain(func() { h.pool.OfferSlots(gateway.TaskManagerLocation{ResourceID: tm, Address: string(tm)}, offers) })
 }
 
 func (h *harness) report(tdd gateway.TaskDeploymentDescriptor, state api.ExecutionState, cause error) {
@@ -404,5 +412,15 @@ func TestASlotThePoolAlreadyHoldsDoesNotCompleteTheRegionEarly(t *testing.T) {
 		h.offer(1)
 		synctest.Wait()
 		assert.Len(t, h.tm.deployed(), 4)
+	})
+}
+
+// loseTaskManager is what the JobMaster does when a TaskManager is gone:
+// it forgets the TaskManager, then releases its slots in the pool and the
+// scheduler.
+func (h *harness) loseTaskManager(id api.ResourceID, cause error) {
+	h.onMain(func() {
+		h.gone[id] = true
+		h.scheduler.ReleaseTaskManager(id, h.pool.ReleaseTaskManager(id), cause)
 	})
 }

@@ -26,7 +26,14 @@
 //	                                has FINISHED
 //
 // A finished producer's BLOCKING partitions stay on its TaskExecutor, and
-// the partition tracker remembers where, until the TaskExecutor is lost.
+// the partition tracker remembers where. They are released when every
+// region that reads them has finished (Flink's
+// RegionPartitionGroupReleaseStrategy), when their producer restarts, and
+// when the job ends; they are forgotten when their TaskExecutor is lost.
+//
+// The AdaptiveScheduler (package adaptive) runs each ExecutionGraph it
+// builds through a DefaultScheduler: it takes the task failures itself
+// (Deps.OnTaskFailure) and cancels or fails the graph (Cancel, FailJob).
 //
 // # From a scheduled region to deployed tasks
 //

@@ -171,8 +171,12 @@ func (s *DefaultScheduler) releaseLogicalSlot(e *executiongraph.Execution) {
 	if len(shared.logical) > 0 || shared.released {
 		return
 	}
+	// An execution reaches a terminal state in the middle of something
+	// else (a failover cancelling a region, a job being cancelled): the
+	// rounds that waited for this slot are looked at on the next mailbox
+	// turn, once that is done, not in the middle of it.
 	for _, round := range s.releaseSharedSlot(shared) {
-		s.maybeDeploy(round)
+		s.deps.MainThread.RunAsync(func() { s.maybeDeploy(round) })
 	}
 }
 
@@ -192,8 +196,8 @@ func (s *DefaultScheduler) maybeDeploy(round *deploymentRound) {
 	var deployments []deployment
 	for _, e := range round.executions {
 		shared := s.logicalSlots[e]
-		if e.State() != api.ExecutionScheduled || shared == nil || shared.physical == nil {
-			continue // failed or cancelled while the round waited
+		if e.State() != api.ExecutionScheduled || shared == nil || shared.physical == nil || shared.released {
+			continue // failed or cancelled while the round waited, or its slot is lost
 		}
 		slot := shared.physical
 		if err := e.TryAssignResource(executiongraph.AssignedSlot{

@@ -28,6 +28,9 @@ func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause 
 		// happened while that was handled. It changes nothing but the
 		// count of tasks still alive.
 		s.exceptionHistory.AddConcurrent(e, cause, time.Now())
+		if s.deps.OnTaskFailure != nil {
+			s.deps.OnTaskFailure(e, cause) // the AdaptiveScheduler keeps its own history
+		}
 		s.executionTerminated()
 		return
 	}

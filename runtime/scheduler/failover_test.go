@@ -136,6 +136,7 @@ func TestALostTaskExecutorFailsItsTasksAndTheJobRestartsInNewSlots(t *testing.T)
 		// cannot be asked to cancel.
 		lost := errors.New("Heartbeat of TaskManager with id tm-0 timed out.")
 		h.onMain(func() {
+			h.gone["tm-0"] = true
 			h.scheduler.ReleaseTaskManager("tm-0", h.pool.ReleaseTaskManager("tm-0"), lost)
 		})
 		synctest.Wait()
@@ -146,7 +147,7 @@ func TestALostTaskExecutorFailsItsTasksAndTheJobRestartsInNewSlots(t *testing.T)
 		assert.Equal(t, api.JobRunning, h.jobStatus())
 		assert.Len(t, h.tm.deployed(), 4)
 		assert.Equal(t, 2, h.declared[len(h.declared)-1].TotalSlots())
-		h.offer(2)
+		h.offerFrom("tm-1", 2)
 		synctest.Wait()
 		assert.Len(t, h.tm.deployed(), 8)
 		assert.Equal(t, []int{1, 1, 1, 1}, h.attempts())

@@ -41,6 +41,21 @@ func (s *DefaultScheduler) regionFinished(region int) bool {
 	return true
 }
 
+// releaseProducedPartitions asks the TaskExecutor of an execution that
+// finished while it was being cancelled to release the BLOCKING partitions
+// it wrote, which are not tracked.
+func (s *DefaultScheduler) releaseProducedPartitions(e *executiongraph.Execution) {
+	var ids []api.ResultPartitionID
+	for _, p := range e.Vertex().ProducedPartitions() {
+		if !p.IntermediateResult().ResultType().IsPipelined() {
+			ids = append(ids, api.ResultPartitionID{PartitionID: p.ID(), ProducerID: e.AttemptID()})
+		}
+	}
+	if len(ids) > 0 {
+		s.releasePartitions(assignedResourceID(e), ids)
+	}
+}
+
 // releasePartitions asks a TaskExecutor to release partitions it holds
 // (Flink: TaskExecutorGateway#releasePartitions). Nobody waits for the
 // answer: a TaskExecutor that is gone has released them with its files.

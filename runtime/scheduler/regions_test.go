@@ -177,10 +177,10 @@ func TestLostBlockingResultsAreProducedAgain(t *testing.T) {
 			Config{RestartStrategy: fixedDelay(t, 3, 0)})
 		h.finishSources()
 		lost := errors.New("Heartbeat of TaskManager with id tm-0 timed out.")
-		h.onMain(func() { h.scheduler.ReleaseTaskManager("tm-0", h.pool.ReleaseTaskManager("tm-0"), lost) })
+		h.loseTaskManager("tm-0", lost)
 		synctest.Wait()
 		assert.Equal(t, []int{1, 1, 1, 1}, h.attempts())
-		h.offer(2)
+		h.offerFrom("tm-1", 2)
 		synctest.Wait()
 		assert.ElementsMatch(t, []string{"Source/0#1", "Source/1#1"}, h.deployedNames(4), "the producers first")
 	})
@@ -286,5 +286,34 @@ func TestARegionThatPartlyProducesItsOwnBlockingInputStartsWhenTheRestIsFinished
 		h.offer(1)
 		synctest.Wait()
 		assert.ElementsMatch(t, []string{"A/0#0", "B/0#0", "C/0#0"}, h.deployedNames(6))
+	})
+}
+
+// A lost TaskManager fails the tasks that waited for its slots; the
+// failover that follows cancels the rest, and nothing is deployed into the
+// lost slots meanwhile: the job restarts, it does not fail a second time.
+func TestNothingIsDeployedIntoALostSlotDuringTheFailover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := jobgraph.New("job")
+		source := jobgraph.NewJobVertex("Source", "test.Source", 1)
+		middle := jobgraph.NewJobVertex("Middle", "test.Middle", 1)
+		sink := jobgraph.NewJobVertex("Sink", "test.Sink", 1)
+		source.SlotSharingGroup, middle.SlotSharingGroup, sink.SlotSharingGroup = "a", "b", "a"
+		middle.ConnectNewDataSetAsInput(source, jobgraph.Pointwise, jobgraph.PipelinedBounded)
+		sink.ConnectNewDataSetAsInput(middle, jobgraph.Pointwise, jobgraph.PipelinedBounded)
+		g.AddVertex(source)
+		g.AddVertex(middle)
+		g.AddVertex(sink)
+		h := newHarnessForJob(t, g, Config{RestartStrategy: fixedDelay(t, 1, time.Second)})
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer(1) // group a's slot; group b's is still on its way
+		synctest.Wait()
+		h.loseTaskManager("tm-0", errors.New("TaskManager with id tm-0 is no longer reachable."))
+		synctest.Wait()
+		assert.Empty(t, h.tm.deployed(), "nothing deployed into the lost slot")
+		assert.Equal(t, api.JobRestarting, h.jobStatus())
+		h.onMain(func() {
+			require.Len(t, h.scheduler.exceptionHistory, 1, "one failure, one restart")
+		})
 	})
 }

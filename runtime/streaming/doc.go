@@ -319,9 +319,6 @@
 //     (setAllVerticesInSameSlotSharingGroupByDefault(false)), so a stage's
 //     slots are freed for the next. Here they stay in "default", as in
 //     STREAMING.
-//   - The JobGraph does not say BATCH: Flink's JobGraph has a JobType, set
-//     from the StreamGraph, and ours has no such field. Its BLOCKING
-//     results, and the StreamGraph's RuntimeMode, say it instead.
 //   - GenerateSequence is a bounded source, as it ends at its last number.
 //     Flink's deprecated generateSequence goes through addSource, which
 //     declares every legacy source CONTINUOUS_UNBOUNDED (its bounded

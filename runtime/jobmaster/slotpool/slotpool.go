@@ -97,10 +97,10 @@ func (p *SlotPool) RequestNewAllocatedSlot(id SlotRequestID, profile api.Resourc
 
 // RequestNewAllocatedBatchSlot is RequestNewAllocatedSlot for a task of a
 // BATCH job (Flink's requestNewAllocatedBatchSlot): its slot will be free
-// again when the task finishes, so the request does not fail while the
-// ResourceManager has found some slots for the job, even if not all of
-// them (NotifyNotEnoughResourcesAvailable), and the slot request bulk
-// checker counts on its slot to be free again.
+// again when the task finishes, so the request does not fail when the
+// ResourceManager cannot find all the job's slots
+// (NotifyNotEnoughResourcesAvailable), and the slot request bulk checker
+// counts on its slot to be free again.
 func (p *SlotPool) RequestNewAllocatedBatchSlot(id SlotRequestID, profile api.ResourceProfile, fulfill func(PhysicalSlot), fail func(error)) {
 	p.request(&pendingRequest{id: id, profile: profile, fulfill: fulfill, fail: fail, batch: true})
 }
@@ -189,11 +189,12 @@ var ErrNoResourceAvailable = errors.New("NoResourceAvailableException")
 // ResourceManager reported that it cannot meet the job's requirements,
 // having acquired that many slots for it (Flink:
 // DeclarativeSlotPoolBridge#notifyNotEnoughResourcesAvailable). A batch
-// request waits on while the job has acquired some slot: the tasks before
-// it will free one ("batch jobs do not require all resources requirements
-// to be fulfilled at the same time", says Flink's failPendingRequests).
+// request waits on: "batch jobs do not require all resources requirements
+// to be fulfilled at the same time", says Flink's failPendingRequests; a
+// task before it may free a slot, and if none ever does, the slot request
+// bulk checker fails it after slot.request.timeout.
 func (p *SlotPool) NotifyNotEnoughResourcesAvailable(acquired int) {
-	failing := func(r *pendingRequest) bool { return !r.standing && (!r.batch || acquired == 0) }
+	failing := func(r *pendingRequest) bool { return !r.standing && !r.batch }
 	if !slices.ContainsFunc(p.pending, failing) {
 		return
 	}

@@ -20,8 +20,12 @@ func (w withGraph) graph() *graphRun         { return w.run }
 func (withGraph) onLeave()                   {}
 func (withGraph) onNewResourcesAvailable()   {}
 func (withGraph) onNewResourceRequirements() {}
-func (withGraph) onTaskFailure(*executiongraph.Execution, error) {
-	// Failures while the graph is cancelled or failed change nothing.
+
+// onTaskFailure: a failure while the graph is being cancelled or failed
+// changes nothing but the history, where it joins the failure being
+// handled (Flink: the states' failureCollection).
+func (w withGraph) onTaskFailure(e *executiongraph.Execution, cause error) {
+	w.s.exceptionHistory.AddConcurrent(e, cause, time.Now())
 }
 
 // finishIfTerminal ends the job if its graph reached a terminal state

@@ -1,9 +1,11 @@
 package adaptive
 
 import (
+	"fmt"
 	"strconv"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -23,6 +25,12 @@ func (s *AdaptiveScheduler) RequestJobResourceRequirements() jobgraph.JobResourc
 // resources checks again, a running one may rescale (Flink:
 // AdaptiveScheduler#updateJobResourceRequirements).
 func (s *AdaptiveScheduler) UpdateJobResourceRequirements(requirements jobgraph.JobResourceRequirements) error {
+	if s.cfg.Settings.Reactive {
+		return fmt.Errorf("%w: Cannot change the parallelism of a job running in reactive mode.", gateway.ErrUnsupportedOperation)
+	}
+	if s.finished {
+		return nil // the job is over: nothing to declare any more
+	}
 	for id, r := range requirements {
 		if _, known := s.bounds[id]; !known {
 			continue // the Dispatcher refused unknown vertices already

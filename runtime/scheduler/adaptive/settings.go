@@ -48,6 +48,23 @@ type Settings struct {
 	Reactive bool
 }
 
+// Validate refuses settings Flink would refuse, or that would make no
+// sense: a minimum parallelism increase below 1, a negative stabilization
+// timeout or scaling interval (Flink: "Resource stabilization timeout must
+// not be negative"). A negative ResourceWaitTimeout is fine: it waits
+// forever.
+func (s Settings) Validate() error {
+	switch {
+	case s.MinParallelismIncrease < 1:
+		return fmt.Errorf("%s must be at least 1, got %d", KeyMinParallelismIncrease, s.MinParallelismIncrease)
+	case s.ResourceStabilizationTimeout < 0:
+		return fmt.Errorf("Resource stabilization timeout must not be negative")
+	case s.ScalingIntervalMin < 0 || s.ScalingIntervalMax < 0:
+		return fmt.Errorf("%s and %s must not be negative", KeyScalingIntervalMin, KeyScalingIntervalMax)
+	}
+	return nil
+}
+
 // DefaultSettings returns Flink 1.19's defaults.
 func DefaultSettings() Settings {
 	return Settings{

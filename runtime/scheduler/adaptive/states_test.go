@@ -229,3 +229,51 @@ func TestCancelWhileWaitingForResources(t *testing.T) {
 		assert.Equal(t, "Source=4 Count=4", h.parallelism(), "the JobGraph's vertices, without subtasks")
 	})
 }
+
+// New bounds: a lower upper bound makes a running job rescale down; a job
+// in reactive mode refuses them, as Flink's does; a finished job ignores
+// them.
+func TestNewResourceRequirements(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, DefaultSettings(), nil)
+		h.onMain(h.scheduler.StartScheduling)
+		h.offer("tm-0", 4)
+		synctest.Wait()
+		first := h.deployed(0)
+		h.runAll(first)
+		var err error
+		h.onMain(func() {
+			requirements := h.scheduler.RequestJobResourceRequirements()
+			for id, r := range requirements {
+				r.Parallelism.UpperBound = 2
+				requirements[id] = r
+			}
+			err = h.scheduler.UpdateJobResourceRequirements(requirements)
+		})
+		require.NoError(t, err)
+		time.Sleep(30 * time.Second) // scaling-interval.min
+		synctest.Wait()
+		for _, tdd := range first {
+			h.report(tdd, api.ExecutionCanceled)
+		}
+		synctest.Wait()
+		assert.Equal(t, "Source=2 Count=2", h.parallelism())
+		assert.Contains(t, h.logs.String(), "Can change the parallelism of the job. Restarting the job.")
+
+		h.onMain(h.scheduler.Cancel)
+		for _, tdd := range h.deployed(8) {
+			h.report(tdd, api.ExecutionCanceled)
+		}
+		synctest.Wait()
+		require.NotNil(t, h.finalGraph())
+		h.onMain(func() { err = h.scheduler.UpdateJobResourceRequirements(h.scheduler.RequestJobResourceRequirements()) })
+		assert.NoError(t, err)
+		assert.Equal(t, 0, h.pool.PendingRequests(), "nothing is asked for a finished job")
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, ReactiveSettings(), nil)
+		var err error
+		h.onMain(func() { err = h.scheduler.UpdateJobResourceRequirements(h.scheduler.RequestJobResourceRequirements()) })
+		assert.EqualError(t, err, "UnsupportedOperationException: Cannot change the parallelism of a job running in reactive mode.")
+	})
+}
