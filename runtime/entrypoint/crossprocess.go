@@ -54,14 +54,16 @@ type dataPlane struct {
 // PartitionRequestServer listening on host, on a free port (Flink's
 // taskmanager.data.port, 0 by default). The TaskExecutor advertises the
 // server's address; a gate reads a partition produced at that address
-// in-process, and any other over TCP.
-func newDataPlane(host string) (*dataPlane, error) {
+// in-process, and any other over TCP. BLOCKING partitions are written
+// under tmpDir (Flink: a flink-netty-shuffle-… directory under
+// io.tmp.dirs), which goes with the TaskManager's working directory.
+func newDataPlane(host, tmpDir string) (*dataPlane, error) {
 	partitions := network.NewResultPartitionManager()
 	server, err := network.NewPartitionRequestServer(partitions, net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, err
 	}
-	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: partitions, DataAddress: server.Address()})
+	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: partitions, DataAddress: server.Address(), TmpDir: tmpDir})
 	if err != nil {
 		return nil, errors.Join(err, server.Close())
 	}

@@ -194,7 +194,11 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 		resourceManagerURL(r.cfg.JobManagerAddress), dispatcherURL(r.cfg.JobManagerAddress))
 
 	host, _, _ := net.SplitHostPort(rpcService.HostPort())
-	if r.dataPlane, err = newDataPlane(host); err != nil {
+	shuffleDir := filepath.Join(r.cfg.WorkingDir, "flink-netty-shuffle")
+	if err := os.MkdirAll(shuffleDir, 0o700); err != nil {
+		return err
+	}
+	if r.dataPlane, err = newDataPlane(host, shuffleDir); err != nil {
 		return err
 	}
 

@@ -204,10 +204,11 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 			return nil, err
 		}
 		jm.scheduler = adaptive.New(adaptive.Config{
-			RPCTimeout:      cfg.RPCTimeout,
-			RestartStrategy: restartStrategy,
-			Settings:        settings,
-			Logger:          logger,
+			RPCTimeout:         cfg.RPCTimeout,
+			RestartStrategy:    restartStrategy,
+			SlotRequestTimeout: cfg.SlotRequestTimeout,
+			Settings:           settings,
+			Logger:             logger,
 		}, adaptive.Deps{
 			JobGraph:     built,
 			MainThread:   jm.Endpoint,

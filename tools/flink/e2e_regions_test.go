@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 	"flinklab/runtime/client"
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/pipelines"
+	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/rest"
 )
 
@@ -107,4 +110,35 @@ func subtasksByName(t testing.TB, rc *client.RestClusterClient, d rest.JobDetail
 		}
 	}
 	return subtasks
+}
+
+// A BATCH job on real processes: WordCount at parallelism 8, 16 subtasks,
+// on two TaskManagers with 4 slots in all. Its exchange is BLOCKING: the
+// tokenizers run first, four at a time, and write their results to files;
+// the counters then read them over TCP from both TaskManagers, and print
+// one final count per word.
+func TestBatchWordCountRunsStageAfterStageEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes: skipped with -short")
+	}
+	bin := buildFlink(t)
+	logDir := t.TempDir()
+	cl := startTestCluster(t, bin, logDir)
+	jar := filepath.Join(t.TempDir(), "WordCount.jar")
+	runFlink(t, bin, "jar", wordcount.ProgramClass, "-o", jar)
+
+	out := runFlink(t, bin, "run", "-m", cl.restAddress, "-p", "8", jar, "--execution-mode", "BATCH")
+	assert.Contains(t, out, "Program execution finished")
+	cl.stop(t)
+
+	assert.Equal(t, wordCounts(), printedCounts(t, logDir))
+	printed := 0
+	for i := range 2 {
+		data, err := os.ReadFile(filepath.Join(logDir, entrypoint.LogFileBase(entrypoint.DaemonTaskExecutor, i)+".out"))
+		require.NoError(t, err)
+		printed += strings.Count(string(data), ")\n")
+	}
+	assert.Equal(t, len(wordCounts()), printed, "one final count per word, not a running count per record")
+	jmLog := readLog(t, logDir, entrypoint.DaemonStandaloneSession, 0)
+	assert.NotContains(t, jmLog, "Could not acquire the minimum required resources", "a BATCH job takes turns for its slots")
 }

@@ -25,7 +25,10 @@ type Config struct {
 	// RestartStrategy decides whether, and after how long, the job
 	// restarts after a failure; nil means NoRestartBackoffTimeStrategy.
 	RestartStrategy failover.RestartBackoffTimeStrategy
-	Settings        Settings
+	// SlotRequestTimeout is slot.request.timeout of each graph's
+	// deployment; zero means Flink's default.
+	SlotRequestTimeout time.Duration
+	Settings           Settings
 	// Logger receives the scheduler's lines; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -299,8 +302,9 @@ func (s *AdaptiveScheduler) createExecutionGraph(parallelism map[api.JobVertexID
 	}
 	run := &graphRun{graph: graph, jobGraph: jg}
 	run.scheduler = scheduler.NewDefaultScheduler(scheduler.Config{
-		RPCTimeout: s.cfg.RPCTimeout,
-		Logger:     s.cfg.Logger,
+		RPCTimeout:         s.cfg.RPCTimeout,
+		SlotRequestTimeout: s.cfg.SlotRequestTimeout,
+		Logger:             s.cfg.Logger,
 	}, scheduler.Deps{
 		Graph:        graph,
 		JobGraph:     jg,

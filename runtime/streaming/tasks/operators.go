@@ -142,17 +142,31 @@ type streamGroupedReduce struct {
 }
 
 func (o *streamGroupedReduce) processElement(record any) error {
-	key := o.keySelector(record)
-	values, err := o.state.stateMapForKey(key) // Flink: setCurrentKey
+	value, _, err := reduceIntoState(o.state, o.keySelector, o.reduce, record)
 	if err != nil {
 		return err
 	}
-	value := record
-	if accumulator, ok := values[key]; ok {
-		value = o.reduce(accumulator, record)
+	return o.out.collect(value)
+}
+
+// reduceIntoState is what both reduce operators do with a record: find its
+// key's value in the keyed state (Flink: setCurrentKey), reduce the record
+// into it, or start it with the record, and keep the result. It returns the
+// new value, and whether it is the key's first.
+func reduceIntoState(state *heapKeyedStateBackend, keySelector func(any) any, reduce func(accumulator, record any) any,
+	record any) (value any, first bool, err error) {
+	key := keySelector(record)
+	values, err := state.stateMapForKey(key)
+	if err != nil {
+		return nil, false, err
+	}
+	value = record
+	accumulator, seen := values[key]
+	if seen {
+		value = reduce(accumulator, record)
 	}
 	values[key] = value
-	return o.out.collect(value)
+	return value, !seen, nil
 }
 
 // batchGroupedReduce keeps one value per key, as streamGroupedReduce
@@ -176,19 +190,11 @@ type batchGroupedReduce struct {
 }
 
 func (o *batchGroupedReduce) processElement(record any) error {
-	key := o.keySelector(record)
-	values, err := o.state.stateMapForKey(key) // Flink: setCurrentKey
-	if err != nil {
-		return err
+	_, first, err := reduceIntoState(o.state, o.keySelector, o.reduce, record)
+	if first {
+		o.keys = append(o.keys, o.keySelector(record)) // Flink: registerEventTimeTimer(Long.MAX_VALUE)
 	}
-	value := record
-	if accumulator, ok := values[key]; ok {
-		value = o.reduce(accumulator, record)
-	} else {
-		o.keys = append(o.keys, key) // Flink: registerEventTimeTimer(Long.MAX_VALUE)
-	}
-	values[key] = value
-	return nil
+	return err
 }
 
 // endInput emits the final value of each key (Flink: endInput, which
