@@ -78,10 +78,18 @@ func slotSharingGroupOf(ev *executiongraph.ExecutionVertex) string {
 // slotSharingGroupOfJobVertex names the logical slot sharing group of a
 // JobVertex.
 func slotSharingGroupOfJobVertex(ejv *executiongraph.ExecutionJobVertex) string {
-	if group := ejv.SlotSharingGroup(); group != "" {
-		return group
+	return SlotSharingGroupName(ejv.JobVertex())
+}
+
+// SlotSharingGroupName names the slot sharing group a JobVertex runs in:
+// its own, or, for a vertex without one, a group of its own named after
+// its ID (Flink gives such a vertex a new SlotSharingGroup,
+// JobVertex#getSlotSharingGroup). Both schedulers group slots by it.
+func SlotSharingGroupName(v *jobgraph.JobVertex) string {
+	if v.SlotSharingGroup != "" {
+		return v.SlotSharingGroup
 	}
-	return "vertex-" + ejv.ID().String()
+	return "vertex-" + v.ID.String()
 }
 
 // coLocationConstraint is Flink's CoLocationConstraint: subtask i of every

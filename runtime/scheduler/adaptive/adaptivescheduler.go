@@ -140,12 +140,9 @@ func (s *AdaptiveScheduler) vertexInformation() []VertexInformation {
 	vertices := s.deps.JobGraph.Vertices()
 	info := make([]VertexInformation, 0, len(vertices))
 	for _, v := range vertices {
-		group := v.SlotSharingGroup
-		if group == "" {
-			group = "vertex-" + v.ID.String() // alone in a group of its own
-		}
 		b := s.bounds[v.ID]
-		info = append(info, VertexInformation{JobVertexID: v.ID, SlotSharingGroup: group, LowerBound: b.LowerBound, UpperBound: b.UpperBound})
+		info = append(info, VertexInformation{JobVertexID: v.ID, SlotSharingGroup: scheduler.SlotSharingGroupName(v),
+			LowerBound: b.LowerBound, UpperBound: b.UpperBound})
 	}
 	return info
 }
