@@ -34,7 +34,9 @@
 //	m11   operator-open-throws                    the task goes INITIALIZING → FAILED, failover
 //
 // A fault fires once by default, Times times if set, or on every pass with
-// Always. The components ask the Injector at their step (Fire) and, when it
+// Always; with After it first lets that many passes of its step go by (a
+// TaskManager that dies at the fifth deployment, once the job's first
+// tasks run or, in a BATCH job, have finished). The components ask the Injector at their step (Fire) and, when it
 // says so, fail exactly as they would if the thing had really gone wrong:
 // the same error, the same log line, the same recovery. They ask only where
 // the real failure would come from, after the checks the component makes
@@ -65,8 +67,9 @@
 // question, never fires a kind asked for by name elsewhere.
 //
 // Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
-// --inject and POST /cluster/faults, STEP[:KIND][,times=N|always][,job=JOBID]:
-// "m9", "m10:jar-corrupted", "m8:slot-offer-timeout,times=2",
+// --inject and POST /cluster/faults,
+// STEP[:KIND][,times=N|always][,after=N][,job=JOBID]: "m9",
+// "m10:jar-corrupted", "m8:slot-offer-timeout,times=2", "m9,after=4",
 // "m11,times=always,job=3f0e…". String prints a Fault in the same form.
 //
 // # Diagnosis

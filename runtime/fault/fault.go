@@ -74,6 +74,11 @@ type Fault struct {
 	// Times is how many passes the fault fires on: 0 means once, Always
 	// every time.
 	Times int
+	// After is how many passes go by before the fault fires: 0 fires on
+	// the first. A TaskManager that dies at m9 with After 4 dies at the
+	// fifth deployment, once the job's first tasks are running (or, in a
+	// BATCH job, finished).
+	After int
 	// JobID limits the fault to one job; the zero JobID matches any job.
 	JobID api.JobID
 }
@@ -86,6 +91,9 @@ func (f Fault) String() string {
 		s += ",times=always"
 	case f.Times > 1:
 		s += ",times=" + strconv.Itoa(f.Times)
+	}
+	if f.After > 0 {
+		s += ",after=" + strconv.Itoa(f.After)
 	}
 	if !f.JobID.IsZero() {
 		s += ",job=" + f.JobID.String()
@@ -111,6 +119,9 @@ func (f Fault) normalized() (Fault, error) {
 	case f.Times < Always:
 		return Fault{}, fmt.Errorf("fault: times must be positive or always, got %d", f.Times)
 	}
+	if f.After < 0 {
+		return Fault{}, fmt.Errorf("fault: after must not be negative, got %d", f.After)
+	}
 	return f, nil
 }
 
@@ -122,8 +133,9 @@ func joinKinds(ks []Kind) string {
 	return strings.Join(names, ", ")
 }
 
-// Parse reads a fault in the form STEP[:KIND][,times=N|always][,job=JOBID],
-// e.g. "m9", "m10:jar-corrupted", "m8:slot-offer-timeout,times=2".
+// Parse reads a fault in the form
+// STEP[:KIND][,times=N|always][,after=N][,job=JOBID], e.g. "m9",
+// "m10:jar-corrupted", "m8:slot-offer-timeout,times=2", "m9,after=4".
 func Parse(s string) (Fault, error) {
 	fields := strings.Split(strings.TrimSpace(s), ",")
 	step, kind, _ := strings.Cut(fields[0], ":")
@@ -141,6 +153,12 @@ func Parse(s string) (Fault, error) {
 				return Fault{}, fmt.Errorf("fault %q: times=%q: want a positive number or always", s, value)
 			}
 			f.Times = n
+		case "after":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 {
+				return Fault{}, fmt.Errorf("fault %q: after=%q: want a number of passes, 0 or more", s, value)
+			}
+			f.After = n
 		case "job":
 			id, err := api.ParseJobID(value)
 			if err != nil {
@@ -148,7 +166,7 @@ func Parse(s string) (Fault, error) {
 			}
 			f.JobID = id
 		default:
-			return Fault{}, fmt.Errorf("fault %q: unknown option %q (want times=N|always or job=JOBID)", s, key)
+			return Fault{}, fmt.Errorf("fault %q: unknown option %q (want times=N|always, after=N or job=JOBID)", s, key)
 		}
 	}
 	return f.normalized()
@@ -174,6 +192,7 @@ type Injector struct {
 
 type armedFault struct {
 	Fault
+	skip int // passes to let go by before it fires
 	left int // passes left; Always for ever
 }
 
@@ -197,7 +216,7 @@ func (in *Injector) Inject(f Fault) error {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.armed = append(in.armed, &armedFault{Fault: f, left: f.Times})
+	in.armed = append(in.armed, &armedFault{Fault: f, skip: f.After, left: f.Times})
 	return nil
 }
 
@@ -249,6 +268,10 @@ func (in *Injector) fire(step trace.Step, job api.JobID, kind Kind) (Kind, bool)
 			(kind == "" && askedForByName[a.Kind]) {
 			continue
 		}
+		if a.skip > 0 {
+			a.skip-- // a pass that goes by
+			continue
+		}
 		if a.left != Always {
 			a.left--
 			if a.left == 0 {
@@ -269,7 +292,8 @@ func (in *Injector) fire(step trace.Step, job api.JobID, kind Kind) (Kind, bool)
 }
 
 // Armed returns the faults still armed, in the order they were injected,
-// each with the passes it has left as Times.
+// each with the passes it has left as Times and those it still lets go by
+// as After.
 func (in *Injector) Armed() []Fault {
 	if in == nil {
 		return nil
@@ -280,6 +304,7 @@ func (in *Injector) Armed() []Fault {
 	for i, a := range in.armed {
 		faults[i] = a.Fault
 		faults[i].Times = a.left
+		faults[i].After = a.skip
 	}
 	return faults
 }

@@ -28,6 +28,8 @@ func TestParse(t *testing.T) {
 		{" M10:jar-corrupted ", fault.Fault{Step: trace.M10, Kind: fault.JarCorrupted, Times: 1}},
 		{"m8:slot-offer-timeout,times=2", fault.Fault{Step: trace.M8, Kind: fault.SlotOfferTimeout, Times: 2}},
 		{"m11,times=always,job=" + job.String(), fault.Fault{Step: trace.M11, Kind: fault.OperatorOpenThrows, Times: fault.Always, JobID: job}},
+		{"m9,after=4", fault.Fault{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1, After: 4}},
+		{"m10,times=2,after=1", fault.Fault{Step: trace.M10, Kind: fault.BlobUnavailable, Times: 2, After: 1}},
 	}
 	for _, tt := range tests {
 		got, err := fault.Parse(tt.in)
@@ -48,6 +50,8 @@ func TestParseRejectsWhatIsNotAFault(t *testing.T) {
 		{"m9,times=often", `times="often"`},
 		{"m9,job=42", `job="42"`},
 		{"m9,seed=1", `unknown option "seed"`},
+		{"m9,after=-1", `after="-1": want a number of passes, 0 or more`},
+		{"m9,after=soon", `after="soon"`},
 	}
 	for _, tt := range tests {
 		_, err := fault.Parse(tt.in)
@@ -83,6 +87,28 @@ func TestAFaultFiresTheNumberOfTimesItWasArmedFor(t *testing.T) {
 	assert.False(t, ok, "used up")
 	assert.Empty(t, in.Armed())
 	assert.Len(t, in.Fired(), 2)
+}
+
+// A fault armed with After lets that many passes of its step go by, then
+// fires: a TaskManager that dies at its fifth deployment, not its first.
+func TestAFaultFiresAfterThePassesItLetsGoBy(t *testing.T) {
+	in := fault.NewInjector(nil)
+	job := api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.M9, After: 2}))
+
+	for pass := range 2 {
+		_, ok := in.Fire(trace.M9, job)
+		assert.False(t, ok, "pass %d goes by", pass+1)
+		assert.Equal(t, []fault.Fault{{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1, After: 1 - pass}}, in.Armed())
+	}
+	_, ok := in.Fire(trace.M11, job)
+	assert.False(t, ok, "another step's pass does not count")
+	kind, ok := in.Fire(trace.M9, job)
+	assert.True(t, ok, "the third pass")
+	assert.Equal(t, fault.TaskExecutorDies, kind)
+	_, ok = in.Fire(trace.M9, job)
+	assert.False(t, ok, "used up")
+	assert.Len(t, in.Fired(), 1)
 }
 
 func TestAFaultFiresOnlyAtItsStepAndForItsJob(t *testing.T) {

@@ -85,7 +85,6 @@ type JobMaster struct {
 	address    string
 	onComplete func(*gateway.ArchivedExecutionGraph)
 
-	graph     *executiongraph.ExecutionGraph
 	slotPool  *slotpool.SlotPool
 	scheduler scheduler.SchedulerNG
 	// slotsTooLarge is set when step m7's fault slot-sharing-group-too-large
@@ -175,6 +174,11 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		resourceManagerHeartbeatManager: heartbeat.NoOpHeartbeatManager[struct{}, struct{}]{},
 	}
 	jm.log.Info(fmt.Sprintf("Initializing job '%s' (%s).", jobGraph.Name, jobGraph.JobID))
+	var err error
+	if jm.cfg.SchedulerType, err = adaptive.ParseSchedulerType(cfg.SchedulerType); err != nil {
+		return nil, err
+	}
+	adaptiveScheduler := jm.adaptiveSchedulerFor(jobGraph)
 
 	// Step m4 (continued): the ExecutionGraph and the scheduler are built
 	// now, so a job that cannot be built fails before the JobMaster starts.
@@ -184,18 +188,18 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 	if err != nil {
 		return nil, err // BuildGraph names the job; the runner adds "Could not start the JobMaster."
 	}
-	jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
-	jm.graph = graph
+	// The AdaptiveScheduler builds graphs of its own, at the parallelism
+	// its slots allow; this one only proves that the job can be built.
+	if !adaptiveScheduler {
+		jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
+	}
 	jm.slotPool = slotpool.New(jobGraph.JobID, jm.address, func(fn func()) { jm.RunAsync(fn) }, logger)
 	restartStrategy, err := failover.NewRestartBackoffTimeStrategy(cfg.RestartStrategy, false, rand.Float64)
 	if err != nil {
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
 	jm.log.Info(fmt.Sprintf("Using restart back off time strategy %s for %s (%s).", restartStrategy, jobGraph.Name, jobGraph.JobID))
-	if jm.cfg.SchedulerType, err = adaptive.ParseSchedulerType(cfg.SchedulerType); err != nil {
-		return nil, err
-	}
-	if jm.adaptiveSchedulerFor(jobGraph) {
+	if adaptiveScheduler {
 		settings := cfg.AdaptiveScheduler
 		if settings == (adaptive.Settings{}) {
 			settings = adaptive.DefaultSettings()

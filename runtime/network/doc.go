@@ -130,7 +130,9 @@
 // producers and consumers are deployed together, a consumer may ask for a
 // partition before its producer has registered it; a local request waits,
 // a remote one is asked again after a backoff (see "A partition that is
-// not there yet").
+// not there yet"). Either gives up after the same time, with
+// ErrPartitionNotFound: a partition of a TaskExecutor that was lost is
+// never registered again.
 //
 // Blocking (Flink's BLOCKING, the BoundedBlockingResultPartition): the
 // producer writes its whole output first, each subpartition into a file of
@@ -287,7 +289,7 @@
 //
 // and the ways it ends early:
 //
-//	← ErrorResponse{7, PartitionNotFound, "Partition … not found."}        retried with backoff
+//	← ErrorResponse{7, PartitionNotFound, "PartitionNotFoundException: Partition … not found."}  retried with backoff
 //	← ErrorResponse{7, ProducerFailed, "partition …: the producer failed: …"} the producer called Fail
 //	← ErrorResponse{7, PartitionReleased, "partition …: result partition released"}
 //	→ CancelPartitionRequest{7}                                   the consumer closed its gate
@@ -415,11 +417,13 @@
 //     buffer of its own. Flink's SpanningRecordSerializer splits it instead.
 //   - The InputGate deserializes records itself; in Flink the gate returns
 //     buffers and the task's StreamTaskNetworkInput deserializes them.
-//   - A local consumer that asks for an unregistered partition waits for it
-//     (bounded by its ctx). Flink answers PartitionNotFoundException and the
-//     consumer retries with backoff (taskmanager.network.request-backoff.*)
-//     before it fails; so does a remote consumer here (see "A partition
-//     that is not there yet").
+//   - A local consumer that asks for an unregistered partition waits for it,
+//     as long as a remote consumer would retry (22.7 s with the defaults),
+//     then fails with ErrPartitionNotFound. Flink answers
+//     PartitionNotFoundException and the consumer retries with backoff
+//     (taskmanager.network.request-backoff.*) before it fails; so does a
+//     remote consumer here (see "A partition that is not there yet"). The
+//     end is the same, only a registration comes through sooner.
 //   - No OutputFlusher: the task calls Flush itself when latency matters.
 //   - The only event is EndOfPartition. Checkpoint barriers will travel the
 //     same way, as event buffers between data buffers.

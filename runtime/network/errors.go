@@ -1,6 +1,11 @@
 package network
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"flinklab/runtime/api"
+)
 
 // The sentinel errors of the data plane. Errors returned by this package
 // wrap one of them with the partition or channel they concern, so callers
@@ -43,6 +48,13 @@ var (
 	// "Lost connection to task manager ...". Flink: RemoteTransportException.
 	ErrRemoteTransport = errors.New("remote transport failure")
 )
+
+// partitionNotFound is ErrPartitionNotFound for one partition, in
+// Flink's words: what a PartitionRequestServer answers, and what a local
+// channel fails with once it has waited as long as a remote one retries.
+func partitionNotFound(id api.ResultPartitionID) error {
+	return &remoteError{sentinel: ErrPartitionNotFound, message: fmt.Sprintf("PartitionNotFoundException: Partition %s not found.", id)}
+}
 
 // remoteError is an error that crossed a process boundary, or happened to
 // a connection to one: its text is given, and errors.Is finds its sentinel

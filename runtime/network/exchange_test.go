@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -152,6 +153,43 @@ func TestRequestForUnregisteredPartitionEndsWithCtx(t *testing.T) {
 		cancel()
 		assert.ErrorIs(t, <-failed, context.Canceled)
 		assert.Zero(t, env.PartitionManager().numberOfPendingRequests(), "the abandoned wait is forgotten")
+	})
+}
+
+// A partition that is not registered within the time a remote consumer
+// would retry is gone (its TaskExecutor was lost and released it): the
+// local consumer fails as Flink's does once its backoff is used up, and
+// one registered before then is read.
+func TestLocalRequestGivesUpAfterTheRequestBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newEnvironment(t, Config{}) // backoffs 100 ms … 10 s: 22.7 s in all
+		gone, late := newPartitionID(0), newPartitionID(1)
+		next := func(id api.ResultPartitionID) <-chan error {
+			gate := env.CreateInputGate(gateDescriptor(0, id))
+			t.Cleanup(gate.Close)
+			result := make(chan error, 1)
+			go func() {
+				_, err := readAll(t.Context(), gate)
+				result <- err
+			}()
+			return result
+		}
+		start := time.Now()
+		goneResult, lateResult := next(gone), next(late)
+
+		time.Sleep(22*time.Second + 600*time.Millisecond)
+		synctest.Wait()
+		require.True(t, isBlocked(goneResult), "it waits as long as a remote consumer retries")
+		p, err := env.CreateResultPartition(late, 1)
+		require.NoError(t, err)
+		require.NoError(t, p.Finish(t.Context()))
+		assert.ErrorIs(t, <-lateResult, io.EOF, "a partition registered in time is read")
+
+		err = <-goneResult
+		assert.ErrorIs(t, err, ErrPartitionNotFound)
+		assert.ErrorContains(t, err, "Partition "+gone.String()+" not found.")
+		assert.Equal(t, 22700*time.Millisecond, time.Since(start))
+		assert.Zero(t, env.PartitionManager().numberOfPendingRequests(), "no waiter is left behind")
 	})
 }
 

@@ -2,7 +2,9 @@ package network
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 )
 
 // localInputChannel reads one subpartition of one partition that lives in
@@ -23,10 +25,20 @@ type localInputChannel struct {
 
 // requestSubpartition asks the ResultPartitionManager for the gate's
 // subpartition of the channel's partition, waiting until the producer has
-// registered it. Flink: LocalInputChannel.requestSubpartition.
+// registered it, but no longer than a remote channel would retry: a
+// partition that is not there by then is gone (its TaskExecutor was lost
+// and released it), and the channel fails with ErrPartitionNotFound, as
+// Flink's does once its backoff is used up. Flink:
+// LocalInputChannel.requestSubpartition.
 func (c *localInputChannel) requestSubpartition(ctx context.Context) error {
 	g := c.inputGate
-	view, err := g.env.cfg.PartitionManager.createSubpartitionView(ctx, c.partitionID(), g.consumedSubpartitionIndex, c)
+	cfg := g.env.cfg
+	waitCtx, cancel := context.WithTimeout(ctx, totalBackoff(cfg.RequestBackoffInitial, cfg.RequestBackoffMax))
+	defer cancel()
+	view, err := cfg.PartitionManager.createSubpartitionView(waitCtx, c.partitionID(), g.consumedSubpartitionIndex, c)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		err = partitionNotFound(c.partitionID())
+	}
 	if err != nil {
 		return fmt.Errorf("input channel %d: request subpartition %d: %w", c.channelIndex, g.consumedSubpartitionIndex, err)
 	}
@@ -67,3 +79,17 @@ var (
 	_ bufferAvailabilityListener = (*localInputChannel)(nil)
 	_ inputChannel               = (*localInputChannel)(nil)
 )
+
+// totalBackoff is how long a remote channel asks for a partition that is
+// not found before it gives up: the sum of its backoffs (increaseBackoff),
+// 22.7 s with Flink's defaults.
+func totalBackoff(initial, maxBackoff time.Duration) time.Duration {
+	var total, backoff time.Duration
+	for {
+		next, ok := increaseBackoff(backoff, initial, maxBackoff)
+		if !ok {
+			return total
+		}
+		total, backoff = total+next, next
+	}
+}

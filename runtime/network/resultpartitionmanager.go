@@ -95,7 +95,7 @@ func (m *ResultPartitionManager) createSubpartitionViewIfRegistered(id api.Resul
 	partition, ok := m.registeredPartitions[id]
 	m.mu.Unlock()
 	if !ok {
-		return nil, &remoteError{sentinel: ErrPartitionNotFound, message: fmt.Sprintf("Partition %s not found.", id)}
+		return nil, partitionNotFound(id)
 	}
 	return partition.createSubpartitionView(subpartitionIndex, listener)
 }

@@ -98,7 +98,7 @@
 // can make any step m1…m11 fail and watch the cluster react:
 //
 //	POST   /cluster/faults {"fault": "m10:jar-corrupted,times=2"}   (fault.Parse's form)
-//	   ◀── {"armed": [{"step": "m10", "kind": "jar-corrupted", "times": 2,
+//	   ◀── {"armed": [{"step": "m10", "kind": "jar-corrupted", "times": 2, "after": 0,
 //	                   "jobId": null, "spec": "m10:jar-corrupted,times=2"}]}
 //	GET    /cluster/faults
 //	   ◀── {"armed": […], "fired": [{"step": "m10", "kind": "jar-corrupted",
@@ -106,6 +106,7 @@
 //	DELETE /cluster/faults   ◀── {"armed": []}   (what fired stays listed)
 //
 // "times" counts the passes a fault will still fire on, -1 for always;
+// "after" the passes it still lets go by before it fires;
 // "jobId" is null for a fault of any job, and for a firing at a step not
 // tied to a job yet (m1, m2). A fault that does not parse is a 400 with
 // fault.Parse's message; an unknown field in the body is a 400 as in the

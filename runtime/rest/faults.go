@@ -100,7 +100,7 @@ func isLoopbackAddress(hostPort string) bool {
 func armedFaults(in *fault.Injector) []ArmedFaultInfo {
 	armed := []ArmedFaultInfo{}
 	for _, f := range in.Armed() {
-		armed = append(armed, ArmedFaultInfo{Step: f.Step, Kind: f.Kind, Times: f.Times, JobID: jobIDOrNull(f.JobID), Spec: f.String()})
+		armed = append(armed, ArmedFaultInfo{Step: f.Step, Kind: f.Kind, Times: f.Times, After: f.After, JobID: jobIDOrNull(f.JobID), Spec: f.String()})
 	}
 	return armed
 }

@@ -25,7 +25,7 @@ func TestClusterFaults(t *testing.T) {
 	r := h.post("/cluster/faults", "application/json", []byte(`{"fault": "m10:jar-corrupted,times=2"}`))
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	assert.Equal(t,
-		`{"armed":[{"step":"m10","kind":"jar-corrupted","times":2,"jobId":null,"spec":"m10:jar-corrupted,times=2"}]}`,
+		`{"armed":[{"step":"m10","kind":"jar-corrupted","times":2,"after":0,"jobId":null,"spec":"m10:jar-corrupted,times=2"}]}`,
 		strings.TrimSpace(string(r.body)))
 	assert.Contains(t, h.logs.String(), `level=INFO msg="Armed fault m10:jar-corrupted,times=2."`)
 

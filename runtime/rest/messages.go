@@ -370,7 +370,7 @@ type RootExceptionInfo struct {
 
 // FaultInjectionRequestBody is the body of POST /cluster/faults, flinklab's
 // own endpoint: one fault in fault.Parse's form,
-// STEP[:KIND][,times=N|always][,job=JOBID], e.g.
+// STEP[:KIND][,times=N|always][,after=N][,job=JOBID], e.g.
 // {"fault": "m10:jar-corrupted,times=2"}.
 type FaultInjectionRequestBody struct {
 	Fault string `json:"fault"`
@@ -390,13 +390,15 @@ type ClusterFaultsInfo struct {
 }
 
 // ArmedFaultInfo is one armed fault (a fault.Fault). Times is the number
-// of passes it will still fire on, -1 (fault.Always) for every pass; JobID
+// of passes it will still fire on, -1 (fault.Always) for every pass, After
+// the number it still lets go by before it fires; JobID
 // is the one job it applies to, null for any job. Spec is the fault in
 // fault.Parse's form, with the passes left: what to POST to arm it again.
 type ArmedFaultInfo struct {
 	Step  trace.Step `json:"step"`
 	Kind  fault.Kind `json:"kind"`
 	Times int        `json:"times"`
+	After int        `json:"after"`
 	JobID *api.JobID `json:"jobId"`
 	Spec  string     `json:"spec"`
 }

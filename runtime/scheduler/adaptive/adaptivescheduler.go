@@ -297,6 +297,7 @@ func (s *AdaptiveScheduler) createExecutionGraph(parallelism map[api.JobVertexID
 	if err != nil {
 		return nil, err
 	}
+	s.cfg.Logger.With("logger", "JobMaster").Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jg.JobID))
 	run := &graphRun{graph: graph, jobGraph: jg}
 	run.scheduler = scheduler.NewDefaultScheduler(scheduler.Config{
 		RPCTimeout:         s.cfg.RPCTimeout,
