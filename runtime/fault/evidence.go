@@ -55,11 +55,30 @@ type Evidence struct {
 	Clues []Clue
 }
 
-// EvidenceFor returns the evidence of a kind of failure at step, or false
-// for a kind the step does not have. The empty kind asks for what the log
-// shows when it cannot tell the kinds of the step apart; only m8 has that.
+// EvidenceFor returns the evidence of a kind of failure at step in a job
+// of the DefaultScheduler, or false for a kind the step does not have. The
+// empty kind asks for what the log shows when it cannot tell the kinds of
+// the step apart; only m8 has that.
 func EvidenceFor(step trace.Step, kind Kind) (Evidence, bool) {
+	return EvidenceUnder(DefaultScheduler, step, kind)
+}
+
+// The schedulers whose jobs can show a failure in different lines, as
+// jobmanager.scheduler names them.
+const (
+	DefaultScheduler  = "Default"
+	AdaptiveScheduler = "Adaptive"
+)
+
+// EvidenceUnder is EvidenceFor for a job of the given scheduler
+// (jobmanager.scheduler, in any case; empty is Default): a kind whose
+// lines differ under the AdaptiveScheduler has evidence of its own there
+// (adaptiveEvidence); the others show the same lines under both.
+func EvidenceUnder(scheduler string, step trace.Step, kind Kind) (Evidence, bool) {
 	e, ok := evidence[kind]
+	if adaptive, differs := adaptiveEvidence[kind]; differs && strings.EqualFold(scheduler, AdaptiveScheduler) {
+		e = adaptive
+	}
 	if kind == "" {
 		e, ok = evidenceOfAnyKind[step]
 	}
@@ -496,14 +515,17 @@ var evidence = map[Kind]Evidence{
 	},
 	TaskExecutorDies: {
 		Step: trace.M9,
-		Cause: `the TaskManager was lost between offering its slots and receiving its tasks: their deployment ` +
+		Cause: `the TaskManager was lost after offering its slots, while the JobMaster deployed tasks to it: their deployment ` +
 			`"switched from DEPLOYING to FAILED", because submitTask got no answer ("Cannot deploy task … not ` +
 			`responding after a rpcTimeout of …") or because the JobMaster stopped hearing from the TaskManager ` +
 			`first ("Heartbeat of TaskManager with id … timed out."), as the ResourceManager did ("The heartbeat ` +
-			`of TaskManager with id … timed out."); the job restarted its tasks`,
+			`of TaskManager with id … timed out."); the job restarted the tasks the failover strategy chose ` +
+			`("N tasks will be restarted"): under region failover the failed task's region, and the producers ` +
+			`whose finished results were on the lost TaskManager`,
 		WhereToLook: `the JobManager log: the cause under "switched from DEPLOYING to FAILED" and the heartbeat ` +
 			`timeouts name the lost TaskManager. Then that TaskManager: its last log lines, the kernel's OOM ` +
-			`killer, the exit reason of its pod or container`,
+			`killer, the exit reason of its pod or container. A task that fails later because a partition was ` +
+			`not found asked for a result that was on the lost TaskManager: a consequence`,
 		Clues: []Clue{
 			clue("ExecutionGraph", `^(Deploying) .* (to \S+) @ `),
 			optional("StandaloneResourceManager", `^The heartbeat of TaskManager with id \S+ timed out\.`),
@@ -562,6 +584,38 @@ var evidence = map[Kind]Evidence{
 			clue("ExecutionGraph", `switched from INITIALIZING to FAILED on `),
 			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
 			clue("ExecutionGraph", `^Job .* switched from state RUNNING to RESTARTING\.`),
+		},
+	},
+}
+
+// adaptiveEvidence is, for the kinds whose failure shows differently in a
+// job of the AdaptiveScheduler, what its logs show. The AdaptiveScheduler
+// declares its requirements and waits for slots in WaitingForResources: it
+// has no slot requests to fail, and the job has no ExecutionGraph, no
+// task, until it has slots.
+var adaptiveEvidence = map[Kind]Evidence{
+	NoMatchingSlot: {
+		Step: trace.M7,
+		Cause: `the job waited for slots that never came: the SlotManager listed TaskManagers with free ` +
+			`resources under "Current resources" ("Available: ResourceProfile{…}", not zero) but cut no slot ` +
+			`out of them for the job's requirement, and after the start-up period it gave up ("Could not fulfill ` +
+			`resource requirements of job …"), which the AdaptiveScheduler does not act on. The job stayed ` +
+			`CREATED, in WaitingForResources, without an ExecutionGraph or a task, until ` +
+			`jobmanager.adaptive-scheduler.resource-wait-timeout ran out; then it failed: "Failed to go from ` +
+			`CreatingExecutionGraph to Executing because the ExecutionGraph creation failed." ` +
+			`NoResourceAvailableException: Not enough resources available for scheduling.`,
+		WhereToLook: `the SlotManager's "Matching resource requirements against available resources" block in the ` +
+			`JobManager log: the job's ResourceRequirement under "Missing resources" against each TaskManager ` +
+			`under "Current resources". The AdaptiveScheduler says nothing at INFO while it waits (its transitions ` +
+			`are DEBUG lines), so the SlotManager's lines are the story. Free resources left untaken mean the ` +
+			`requirement fits none of them (a blocked TaskManager); nothing available at all, slots held by other ` +
+			`jobs or too few TaskManagers (in active mode: did the workers the ResourceManager asked for start?). ` +
+			`GET /jobs/{jobid}/resource-requirements gives the job's lower bounds`,
+		Clues: []Clue{
+			clue("FineGrainedSlotManager", `(?s)^(Matching resource requirements against available resources\.).*\n\s*(TaskManager \S+)\n\s*(Available: ResourceProfile\{cpuCores=(?:[1-9]|0\.\d*[1-9])[^}]*\})`),
+			clue("FineGrainedSlotManager", `^Could not fulfill resource requirements of job `),
+			clue("AdaptiveScheduler", `(?s)^(Failed to go from CreatingExecutionGraph to Executing because the ExecutionGraph creation failed\.)\n(NoResourceAvailableException: Not enough resources available for scheduling\.)`),
+			clue("StandaloneDispatcher", `(?s)^(Job \S+ reached terminal state FAILED\.)\n(NoResourceAvailableException: Not enough resources available for scheduling\.)`),
 		},
 	},
 }

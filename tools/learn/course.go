@@ -33,11 +33,20 @@ type course struct {
 	// drills is where the drills' logs are kept; empty: drillDir, in the
 	// repository.
 	drills string
-	// The run of the drills' cluster without a fault, made once per
-	// verify: every drill runs the same cluster and job.
-	healthyOnce sync.Once
-	healthy     diagnose.Logs
-	healthyErr  error
+	// drillBinary, when set, is the producer's test binary, built once
+	// for all the drill runs of a verify.
+	drillBinary string
+	// The runs of the drills' clusters without a fault, made once per
+	// verify for each cluster and job a drill runs (healthyRun).
+	healthyMu   sync.Mutex
+	healthyRuns map[string]*healthyRun
+}
+
+// healthyRun is one run without a fault, made once.
+type healthyRun struct {
+	once sync.Once
+	logs diagnose.Logs
+	err  error
 }
 
 // openCourse finds the repository root above the working directory (the

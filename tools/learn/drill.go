@@ -55,19 +55,17 @@ func (c *course) produceDrill(ctx context.Context, e *exercise.Exercise, dir str
 	if err != nil {
 		return err
 	}
-	complete, err := c.referenceOverlay()
+	run, err := c.drillRun()
 	if err != nil {
 		return err
 	}
-	result, err := gotest.Execute(ctx, gotest.Run{
-		Root:    c.root,
-		Package: drillPackage,
-		Pattern: "^TestProduce$",
-		Overlay: complete,
-		Timeout: testTimeout,
-		SkipVet: true,
-		Env:     []string{drillEnvSpec + "=" + string(data), drillEnvDir + "=" + dir},
-	})
+	run.Env = []string{drillEnvSpec + "=" + string(data), drillEnvDir + "=" + dir}
+	var result *gotest.Result
+	if c.drillBinary != "" {
+		result, err = gotest.ExecuteBinary(ctx, run, c.drillBinary)
+	} else {
+		result, err = gotest.Execute(ctx, run)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,6 +73,42 @@ func (c *course) produceDrill(ctx context.Context, e *exercise.Exercise, dir str
 		return fmt.Errorf("the run of %s did not end:\n%s", e.ID, describeFailure(result))
 	}
 	return nil
+}
+
+// drillRun is the go test invocation of the producer, on the complete
+// runtime.
+func (c *course) drillRun() (gotest.Run, error) {
+	complete, err := c.referenceOverlay()
+	if err != nil {
+		return gotest.Run{}, err
+	}
+	return gotest.Run{
+		Root:    c.root,
+		Package: drillPackage,
+		Pattern: "^TestProduce$",
+		Overlay: complete,
+		Timeout: testTimeout,
+		SkipVet: true,
+	}, nil
+}
+
+// buildDrills builds the producer once for the drill runs to come
+// (drillBinary) and returns what removes it again.
+func (c *course) buildDrills(ctx context.Context) (cleanup func(), err error) {
+	run, err := c.drillRun()
+	if err != nil {
+		return nil, err
+	}
+	binary, failed, remove, err := gotest.Compile(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	if failed != nil {
+		remove()
+		return nil, fmt.Errorf("the drills' producer does not compile:\n%s", strings.Join(failed.Output, "\n"))
+	}
+	c.drillBinary = binary
+	return func() { c.drillBinary = ""; remove() }, nil
 }
 
 // startDrill makes the drill's logs unless they are made already (so that
@@ -174,13 +208,15 @@ func whoseFile(name string) string {
 }
 
 // drillKey is drill e's answer: the step and kind of its fault, and the
-// component to open.
+// component to open; its lines are those of the drill's scheduler.
 func drillKey(e *exercise.Exercise) (diagnose.Key, error) {
 	f, err := fault.Parse(e.Drill.Fault())
 	if err != nil {
 		return diagnose.Key{}, fmt.Errorf("%s: %w", exercise.DrillFile(e.ID), err)
 	}
-	return diagnose.NewKey(f.Step, f.Kind)
+	key, err := diagnose.NewKey(f.Step, f.Kind)
+	key.Scheduler = e.Drill.Scheduler()
+	return key, err
 }
 
 // checkDrill grades the learner's answer against the drill's logs: each
@@ -291,25 +327,47 @@ func (c *course) verifyDrill(ctx context.Context, e *exercise.Exercise) (string,
 		key.Step, key.Component, outcomes[0]), nil
 }
 
-// healthyRun produces, once per verify, the run of drill e's cluster
-// without its fault.
+// healthyRun produces, once per verify and cluster, the run of drill e's
+// cluster and job without its fault: drills of the same cluster (its
+// TaskManagers, slots, scheduler) and job (parallelism, execution mode)
+// share it.
 func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose.Logs, error) {
-	c.healthyOnce.Do(func() {
+	spec := maps.Clone(e.Drill.Spec)
+	for _, ofTheFault := range []string{"fault", "times", "then", "seed"} {
+		delete(spec, ofTheFault)
+	}
+	key, err := json.Marshal(spec) // maps are marshalled in key order
+	if err != nil {
+		return diagnose.Logs{}, err
+	}
+	c.healthyMu.Lock()
+	if c.healthyRuns == nil {
+		c.healthyRuns = make(map[string]*healthyRun)
+	}
+	run := c.healthyRuns[string(key)]
+	if run == nil {
+		run = &healthyRun{}
+		c.healthyRuns[string(key)] = run
+	}
+	c.healthyMu.Unlock()
+
+	run.once.Do(func() {
 		dir, err := os.MkdirTemp("", "flinklab-healthy-")
 		if err != nil {
-			c.healthyErr = err
+			run.err = err
 			return
 		}
 		defer os.RemoveAll(dir)
 		healthy := *e
 		healthy.Drill = &exercise.Drill{Spec: maps.Clone(e.Drill.Spec)}
 		healthy.Drill.Spec["fault"] = ""
-		if c.healthyErr = c.produceDrill(ctx, &healthy, dir, nil); c.healthyErr != nil {
+		delete(healthy.Drill.Spec, "then")
+		if run.err = c.produceDrill(ctx, &healthy, dir, nil); run.err != nil {
 			return
 		}
-		c.healthy, c.healthyErr = diagnose.LoadLogs(dir)
+		run.logs, run.err = diagnose.LoadLogs(dir)
 	})
-	return c.healthy, c.healthyErr
+	return run.logs, run.err
 }
 
 // outcomeOf is how the client saw a drill's run end: the last HTTP status

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,12 +22,69 @@ import (
 // line, or blame the component that reports a failure, are each told what
 // is wrong without the answer; the right one passes and is kept.
 func TestADrillIsGradedAsALearnerAnswersIt(t *testing.T) {
+	d := startDrillAsALearner(t, "d03") // the SlotManager matches no free slot to the job (m7)
+	d.refuses(t, []wrongAnswer{
+		{"the template as it is", ""},
+		{"the restart, the first line that looks alarming", "step: m9\ncomponent: JobMaster\nline: " + d.lineOf("switched from state RUNNING to RESTARTING")},
+		{"the component that reports the failure", "step: m7\ncomponent: JobMaster\nline: " + d.firstLine(d.proof[len(d.proof)-1])},
+		{"a line that is in no log", "step: m7\ncomponent: SlotManager\nline: Could not allocate the required slot within slot request timeout."},
+	}, "m7", "SlotManager", "ResourceManager", "FineGrainedSlotManager", "Could not acquire", "Could not fulfill")
+	d.accepts(t, "step: m7\ncomponent: ResourceManager\nline: "+d.lineOf("Could not acquire the minimum required resources"))
+}
+
+// The drills of the scheduler types: an AdaptiveScheduler job that waits
+// for slots until it gives up, and a region restart that takes finished
+// producers along. The answers people write there blame the scheduler
+// that reported the end, or the consequence that came last.
+func TestTheSchedulerDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
+	t.Run("d21", func(t *testing.T) {
+		d := startDrillAsALearner(t, "d21") // the SlotManager never cuts a slot for an AdaptiveScheduler job (m7)
+		d.refuses(t, []wrongAnswer{
+			{"the exception the owner saw", "step: m4\ncomponent: JobMaster\nline: " + d.lineOf("Failed to go from CreatingExecutionGraph to Executing")},
+			{"the scheduler that waited", "step: m6\ncomponent: JobMaster\nline: " + d.lineOf("Starting scheduling of job")},
+			{"the Dispatcher, which reported FAILED", "step: m3\ncomponent: Dispatcher\nline: " + d.lineOf("reached terminal state FAILED")},
+			{"the right line, the scheduler blamed", "step: m7\ncomponent: AdaptiveScheduler\nline: " + d.lineOf("Could not fulfill resource requirements")},
+		}, "m7", "SlotManager", "ResourceManager", "Could not fulfill", "Matching resource requirements")
+		d.accepts(t, "step: m7\ncomponent: SlotManager\nline: "+d.lineOf("Could not fulfill resource requirements"))
+	})
+	t.Run("d22", func(t *testing.T) {
+		d := startDrillAsALearner(t, "d22") // a TaskManager is lost while a BATCH job's counters deploy (m9)
+		wrong := []wrongAnswer{
+			{"the failover strategy's line", "step: m4\ncomponent: JobMaster\nline: " + d.lineOf("tasks should be restarted to recover")},
+			{"the right line, the JobMaster blamed", "step: m9\ncomponent: JobMaster\nline: " + d.lineOf("switched from DEPLOYING to FAILED")},
+			{"the TaskManager's heartbeat, seen by the ResourceManager", "step: m7\ncomponent: ResourceManager\nline: " + d.lineOf("The heartbeat of TaskManager with id")},
+		}
+		if d.has("not found.") { // in runs where the JobMaster heard of the lost TaskManager late
+			wrong = append(wrong, wrongAnswer{"the consequence that came last: a partition not found",
+				"step: m11\ncomponent: Task\nline: " + d.lineOf("not found.")})
+		}
+		d.refuses(t, wrong, "m9", "TaskExecutor", "not responding", "DEPLOYING to FAILED")
+		d.accepts(t, "step: m9\ncomponent: TaskManager\nline: "+d.lineOf("switched from DEPLOYING to FAILED"))
+	})
+}
+
+// learnerDrill is a drill started as a learner starts it, in a test's
+// directory, with the lines that prove its answer.
+type learnerDrill struct {
+	c     *course
+	e     *exercise.Exercise
+	logs  diagnose.Logs
+	proof []diagnose.Record
+}
+
+// wrongAnswer is an answer a learner really writes; empty leaves the
+// template as it is.
+type wrongAnswer struct{ name, answer string }
+
+// startDrillAsALearner runs `learn start id` and reads the drill's logs.
+// The test answers in the repository's answer file: a learner's own answer
+// is put back afterwards.
+func startDrillAsALearner(t *testing.T, id string) *learnerDrill {
+	t.Helper()
 	c := testCourse(t)
 	c.drills = t.TempDir()
-	e, err := c.exercise("d03") // the SlotManager matches no free slot to the job (m7)
+	e, err := c.exercise(id)
 	require.NoError(t, err)
-	// The test answers in the repository's answer file: a learner's own
-	// answer is put back afterwards.
 	answer := c.path(answerFile(e))
 	if learners, err := os.ReadFile(answer); err == nil {
 		t.Cleanup(func() { _ = os.WriteFile(answer, learners, 0o644) })
@@ -48,51 +107,64 @@ func TestADrillIsGradedAsALearnerAnswersIt(t *testing.T) {
 	require.NoError(t, err)
 	proof, complete := logs.Find(evidence)
 	require.True(t, complete)
-	lineOf := func(pattern string) string {
-		for _, r := range logs.All {
-			if strings.Contains(r.Text(), pattern) {
-				return strings.SplitN(r.Text(), "\n", 2)[0]
-			}
-		}
-		t.Fatalf("no line with %q in the drill's logs", pattern)
-		return ""
-	}
+	return &learnerDrill{c: c, e: e, logs: logs, proof: proof}
+}
 
-	wrong := []struct {
-		name, answer string
-	}{
-		{"the template as it is", ""},
-		{"the restart, the first line that looks alarming", "step: m9\ncomponent: JobMaster\nline: " + lineOf("switched from state RUNNING to RESTARTING")},
-		{"the component that reports the failure", "step: m7\ncomponent: JobMaster\nline: " + strings.SplitN(proof[len(proof)-1].Text(), "\n", 2)[0]},
-		{"a line that is in no log", "step: m7\ncomponent: SlotManager\nline: Could not allocate the required slot within slot request timeout."},
+// has reports whether a line of the drill's logs contains text.
+func (d *learnerDrill) has(text string) bool {
+	return slices.ContainsFunc(d.logs.All, func(r diagnose.Record) bool { return strings.Contains(r.Text(), text) })
+}
+
+// lineOf is the first line of the first record that contains text, as a
+// learner copies it.
+func (d *learnerDrill) lineOf(text string) string {
+	for _, r := range d.logs.All {
+		if strings.Contains(r.Text(), text) {
+			return d.firstLine(r)
+		}
 	}
+	panic("no line with " + strconv.Quote(text) + " in the drill's logs")
+}
+
+func (d *learnerDrill) firstLine(r diagnose.Record) string {
+	return strings.SplitN(r.Text(), "\n", 2)[0]
+}
+
+// refuses checks that each wrong answer fails, and that what the checker
+// says names none of giveaways (the right step, component or line) that
+// the answer did not name itself.
+func (d *learnerDrill) refuses(t *testing.T, wrong []wrongAnswer, giveaways ...string) {
+	t.Helper()
 	for _, tt := range wrong {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.answer != "" {
-				require.NoError(t, os.WriteFile(answer, []byte(tt.answer+"\n"), 0o644))
+				require.NoError(t, os.WriteFile(d.c.path(answerFile(d.e)), []byte(tt.answer+"\n"), 0o644))
 			}
 			var out bytes.Buffer
-			passed, err := c.check(context.Background(), e, &out)
+			passed, err := d.c.check(context.Background(), d.e, &out)
 			require.NoError(t, err)
 			assert.False(t, passed, out.String())
 			said := strings.SplitN(out.String(), "Hint 1 of 3", 2)[0]
 			said = strings.ReplaceAll(said, strings.Join(diagnose.Components(), ", "), "the components") // naming all of them names none
-			for _, giveaway := range []string{"m7", "SlotManager", "ResourceManager", "FineGrainedSlotManager", "Could not acquire", "Could not fulfill"} {
+			for _, giveaway := range giveaways {
 				if !strings.Contains(tt.answer, giveaway) {
 					assert.NotContains(t, said, giveaway, "the checker says what is wrong, never what to write")
 				}
 			}
 		})
 	}
+}
 
-	right := "step: m7\ncomponent: ResourceManager\nline: " + lineOf("Could not acquire the minimum required resources")
-	require.NoError(t, os.WriteFile(answer, []byte(right+"\n"), 0o644))
-	out.Reset()
-	passed, err := c.check(context.Background(), e, &out)
+// accepts checks that the right answer passes and marks the drill done.
+func (d *learnerDrill) accepts(t *testing.T, right string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(d.c.path(answerFile(d.e)), []byte(right+"\n"), 0o644))
+	var out bytes.Buffer
+	passed, err := d.c.check(context.Background(), d.e, &out)
 	require.NoError(t, err)
 	assert.True(t, passed, out.String())
-	assert.Contains(t, out.String(), "✓ d03")
-	assert.Equal(t, done, c.state(e))
+	assert.Contains(t, out.String(), "✓ "+d.e.ID)
+	assert.Equal(t, done, d.c.state(d.e))
 }
 
 // `learn diagnose` picks a drill the learner has not done and runs it

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,13 +38,24 @@ import (
 // complete is the complete runtime (referenceOverlay). Every run goes
 // through go test -overlay: the tree is never touched, and what the
 // learner has punched or written in it does not count.
+//
+// A build costs more than most runs, so the tests are built twice: once
+// with every hole punched, as the learner gets them, and once with every
+// variant of the holes compiled in beside the reference (variantsBuild),
+// whose binary runs the reference, each hole punched alone and each mutant
+// in turn.
 func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (string, error) {
 	// (e) was checked when the exercise was loaded (exercise.Load).
 	inSync, err := c.verifyReferenceFiles(e) // (d)
 	if err != nil {
 		return "", err
 	}
-	ref, err := c.verifyReferencePasses(ctx, e, complete) // (c)
+	variants, err := c.buildVariants(ctx, e, complete)
+	if err != nil {
+		return "", err
+	}
+	defer variants.cleanup()
+	ref, err := c.verifyReferencePasses(ctx, variants) // (c)
 	if err != nil {
 		return "", err
 	}
@@ -53,13 +65,76 @@ func (c *course) verifyExercise(ctx context.Context, e *exercise.Exercise, compl
 	if err := c.verifyHolesFail(ctx, e, complete); err != nil { // (a)
 		return "", err
 	}
-	if err := c.verifyEachHoleFails(ctx, e, complete); err != nil { // (a)
+	if err := c.verifyEachHoleFails(ctx, variants); err != nil { // (a)
 		return "", err
 	}
-	if err := c.verifyMutantsCaught(ctx, e, complete); err != nil { // (b)
+	if err := c.verifyMutantsCaught(ctx, variants); err != nil { // (b)
 		return "", err
 	}
 	return fmt.Sprintf("%s, %d mutants caught, reference passes, %s", holesSummary(e), len(e.Mutants), inSync), nil
+}
+
+// variantsBuild is an exercise's tests built once with every variant of
+// its holes compiled in beside the reference (hole.Dispatch): with
+// envVariant unset the binary runs the reference; set to punchedKey(i), it
+// runs hole i punched and the others as the reference; set to
+// mutantKey(i), mutant i. When that build fails (a mutant that does not
+// compile), binary is empty and each run builds its own variant, so that
+// the error names the variant.
+type variantsBuild struct {
+	e        *exercise.Exercise
+	complete map[string][]byte
+	run      gotest.Run
+	binary   string
+	cleanup  func()
+}
+
+// envVariant names the variant a variantsBuild runs.
+const envVariant = "FLINKLAB_VARIANT"
+
+func punchedKey(hole int) string  { return "punched" + strconv.Itoa(hole) }
+func mutantKey(mutant int) string { return strconv.Itoa(mutant) }
+
+// buildVariants compiles e's tests with every variant of its holes in.
+func (c *course) buildVariants(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (*variantsBuild, error) {
+	b := &variantsBuild{e: e, complete: complete, cleanup: func() {}}
+	files, err := batchedVariants(e, complete)
+	if err != nil {
+		return nil, err
+	}
+	b.run = c.testRun(e, files)
+	binary, failed, cleanup, err := gotest.Compile(ctx, b.run)
+	if err != nil {
+		return nil, err
+	}
+	if failed == nil {
+		b.binary, b.cleanup = binary, cleanup
+	} else {
+		cleanup()
+	}
+	return b, nil
+}
+
+// execute runs the variant named key ("" for the reference), stopping at
+// the first failing test when failFast is set. Without a binary it builds
+// the variant on its own; a variant that does not compile comes back as a
+// result with BuildFailed.
+func (c *course) execute(ctx context.Context, b *variantsBuild, key string, failFast bool) (*gotest.Result, error) {
+	run := b.run
+	run.FailFast = failFast
+	if b.binary != "" {
+		if key != "" {
+			run.Env = []string{envVariant + "=" + key}
+		}
+		return gotest.ExecuteBinary(ctx, run, b.binary)
+	}
+	files, err := variantFiles(b.e, b.complete, key)
+	if err != nil {
+		return nil, err
+	}
+	run = c.testRun(b.e, files)
+	run.FailFast = failFast
+	return gotest.Execute(ctx, run)
 }
 
 // verifyReferenceFiles is check (d) for the reference files: they are what
@@ -90,8 +165,8 @@ func (c *course) verifyReferenceFiles(e *exercise.Exercise) (inSync string, err 
 // verifyReferencePasses is check (c): with the reference in its holes,
 // every test of the exercise passes. It returns the run, whose traces
 // (d) compares with the reference traces.
-func (c *course) verifyReferencePasses(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) (*gotest.Result, error) {
-	ref, err := c.runTests(ctx, e, complete)
+func (c *course) verifyReferencePasses(ctx context.Context, variants *variantsBuild) (*gotest.Result, error) {
+	ref, err := c.execute(ctx, variants, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -142,19 +217,18 @@ func (c *course) verifyHolesFail(ctx context.Context, e *exercise.Exercise, comp
 // verifyEachHoleFails is check (a) again: each hole punched alone makes a
 // test fail, so none can be left a hole when the exercise passes. An
 // exercise with one hole has had it punched alone by verifyHolesFail.
-func (c *course) verifyEachHoleFails(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
+func (c *course) verifyEachHoleFails(ctx context.Context, variants *variantsBuild) error {
+	e := variants.e
 	if len(e.Holes) < 2 {
 		return nil
 	}
-	for _, h := range e.Holes {
-		alone := maps.Clone(complete)
-		var err error
-		if alone[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO}); err != nil {
-			return err
-		}
-		result, err := c.anyTestFails(ctx, e, alone)
+	for i, h := range e.Holes {
+		result, err := c.execute(ctx, variants, punchedKey(i), true)
 		if err != nil {
 			return err
+		}
+		if result.BuildFailed {
+			return fmt.Errorf("with only %s punched the tests do not compile:\n%s", h.Func, strings.Join(result.Output, "\n"))
 		}
 		if result.Passed {
 			return fmt.Errorf("with only %s punched, every test passes: the tests do not need it", h.Func)
@@ -175,93 +249,9 @@ func holesSummary(e *exercise.Exercise) string {
 // verifyMutantsCaught is check (b): every mutant compiles and makes at
 // least one test fail. A mutant that survives is a defect of the
 // exercise's tests, not of the mutant.
-//
-// The tests are built once with every mutant in (hole.Dispatch: each
-// hole's body picks a mutant by the variable envMutant) and the binary
-// runs once per mutant: a build costs more than most runs. When that one
-// build fails, each mutant is built on its own, to name the one that
-// does not compile.
-func (c *course) verifyMutantsCaught(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
-	files, err := batchedMutants(e, complete)
-	if err != nil {
-		return err
-	}
-	run := c.testRun(e, files)
-	run.FailFast = true
-	binary, failed, cleanup, err := gotest.Compile(ctx, run)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	if failed != nil {
-		return c.verifyMutantsOneByOne(ctx, e, complete)
-	}
-	for i, m := range e.Mutants {
-		one := run
-		one.Env = []string{envMutant + "=" + strconv.Itoa(i)}
-		result, err := gotest.ExecuteBinary(ctx, one, binary)
-		if err != nil {
-			return err
-		}
-		if result.Passed {
-			return fmt.Errorf("mutant %q survives: every test passes with it", m.Name)
-		}
-	}
-	return nil
-}
-
-// envMutant names the mutant a batched build runs (see batchedMutants).
-const envMutant = "FLINKLAB_MUTANT"
-
-// batchedMutants returns the complete runtime with every mutant of e
-// compiled in beside the reference: mutant i of a hole runs when envMutant
-// is i, the reference when it is unset.
-func batchedMutants(e *exercise.Exercise, complete map[string][]byte) (map[string][]byte, error) {
-	files := maps.Clone(complete)
-	for _, h := range e.Holes {
-		variants := map[string]string{}
-		for i, m := range e.Mutants {
-			if e.MutantHole(m) != h {
-				continue
-			}
-			body, err := mutantBody(complete[h.File], h.Func, m)
-			if err != nil {
-				return nil, fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
-			}
-			variants[strconv.Itoa(i)] = body
-		}
-		if len(variants) == 0 {
-			continue
-		}
-		imports, err := hole.Imports(complete[h.File])
-		if err != nil {
-			return nil, err
-		}
-		if files[h.File], err = hole.Dispatch(files[h.File], h.Func, variants, envMutant, imports); err != nil {
-			return nil, fmt.Errorf("%s: %w", h.Func, err)
-		}
-	}
-	return files, nil
-}
-
-// verifyMutantsOneByOne is check (b) with one build per mutant.
-func (c *course) verifyMutantsOneByOne(ctx context.Context, e *exercise.Exercise, complete map[string][]byte) error {
-	for _, m := range e.Mutants {
-		h := e.MutantHole(m)
-		body, err := mutantBody(complete[h.File], h.Func, m)
-		if err != nil {
-			return fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
-		}
-		files := maps.Clone(complete)
-		imports, err := hole.Imports(complete[h.File])
-		if err != nil {
-			return err
-		}
-		files[h.File], err = hole.Replace(complete[h.File], map[string]string{h.Func: body}, imports)
-		if err != nil {
-			return fmt.Errorf("mutant %q: %w", m.Name, err)
-		}
-		result, err := c.anyTestFails(ctx, e, files)
+func (c *course) verifyMutantsCaught(ctx context.Context, variants *variantsBuild) error {
+	for i, m := range variants.e.Mutants {
+		result, err := c.execute(ctx, variants, mutantKey(i), true)
 		if err != nil {
 			return err
 		}
@@ -273,6 +263,76 @@ func (c *course) verifyMutantsOneByOne(ctx context.Context, e *exercise.Exercise
 		}
 	}
 	return nil
+}
+
+// batchedVariants returns the complete runtime with every variant of e's
+// holes compiled in beside the reference, each hole's body picking its
+// variant by envVariant (see variantsBuild).
+func batchedVariants(e *exercise.Exercise, complete map[string][]byte) (map[string][]byte, error) {
+	files := maps.Clone(complete)
+	for i, h := range e.Holes {
+		variants := map[string]string{}
+		if len(e.Holes) > 1 {
+			variants[punchedKey(i)] = hole.PunchedBody(e.ID, h.Func, h.TODO)
+		}
+		for j, m := range e.Mutants {
+			if e.MutantHole(m) != h {
+				continue
+			}
+			body, err := mutantBody(complete[h.File], h.Func, m)
+			if err != nil {
+				return nil, fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
+			}
+			variants[mutantKey(j)] = body
+		}
+		if len(variants) == 0 {
+			continue
+		}
+		imports, err := hole.Imports(complete[h.File])
+		if err != nil {
+			return nil, err
+		}
+		if files[h.File], err = hole.Dispatch(files[h.File], h.Func, variants, envVariant, imports); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Func, err)
+		}
+	}
+	return files, nil
+}
+
+// variantFiles returns the complete runtime with the one variant named
+// key in its hole: the build of a single variant, when the batched build
+// fails.
+func variantFiles(e *exercise.Exercise, complete map[string][]byte, key string) (map[string][]byte, error) {
+	files := maps.Clone(complete)
+	if key == "" {
+		return files, nil
+	}
+	for i, h := range e.Holes {
+		if key == punchedKey(i) {
+			var err error
+			files[h.File], err = hole.Punch(complete[h.File], e.ID, map[string]string{h.Func: h.TODO})
+			return files, err
+		}
+	}
+	for i, m := range e.Mutants {
+		if key != mutantKey(i) {
+			continue
+		}
+		h := e.MutantHole(m)
+		body, err := mutantBody(complete[h.File], h.Func, m)
+		if err != nil {
+			return nil, fmt.Errorf("mutant %q (%s): %w", m.Name, exercise.MutantsFile(e.ID), err)
+		}
+		imports, err := hole.Imports(complete[h.File])
+		if err != nil {
+			return nil, err
+		}
+		if files[h.File], err = hole.Replace(complete[h.File], map[string]string{h.Func: body}, imports); err != nil {
+			return nil, fmt.Errorf("mutant %q: %w", m.Name, err)
+		}
+		return files, nil
+	}
+	return nil, fmt.Errorf("%s has no variant %q", e.ID, key)
 }
 
 // mutantBody applies a mutant to the reference body of a hole.
@@ -300,14 +360,6 @@ const testTimeout = 30 * time.Second
 // in for the tree's.
 func (c *course) runTests(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
 	return gotest.Execute(ctx, c.testRun(e, files))
-}
-
-// anyTestFails is runTests for the questions "does any test fail?": it
-// stops at the first failure.
-func (c *course) anyTestFails(ctx context.Context, e *exercise.Exercise, files map[string][]byte) (*gotest.Result, error) {
-	run := c.testRun(e, files)
-	run.FailFast = true
-	return gotest.Execute(ctx, run)
 }
 
 // testRun is the go test invocation of an exercise's tests.
@@ -345,6 +397,13 @@ func (c *course) verify(ctx context.Context, ids []string, out io.Writer) error 
 	complete, err := c.referenceOverlay()
 	if err != nil {
 		return err
+	}
+	if slices.ContainsFunc(todo, func(e *exercise.Exercise) bool { return e.Kind == exercise.Diagnose }) {
+		cleanup, err := c.buildDrills(ctx) // every drill runs the same producer: build it once
+		if err != nil {
+			return err
+		}
+		defer cleanup()
 	}
 	type outcome struct {
 		summary string

@@ -13,7 +13,10 @@
 //
 // The cluster is the MiniCluster of `make run`, each TaskManager writing
 // a log of its own (minicluster.Config.TaskManagerLogger), with the
-// demo's short timeouts and fixed-delay restarts. It runs in a synctest
+// demo's short timeouts and fixed-delay restarts. A Spec may shape it
+// (TaskManagers, slots), pick its scheduler (the AdaptiveScheduler, with
+// its resource wait timeout) and run WordCount in BATCH, stage after
+// stage, on the DefaultScheduler's pipelined regions. It runs in a synctest
 // bubble, so a drill takes as long as its work, not its timeouts, and
 // its clock starts at a time its seed picks.
 //

@@ -45,6 +45,8 @@ const (
 func Produce(t *testing.T, spec Spec, dir string) {
 	spec, faults, err := spec.withDefaults()
 	require.NoError(t, err)
+	schedulerType, adaptiveSettings, err := spec.scheduler()
+	require.NoError(t, err)
 	synctest.Test(t, func(t *testing.T) {
 		logs := newProcessLogs()
 		workDir, uploadDir := t.TempDir(), t.TempDir()
@@ -54,6 +56,8 @@ func Produce(t *testing.T, spec Spec, dir string) {
 			WorkingDir:             workDir,
 			Logger:                 slog.New(logs.jobManager),
 			TaskManagerLogger:      logs.taskManager,
+			SchedulerType:          schedulerType,
+			AdaptiveScheduler:      adaptiveSettings,
 		}.WithQuickRecovery()) // the demo's timings (`make run`)
 		require.NoError(t, err)
 		require.NoError(t, cluster.Start())
@@ -76,7 +80,7 @@ func Produce(t *testing.T, spec Spec, dir string) {
 		endpoint := &endpoint{handler: scenario.InProcessREST(t, cluster, uploadDir, slog.New(logs.jobManager)), start: out.start}
 		var told bytes.Buffer // what the client was told
 		wordcount.Results.Clear()
-		endpoint.submitWordCount(t, spec.Parallelism, &told)
+		endpoint.submitWordCount(t, spec.Parallelism, spec.programArgs(), &told)
 		time.Sleep(settle)
 		synctest.Wait()
 
@@ -150,8 +154,8 @@ func onDrillClock(answer []byte, start time.Time) []byte {
 // each REST answer to told. Then it looks as an engineer on call would:
 // the jobs' overview and the job's exceptions, as the web dashboard shows
 // them, and `flink list -a`.
-func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Buffer) {
-	jobID, submitted := e.runWordCount(t, parallelism, told)
+func (e *endpoint) submitWordCount(t *testing.T, parallelism int, args []string, told *bytes.Buffer) {
+	jobID, submitted := e.runWordCount(t, parallelism, args, told)
 	if submitted {
 		e.awaitTermination(jobID)
 	}
@@ -165,9 +169,9 @@ func (e *endpoint) submitWordCount(t *testing.T, parallelism int, told *bytes.Bu
 	client.JobList{Running: true, Scheduled: true, Terminated: true}.Print(told, jobs.Jobs, time.UTC)
 }
 
-// runWordCount uploads the WordCount jar and runs it; submitted is false
+// runWordCount uploads the WordCount jar and runs it with args; submitted is false
 // when either was refused.
-func (e *endpoint) runWordCount(t *testing.T, parallelism int, told *bytes.Buffer) (jobID api.JobID, submitted bool) {
+func (e *endpoint) runWordCount(t *testing.T, parallelism int, args []string, told *bytes.Buffer) (jobID api.JobID, submitted bool) {
 	jar, err := wordcount.Jar()
 	require.NoError(t, err)
 	contentType, body := scenario.Multipart(t, scenario.Part{Field: "jarfile", FileName: "WordCount.jar", Content: jar})
@@ -180,7 +184,7 @@ func (e *endpoint) runWordCount(t *testing.T, parallelism int, told *bytes.Buffe
 	require.NoError(t, json.Unmarshal(answer, &uploaded))
 	jarID := filepath.Base(uploaded.Filename)
 
-	request, err := json.Marshal(client.JarRunRequest{Parallelism: parallelism, ProgramArgsList: []string{"--output", wordcount.OutputCollect}})
+	request, err := json.Marshal(client.JarRunRequest{Parallelism: parallelism, ProgramArgsList: args})
 	require.NoError(t, err)
 	status, answer = e.do(http.MethodPost, "/jars/"+jarID+"/run", "application/json", request)
 	fmt.Fprintf(told, "POST /jars/%s/run %s\n%d %s\n\n", jarID, request, status, answer)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,4 +66,26 @@ func read(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return string(data)
+}
+
+// A Spec names the scheduler and the execution mode as Flink's options
+// do; a value the cluster would refuse is refused before anything runs.
+func TestSpecPicksTheSchedulerAndTheExecutionMode(t *testing.T) {
+	spec := Spec{Scheduler: "adaptive", ResourceWaitTimeout: "40s", ExecutionMode: "BATCH"}
+	schedulerType, settings, err := spec.scheduler()
+	require.NoError(t, err)
+	assert.Equal(t, "Adaptive", schedulerType)
+	assert.Equal(t, 40*time.Second, settings.ResourceWaitTimeout)
+	assert.Equal(t, 10*time.Second, settings.ResourceStabilizationTimeout, "the rest are Flink's defaults")
+	assert.Equal(t, []string{"--output", "collect", "--execution-mode", "BATCH"}, spec.programArgs())
+
+	schedulerType, _, err = Spec{}.scheduler()
+	require.NoError(t, err)
+	assert.Equal(t, "Default", schedulerType)
+	assert.Equal(t, []string{"--output", "collect"}, Spec{}.programArgs())
+
+	for _, bad := range []Spec{{Scheduler: "adaptve"}, {Scheduler: "adaptive", ResourceWaitTimeout: "40"}} {
+		_, _, err := bad.withDefaults()
+		assert.Error(t, err, "%+v", bad)
+	}
 }

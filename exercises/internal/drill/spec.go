@@ -6,7 +6,9 @@ import (
 	"os"
 	"time"
 
+	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
+	"flinklab/runtime/scheduler/adaptive"
 )
 
 // Spec is one drill: the fault its run hides and the cluster it runs on.
@@ -35,6 +37,17 @@ type Spec struct {
 	// later and are often louder; the answer stays Fault's step, the first
 	// thing that went wrong.
 	Then []string `json:"then,omitempty" yaml:"then"`
+	// Scheduler is the cluster's jobmanager.scheduler: empty or "default"
+	// for the DefaultScheduler, "adaptive" for the AdaptiveScheduler.
+	// ResourceWaitTimeout is then its
+	// jobmanager.adaptive-scheduler.resource-wait-timeout, as Go writes a
+	// duration ("40s"; empty: Flink's 5 min).
+	Scheduler           string `json:"scheduler,omitempty" yaml:"scheduler"`
+	ResourceWaitTimeout string `json:"resource-wait-timeout,omitempty" yaml:"resource-wait-timeout"`
+	// ExecutionMode is WordCount's --execution-mode: empty for STREAMING,
+	// "BATCH" for stages connected by blocking exchanges, each pipelined
+	// region scheduled when its inputs are finished.
+	ExecutionMode string `json:"execution-mode,omitempty" yaml:"execution-mode"`
 }
 
 // The environment TestProduce reads: the Spec as JSON, and the directory
@@ -95,10 +108,39 @@ func (s Spec) withDefaults() (Spec, []fault.Fault, error) {
 	if s.Parallelism <= 0 {
 		s.Parallelism = 2
 	}
+	if _, _, err := s.scheduler(); err != nil {
+		return s, nil, err
+	}
 	if s.Cause == "" && len(faults) > 0 {
 		s.Cause = usualCauses[faults[0].Kind]
 	}
 	return s, faults, nil
+}
+
+// scheduler returns the cluster's jobmanager.scheduler and the
+// AdaptiveScheduler's settings.
+func (s Spec) scheduler() (string, adaptive.Settings, error) {
+	schedulerType, err := adaptive.ParseSchedulerType(s.Scheduler)
+	if err != nil {
+		return "", adaptive.Settings{}, err
+	}
+	settings := adaptive.DefaultSettings()
+	if s.ResourceWaitTimeout != "" {
+		if settings.ResourceWaitTimeout, err = time.ParseDuration(s.ResourceWaitTimeout); err != nil {
+			return "", settings, fmt.Errorf("resource-wait-timeout: %w", err)
+		}
+	}
+	return schedulerType, settings, settings.Validate()
+}
+
+// programArgs are WordCount's arguments: its counts collected, in the
+// spec's execution mode.
+func (s Spec) programArgs() []string {
+	args := []string{"--output", wordcount.OutputCollect}
+	if s.ExecutionMode != "" {
+		args = append(args, "--execution-mode", s.ExecutionMode)
+	}
+	return args
 }
 
 // start is when the drill's logs begin: a morning in late November, a

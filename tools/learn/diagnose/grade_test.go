@@ -27,7 +27,7 @@ func TestGradeTheStep(t *testing.T) {
 	}{
 		{step: "m10", right: true},
 		{step: "", contains: []string{"Name the step, m1–m11"}},
-		{step: "m9", contains: []string{"At m9 the JobMaster deploys the tasks", "do not show that as the first thing that went wrong",
+		{step: "m9", contains: []string{"At m9 the TaskExecutor receives the tasks", "do not show that as the first thing that went wrong",
 			"not where the job finally gave up"}},
 		{step: "m11", contains: []string{"At m11 the task goes INITIALIZING", "a restart or a FAILED job is a consequence"}},
 		{step: "m12", contains: []string{`"m12" is not a step`}},

@@ -94,7 +94,7 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 			continue
 		}
 		for _, kind := range fault.Kinds(step) {
-			other, ok := fault.EvidenceFor(step, kind)
+			other, ok := fault.EvidenceUnder(key.Scheduler, step, kind)
 			if !ok {
 				continue
 			}

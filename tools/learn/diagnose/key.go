@@ -17,6 +17,10 @@ type Key struct {
 	Step      trace.Step
 	Kind      fault.Kind
 	Component string
+	// Scheduler is the drill's jobmanager.scheduler ("" or "Default",
+	// "Adaptive"): under the AdaptiveScheduler some failures show in
+	// lines of their own (fault.EvidenceUnder).
+	Scheduler string
 }
 
 // NewKey returns the key of a drill whose fault is kind at step; an empty
@@ -31,7 +35,7 @@ func NewKey(step trace.Step, kind fault.Kind) (Key, error) {
 
 // Evidence returns what the logs show when the key's fault happens.
 func (k Key) Evidence() (fault.Evidence, error) {
-	e, ok := fault.EvidenceFor(k.Step, k.Kind)
+	e, ok := fault.EvidenceUnder(k.Scheduler, k.Step, k.Kind)
 	if !ok {
 		return fault.Evidence{}, fmt.Errorf("diagnose: %w for %s:%s", ErrNoEvidence, k.Step, k.Kind)
 	}

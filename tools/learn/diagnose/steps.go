@@ -5,27 +5,29 @@ import "flinklab/runtime/trace"
 // whatStepDoes says, per step, what the step does and what the logs show
 // when it fails there, in the course's words and not in the log's: a
 // learner who named the wrong step reads it, and it must not give the
-// proving line away.
+// proving line away. Each names no component but the step's own
+// (ComponentOf), so that a learner who named a neighbouring step is not
+// told the component to open.
 var whatStepDoes = map[trace.Step]string{
 	trace.M1: "At m1 the client uploads the job's jar to the REST endpoint; " +
 		"a failure there leaves no jar stored and no job at all, and nothing after it happens.",
 	trace.M2: "At m2 the run request asks the REST endpoint to build the JobGraph from the uploaded jar; " +
 		"a failure there refuses the request before any job exists.",
 	trace.M3: "At m3 the Dispatcher takes the JobGraph (Dispatcher.submitJob); " +
-		"a failure there refuses the submission, and no JobMaster is ever started.",
+		"a failure there refuses the submission, and the job never starts.",
 	trace.M4: "At m4 the JobManagerRunner creates and starts the job's JobMaster; " +
 		"a failure there ends the job while it initializes, before it asks for any resources.",
-	trace.M5: "At m5 the JobMaster registers at the ResourceManager; " +
-		"a failure there leaves the JobMaster unregistered or registered late, so it cannot ask for slots in time.",
-	trace.M6: "At m6 the JobMaster's slot pool declares the job's resource requirements to the ResourceManager; " +
+	trace.M5: "At m5 the ResourceManager takes the registration of the job's master; " +
+		"a failure there leaves the job unregistered or registered late, so it cannot ask for slots in time.",
+	trace.M6: "At m6 the JobMaster's slot pool declares the job's resource requirements (declareRequiredResources); " +
 		"a failure there means the declaration does not arrive, or arrives late.",
-	trace.M7: "At m7 the SlotManager matches the job's requirements to free slots and requests slots from the TaskExecutors; " +
+	trace.M7: "At m7 the SlotManager matches the job's requirements to free slots and asks for them (requestSlot); " +
 		"a failure there leaves the requirements unmatched while the job waits.",
-	trace.M8: "At m8 a TaskExecutor offers the slots it reserved to the JobMaster; " +
+	trace.M8: "At m8 a TaskExecutor offers the slots it reserved to the job (offerSlots); " +
 		"a failure there shows as an offer refused or unanswered, and the slot freed or offered again.",
-	trace.M9: "At m9 the JobMaster deploys the tasks to the TaskExecutors (submitTask); " +
-		"a failure there means a task never reaches its TaskManager, because the call or the TaskManager itself was lost.",
-	trace.M10: "At m10 the TaskExecutor fetches the job's jar from the BlobServer; " +
+	trace.M9: "At m9 the TaskExecutor receives the tasks deployed into its slots (submitTask); " +
+		"a failure there means a task never arrives, because the call or the TaskManager itself was lost.",
+	trace.M10: "At m10 the task's jar comes from the BlobServer into the BLOB cache; " +
 		"a failure there means the task cannot get its code and never starts.",
 	trace.M11: "At m11 the task goes INITIALIZING and RUNNING and opens its operators; " +
 		"a failure there is the job's own code throwing while its task starts.",

@@ -193,6 +193,13 @@ func (d *Drill) Fault() string {
 	return f
 }
 
+// Scheduler returns the drill's jobmanager.scheduler: "" (the
+// DefaultScheduler) or "adaptive".
+func (d *Drill) Scheduler() string {
+	s, _ := d.Spec["scheduler"].(string)
+	return s
+}
+
 // DrillFile is where the run of drill id is kept, relative to the
 // repository root: "solutions/d07/drill.yaml".
 func DrillFile(id string) string { return "solutions/" + id + "/drill.yaml" }

@@ -1,0 +1,30 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"flinklab/runtime/fault"
+)
+
+// A learner who named the wrong step reads what that step does: the text
+// names its own component only, never another, which could be the one to
+// open.
+func TestWhatAStepDoesNamesNoOtherComponent(t *testing.T) {
+	for _, step := range fault.Steps() {
+		text := strings.ToLower(whatStepDoes[step])
+		assert.NotEmpty(t, text, step)
+		for _, c := range Components() {
+			if c == ComponentOf(step) {
+				continue
+			}
+			for _, name := range append([]string{c}, aliases[c]...) {
+				if len(name) > 4 { // "rest", "Task" are words as well as names
+					assert.NotContains(t, text, strings.ToLower(name), "%s names %s", step, c)
+				}
+			}
+		}
+	}
+}
