@@ -108,6 +108,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = withOptions(parseCancel, args, func(o cancelOptions) error { return cancel(clientCtx, o, stdout) })
 	case "jar":
 		err = withOptions(parseJar, args, func(o jarOptions) error { return writeJar(o, stdout) })
+	case "start-zookeeper-quorum":
+		stop() // it handles SIGINT and SIGTERM itself
+		opts, err := parseStartZooKeeperQuorum(args)
+		if err != nil {
+			return exitCode(err, action, stdout, stderr)
+		}
+		return startZooKeeperQuorum(opts, stdout, stderr)
 	case "start-cluster", "run-application", "jobmanager", "standalone-job", "taskmanager":
 		stop() // these handle SIGINT and SIGTERM themselves
 		return runClusterAction(action, args, stdout, stderr)

@@ -179,6 +179,19 @@ Action "taskmanager" runs a TaskManager.
   A TaskManager whose memory does not add up does not start, with Flink's
   message ("TaskManager memory configuration failed: ...").
 `},
+	{"start-zookeeper-quorum", `
+Action "start-zookeeper-quorum" runs a ZooKeeper server for high
+availability, in the foreground, until Ctrl-C.
+
+  Syntax: start-zookeeper-quorum [OPTIONS]
+  "start-zookeeper-quorum" action options:
+     --port <port>                    clientPort (default 2181).
+     --data-dir <dir>                 dataDir (default flinklab-zookeeper in
+                                      the temporary directory).
+  It runs the installed ZooKeeper server (Debian's zookeeper package:
+  apt-get install zookeeper; elsewhere ZOOKEEPER_JAR names its jar), a
+  quorum of one, with a zoo.cfg written into the data directory.
+`},
 }
 
 // printUsage prints the usage of one action, or of all when action is "".

@@ -1,0 +1,217 @@
+package zookeeper
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ConnectionState is how a client's connection to ZooKeeper stands, in
+// the terms of Curator, the client Flink uses, whose states Flink's HA
+// services react to.
+type ConnectionState int
+
+const (
+	// Latent: no session yet (Curator's LATENT, before the first).
+	Latent ConnectionState = iota
+	// Connected: the first session is established.
+	Connected
+	// Suspended: the connection broke. The session may live on at the
+	// server, with its ephemeral nodes, for up to the session timeout;
+	// the client cannot tell whether it still leads.
+	Suspended
+	// Reconnected: connected again, with the same session or, after
+	// Lost, a new one.
+	Reconnected
+	// Lost: the session is gone. The server expired it, or the
+	// connection stayed suspended for a whole session timeout (Curator
+	// then gives it up without asking the server). Its ephemeral nodes,
+	// a leader's latch node among them, are gone or about to be.
+	Lost
+)
+
+func (s ConnectionState) String() string {
+	return [...]string{"LATENT", "CONNECTED", "SUSPENDED", "RECONNECTED", "LOST"}[s]
+}
+
+// Client is one process's connection to ZooKeeper (Flink's
+// CuratorFramework): the cluster's namespace, and the connection state
+// its listeners follow.
+type Client struct {
+	conn *zk.Conn
+	cfg  Config
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	state     ConnectionState
+	sessions  int // sessions established so far
+	listeners map[int]func(ConnectionState)
+	nextID    int
+	lost      *time.Timer // while Suspended: declares Lost after the session timeout
+	closed    bool
+}
+
+// Connect connects to cfg's quorum and waits for the first session, for
+// cfg.ConnectionTimeout at most. Flink: ZooKeeperUtils.startCuratorFramework.
+func Connect(cfg Config, logger *slog.Logger) (*Client, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	servers := cfg.Servers()
+	if len(servers) == 0 {
+		return nil, errors.New("No valid ZooKeeper quorum has been specified. You can specify the quorum via the configuration key '" + KeyQuorum + "'.")
+	}
+	c := &Client{cfg: cfg, log: logger.With("logger", "ZooKeeperUtils"), listeners: map[int]func(ConnectionState){}}
+	cnxn := logger.With("logger", "ClientCnxn")
+	conn, events, err := zk.Connect(servers, cfg.SessionTimeout,
+		zk.WithLogger(printfLogger{cnxn}), zk.WithLogInfo(true))
+	if err != nil {
+		return nil, err
+	}
+	c.conn = conn
+	connected := make(chan struct{})
+	go c.follow(events, connected)
+	c.log.Info(fmt.Sprintf("Using '%s' as Zookeeper namespace.", cfg.Namespace()))
+	select {
+	case <-connected:
+		return c, nil
+	case <-time.After(cfg.ConnectionTimeout):
+		conn.Close()
+		return nil, fmt.Errorf("Could not connect to ZooKeeper (%s) within the connection timeout of %v.", cfg.Quorum, cfg.ConnectionTimeout)
+	}
+}
+
+// printfLogger writes the ZooKeeper client's own lines ("connected to
+// …", "authenticated: id=…") at DEBUG, as ZooKeeper's ClientCnxn.
+type printfLogger struct{ log *slog.Logger }
+
+func (l printfLogger) Printf(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf(format, args...))
+}
+
+// follow turns the client's session events into connection states.
+func (c *Client) follow(events <-chan zk.Event, connected chan struct{}) {
+	first := true
+	for ev := range events {
+		if ev.Type != zk.EventSession {
+			continue
+		}
+		switch ev.State {
+		case zk.StateHasSession:
+			if first {
+				first = false
+				close(connected)
+			}
+			c.transition(func(s ConnectionState, sessions int) (ConnectionState, bool) {
+				if sessions == 0 {
+					return Connected, true
+				}
+				return Reconnected, s == Suspended || s == Lost
+			}, true)
+		case zk.StateDisconnected:
+			c.transition(func(s ConnectionState, _ int) (ConnectionState, bool) {
+				return Suspended, s == Connected || s == Reconnected
+			}, false)
+		case zk.StateExpired:
+			c.transition(func(s ConnectionState, _ int) (ConnectionState, bool) { return Lost, s != Lost }, false)
+		}
+	}
+}
+
+// transition moves to the state next decides, if it says so, and tells
+// the listeners; newSession counts an established session.
+func (c *Client) transition(next func(ConnectionState, int) (ConnectionState, bool), newSession bool) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	state, change := next(c.state, c.sessions)
+	if newSession {
+		c.sessions++
+	}
+	if !change {
+		c.mu.Unlock()
+		return
+	}
+	c.state = state
+	if c.lost != nil {
+		c.lost.Stop()
+		c.lost = nil
+	}
+	if state == Suspended {
+		// Curator gives a suspended session up after the session timeout,
+		// whether or not the server has said so yet.
+		c.lost = time.AfterFunc(c.cfg.SessionTimeout, func() {
+			c.transition(func(s ConnectionState, _ int) (ConnectionState, bool) { return Lost, s == Suspended }, false)
+		})
+	}
+	listeners := make([]func(ConnectionState), 0, len(c.listeners))
+	for _, l := range c.listeners {
+		listeners = append(listeners, l)
+	}
+	c.mu.Unlock()
+	for _, l := range listeners {
+		l(state)
+	}
+}
+
+// OnConnectionStateChange calls listener with each new connection state
+// until the returned function is called. It must not block.
+func (c *Client) OnConnectionStateChange(listener func(ConnectionState)) (remove func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextID
+	c.nextID++
+	c.listeners[id] = listener
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.listeners, id)
+	}
+}
+
+// State returns the connection's state now.
+func (c *Client) State() ConnectionState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Conn is the ZooKeeper connection itself.
+func (c *Client) Conn() *zk.Conn { return c.conn }
+
+// Path returns the absolute path of p in the cluster's namespace:
+// "leader/latch" is "/flink/default/leader/latch".
+func (c *Client) Path(p string) string { return path.Join(c.cfg.Namespace(), p) }
+
+// EnsurePath creates the persistent nodes of p that do not exist yet (as
+// Curator's creatingParentsIfNeeded does).
+func (c *Client) EnsurePath(p string) error {
+	full := c.Path(p)
+	at := ""
+	for part := range strings.SplitSeq(strings.Trim(full, "/"), "/") {
+		at += "/" + part
+		if _, err := c.conn.Create(at, nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("create %s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+// Close ends the session: the server deletes its ephemeral nodes at once.
+func (c *Client) Close() {
+	c.mu.Lock()
+	c.closed = true
+	if c.lost != nil {
+		c.lost.Stop()
+	}
+	c.mu.Unlock()
+	c.conn.Close()
+}

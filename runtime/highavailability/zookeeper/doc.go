@@ -1,0 +1,77 @@
+// Package zookeeper is the leader election of a highly available
+// cluster, on a real ZooKeeper, as Flink 1.15+ does it: Flink's
+// ZooKeeperLeaderElectionDriver and ZooKeeperLeaderRetrievalDriver under
+// its DefaultLeaderElectionService, with the semantics of Curator's
+// LeaderLatch, through the Go client github.com/go-zookeeper/zk.
+//
+// # What ZooKeeper holds
+//
+// Every node of a cluster is under its namespace,
+// high-availability.zookeeper.path.root + high-availability.cluster-id:
+//
+//	/flink/default/leader/latch/_c_<guid>-latch-0000000007   one EPHEMERAL_SEQUENTIAL node per JobManager process
+//	/flink/default/leader/dispatcher/connection_info         EPHEMERAL: the leader's address and session
+//	/flink/default/leader/resource_manager/connection_info
+//	/flink/default/leader/rest_server/connection_info
+//	/flink/default/leader/job-<jobid>/connection_info
+//
+// An ephemeral node lives as long as the session of the process that
+// created it. That is the whole trick: a process that dies, or that
+// ZooKeeper stops hearing from for the session timeout
+// (high-availability.zookeeper.client.session-timeout), loses its nodes,
+// and the others see them go.
+//
+// # One election per process
+//
+// Since Flink 1.15 a JobManager process enters the election once, with
+// one LeaderLatch; its components (ResourceManager, Dispatcher, REST
+// endpoint, a JobMaster per job) are contenders of its
+// LeaderElectionService, each under a component ID:
+//
+//	ZooKeeper      latch node of process A is the lowest
+//	LeaderLatch    IsLeader()
+//	service        a new LeaderSessionID; GrantLeadership(id) to every contender
+//	contender      becomes leader: its fencing token is id; ConfirmLeadership(id, address)
+//	service        writes leader/<component>/connection_info (EPHEMERAL)
+//	retriever      (in a TaskManager, a client, another JobManager) reads it, watches it
+//
+// A process leads while its latch node is the lowest. The others wait,
+// each watching the node just before its own (LeaderLatch). When the
+// leader's node goes, the next process's latch leads, its service issues
+// a new session, and its contenders lead under a new fencing token:
+// whatever the old leader still sends carries the old token and is
+// refused.
+//
+// # When the connection breaks
+//
+// The client follows Curator's connection states (ConnectionState):
+// SUSPENDED when the connection breaks, RECONNECTED when it is back, LOST
+// when the session is gone. A leader whose connection is SUSPENDED cannot
+// know whether its latch node still exists (ZooKeeper may have expired
+// its session already, and another process may lead), so it stops
+// leading at once: every contender is revoked. With
+// high-availability.zookeeper.client.tolerate-suspended-connections it
+// keeps leading until the session is LOST, trading safety for fewer
+// failovers on a flaky network. Either way, on RECONNECTED a process
+// that does not lead enters the election again, with a new latch node
+// behind the current leader's.
+//
+// # The server
+//
+// StartServer runs the ZooKeeper server the machine has installed
+// (Debian's zookeeper package; FindInstallation), as `flink
+// start-zookeeper-quorum` does and as the tests do (package
+// zookeepertest, which also has a Proxy to cut one process off from
+// ZooKeeper).
+//
+// # Differs from Flink
+//
+//   - Leader information is JSON ({"address": …, "sessionId": …}), where
+//     Flink writes the address with writeUTF and the UUID with Java
+//     serialization.
+//   - The LeaderLatch is written here, not Curator's, with Curator's
+//     node names (the protection prefix _c_<guid>-) and its reactions to
+//     the connection states; Curator's retry policy is the Go client's
+//     reconnecting, and an operation that fails on a broken connection is
+//     simply done again on RECONNECTED.
+package zookeeper
