@@ -2,6 +2,8 @@ package highavailability
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"flinklab/runtime/api"
@@ -19,6 +21,10 @@ type JobResultStore interface {
 	HasJobResultEntry(jobID api.JobID) bool
 	// JobResult returns the stored result of a job.
 	JobResult(jobID api.JobID) (api.JobResult, bool)
+	// DirtyResults returns the results whose cleanup is pending: a
+	// Dispatcher that gains leadership finishes their cleanup and does not
+	// run those jobs again.
+	DirtyResults() ([]api.JobResult, error)
 }
 
 // EmbeddedJobResultStore is a JobResultStore in memory (Flink's
@@ -75,4 +81,18 @@ func (s *EmbeddedJobResultStore) JobResult(jobID api.JobID) (api.JobResult, bool
 	defer s.mu.Unlock()
 	e, ok := s.results[jobID]
 	return e.result, ok
+}
+
+// DirtyResults returns the results not marked clean, by JobID.
+func (s *EmbeddedJobResultStore) DirtyResults() ([]api.JobResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var results []api.JobResult
+	for _, e := range s.results {
+		if !e.clean {
+			results = append(results, e.result)
+		}
+	}
+	slices.SortFunc(results, func(a, b api.JobResult) int { return strings.Compare(a.JobID.String(), b.JobID.String()) })
+	return results, nil
 }

@@ -2,6 +2,8 @@ package zookeeper_test
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,7 +38,7 @@ func contend(t *testing.T, service *zookeeper.LeaderElectionService, component s
 // election, the standby's components are granted a new session, and a
 // confirmation under the old one is ignored.
 func TestTheLeadingProcessGrantsEveryComponentOneSessionAndPublishesWhatTheyConfirm(t *testing.T) {
-	server := zookeepertest.Start(t)
+	server := zookeepertest.Shared(t)
 	leader := startProcess(t, server.Address())
 	leaderDispatcher, dispatcherGrants := contend(t, leader, zookeeper.ComponentDispatcher)
 	session := dispatcherGrants.await(t, "the leading process's Dispatcher is granted")
@@ -81,7 +83,7 @@ func TestTheLeadingProcessGrantsEveryComponentOneSessionAndPublishesWhatTheyConf
 // every component; a retriever that loses its connection forgets the
 // leader, and reads it again once reconnected.
 func TestASuspendedProcessRevokesEveryComponent(t *testing.T) {
-	server := zookeepertest.Start(t)
+	server := zookeepertest.Shared(t)
 	proxy := zookeepertest.NewProxy(t, server.Address())
 	leader := startProcess(t, proxy.Address())
 	_, dispatcher := contend(t, leader, zookeeper.ComponentDispatcher)
@@ -97,7 +99,7 @@ func TestASuspendedProcessRevokesEveryComponent(t *testing.T) {
 // A retriever whose connection is SUSPENDED cannot tell who leads: it
 // forgets the leader at once, and reads it again once reconnected.
 func TestARetrieverForgetsTheLeaderWhileSuspended(t *testing.T) {
-	server := zookeepertest.Start(t)
+	server := zookeepertest.Shared(t)
 	leader := startProcess(t, server.Address())
 	election, grants := contend(t, leader, zookeeper.ComponentResourceManager)
 	session := grants.await(t, "granted")
@@ -116,4 +118,38 @@ func TestARetrieverForgetsTheLeaderWhileSuspended(t *testing.T) {
 	heard.awaitLeader(t, zookeeper.LeaderInformation{}) // no leader known
 	proxy.Unblock()
 	heard.awaitLeader(t, info)
+}
+
+// A JobManager process's services enter the election once its first
+// component contends; a TaskManager process's only retrieve, and never
+// put a node in the latch.
+func TestATaskManagerRetrievesLeadersWithoutEnteringTheElection(t *testing.T) {
+	server := zookeepertest.Shared(t)
+	cfg := configFor(t, server.Address())
+	storage := t.TempDir()
+	jobManager, err := zookeeper.NewHaServices(cfg, storage, quietLogger())
+	require.NoError(t, err)
+	t.Cleanup(jobManager.Close)
+	taskManager, err := zookeeper.NewHaServices(cfg, storage, quietLogger())
+	require.NoError(t, err)
+	t.Cleanup(taskManager.Close)
+
+	heard := newRecordingRetrievalListener()
+	retriever := taskManager.ResourceManagerLeaderRetriever()
+	require.NoError(t, retriever.Start(heard))
+	t.Cleanup(func() { _ = retriever.Stop() })
+
+	contender := newRecordingContender()
+	election := jobManager.ResourceManagerLeaderElection()
+	require.NoError(t, election.StartLeaderElection(contender))
+	session := contender.await(t, "the only JobManager leads")
+	election.ConfirmLeadership(session, "pekko://flink@jobmanager:6123/user/rpc/resourcemanager_0")
+	heard.awaitLeader(t, zookeeper.LeaderInformation{Address: "pekko://flink@jobmanager:6123/user/rpc/resourcemanager_0", SessionID: session})
+
+	latch, _, err := taskManager.Client().Conn().Children(taskManager.Client().Path("leader/latch"))
+	require.NoError(t, err)
+	assert.Len(t, latch, 1, "only the JobManager's latch node")
+	assert.DirExists(t, filepath.Join(storage, "job-result-store", strings.Trim(cfg.ClusterID, "/")))
+	_, err = zookeeper.NewHaServices(cfg, "", quietLogger())
+	assert.EqualError(t, err, "Configuration is missing the mandatory parameter: high-availability.storageDir")
 }

@@ -3,6 +3,7 @@ package zookeeper_test
 import (
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/highavailability/zookeeper"
+	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 )
 
 // The tests run against a real ZooKeeper server (zookeepertest.Start);
@@ -20,13 +22,27 @@ const waitFor = 15 * time.Second
 // within a test.
 const sessionTimeout = 2 * time.Second
 
+// TestMain stops the ZooKeeper server the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	zookeepertest.StopShared()
+	os.Exit(code)
+}
+
+// configFor is the configuration of the test's processes: the shared
+// server, or a proxy to it, at address, and a namespace of the test's own.
+func configFor(t *testing.T, address string) zookeeper.Config {
+	cfg := zookeeper.DefaultConfig()
+	cfg.Quorum = address
+	cfg.ClusterID = "/" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	cfg.SessionTimeout = sessionTimeout
+	return cfg
+}
+
 // connect opens one process's client to address, closed when the test ends.
 func connect(t *testing.T, address string) *zookeeper.Client {
 	t.Helper()
-	cfg := zookeeper.DefaultConfig()
-	cfg.Quorum = address
-	cfg.SessionTimeout = sessionTimeout
-	c, err := zookeeper.Connect(cfg, quietLogger())
+	c, err := zookeeper.Connect(configFor(t, address), quietLogger())
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c
