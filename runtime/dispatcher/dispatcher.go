@@ -34,6 +34,10 @@ type Deps struct {
 	Trace                  *trace.Recorder
 	// Faults may break step m3; nil injects nothing.
 	Faults *fault.Injector
+	// RecoveredJobs are the jobs a Dispatcher that gained leadership found
+	// in the JobGraphStore (DispatcherRunner): Start runs them, as they
+	// are persisted already.
+	RecoveredJobs []*jobgraph.JobGraph
 }
 
 // Dispatcher accepts jobs and routes requests to their runners. Its fields
@@ -43,6 +47,10 @@ type Dispatcher struct {
 	deps    Deps
 	log     *slog.Logger
 	address string
+
+	// dispatcherID is the leader session this Dispatcher runs under
+	// (Runner); zero for a Dispatcher without an election.
+	dispatcherID api.DispatcherID
 
 	runners  map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
 	archived map[api.JobID]*gateway.ArchivedExecutionGraph
@@ -84,12 +92,27 @@ func New(cfg Config, deps Deps) (*Dispatcher, error) {
 // Address returns the Dispatcher's RPC address.
 func (d *Dispatcher) Address() string { return d.address }
 
+// DispatcherID is the leader session this Dispatcher runs under, its
+// fencing token; zero for a Dispatcher started without an election.
+func (d *Dispatcher) DispatcherID() api.DispatcherID { return d.dispatcherID }
+
 // Start makes the Dispatcher reachable and starts its main thread.
 func (d *Dispatcher) Start() error {
 	if err := d.deps.RPC.Register(d.address, gateway.DispatcherGateway(d)); err != nil {
 		return err
 	}
 	d.Endpoint.Start(nil)
+	if len(d.deps.RecoveredJobs) > 0 {
+		_, err := rpc.CallAsync(context.Background(), d.Endpoint, func() (struct{}, error) {
+			for _, g := range d.deps.RecoveredJobs {
+				if err := d.runJob(g); err != nil {
+					d.log.Error(fmt.Sprintf("Failed to recover job %s.", g.JobID), "cause", err.Error())
+				}
+			}
+			return struct{}{}, nil
+		})
+		return err
+	}
 	return nil
 }
 
@@ -216,19 +239,30 @@ func (d *Dispatcher) internalSubmitJob(g *jobgraph.JobGraph, caller string) erro
 	}
 	d.deps.Trace.Emit(trace.M3, caller, "Dispatcher", jobID,
 		"submitJob '%s': JobGraph validated and persisted in the JobGraphStore", g.Name)
+	if err := d.runJob(g); err != nil {
+		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
+		if cleanupErr := d.deps.JobGraphStore.RemoveJobGraph(jobID); cleanupErr != nil {
+			d.log.Warn(fmt.Sprintf("Cleanup didn't succeed after job submission failed for job %s.", jobID), "cause", cleanupErr.Error())
+		}
+		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
+	}
+	return nil
+}
+
+// runJob creates, starts and registers the JobManagerRunner of a job
+// whose JobGraph is persisted: one just submitted, or one recovered by a
+// new leader (Flink's Dispatcher#runJob).
+func (d *Dispatcher) runJob(g *jobgraph.JobGraph) error {
+	jobID := g.JobID
 	runner, err := d.deps.CreateJobManagerRunner(g)
 	if err == nil {
 		err = runner.Start()
 	}
 	if err != nil {
-		d.log.Error(fmt.Sprintf("Failed to submit job %s.", jobID), "cause", err.Error())
-		if cleanupErr := d.deps.JobGraphStore.RemoveJobGraph(jobID); cleanupErr != nil {
-			d.log.Warn(fmt.Sprintf("Cleanup didn't succeed after job submission failed for job %s.", jobID), "cause", cleanupErr.Error())
-		}
 		if runner != nil {
 			_ = runner.Close()
 		}
-		return &JobSubmissionError{JobID: jobID, Message: "Failed to submit job.", Cause: err}
+		return err
 	}
 	d.runners[jobID] = runner
 
@@ -264,8 +298,14 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 	if !g.State.IsGloballyTerminalState() {
 		// SUSPENDED: the job is not done, it is only not run here any
 		// more. Another JobManager may take it over, so its JobGraph and
-		// no result stay behind (Flink's local cleanup).
+		// no result stay behind (Flink's local cleanup): only this
+		// process's hold on the JobGraph goes.
 		delete(d.runners, jobID)
+		if store, ok := d.deps.JobGraphStore.(interface{ ReleaseJobGraph(api.JobID) error }); ok {
+			if err := store.ReleaseJobGraph(jobID); err != nil {
+				d.log.Warn(fmt.Sprintf("Could not release the JobGraph of job %s.", jobID), "cause", err.Error())
+			}
+		}
 		return
 	}
 	d.archived[jobID] = g

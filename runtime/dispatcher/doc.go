@@ -50,10 +50,26 @@
 // or refuse them (the DefaultScheduler). Flink also persists them in the
 // JobGraphStore, for the JobMaster of a failover; here they are not.
 //
+// # With high availability
+//
+// In a cluster with several JobManagers (high-availability.type:
+// zookeeper), no Dispatcher runs by itself: a Runner (Flink's
+// DefaultDispatcherRunner) enters the Dispatcher into the election, and
+// each time the process is granted the leadership it recovers the jobs
+// the last leader left in the JobGraphStore, finishes the cleanup of
+// those whose result is in the JobResultStore, and starts a Dispatcher
+// with the others, under a DispatcherID that is the leader session. When
+// the leadership is revoked, that Dispatcher closes: its jobs are
+// SUSPENDED, their JobGraphs stay for the next leader, and this process
+// gives up its lock on them. The REST endpoint reaches whichever
+// Dispatcher runs now (Runner.Gateway) and answers 503 while none does.
+//
 // Differs from Flink: Flink's Dispatcher does not validate the JobGraph; a
 // vertex without an invokable fails later, when the JobMaster builds the
 // ExecutionGraph. We check the whole graph at step m3 so that a malformed
-// job is refused where it enters, before anything is persisted. The
-// Dispatcher is not fenced and has no leader election yet: a cluster here
-// has exactly one.
+// job is refused where it enters, before anything is persisted. Without
+// high availability the Dispatcher is not elected (Flink's is, by the
+// standalone services, which grant at once). The Dispatcher's calls are
+// not fenced yet, and a standby's REST endpoint answers 503 where
+// Flink's forwards to the leader.
 package dispatcher

@@ -21,7 +21,6 @@ import (
 	"flinklab/runtime/gateway"
 	_ "flinklab/runtime/gateway/remote" // the gateways' stubs: this process talks RPC over TCP
 	"flinklab/runtime/highavailability"
-	"flinklab/runtime/resourcemanager"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
@@ -54,7 +53,8 @@ type ClusterEntrypoint struct {
 	componentConfig component.Config
 
 	rpcService       *rpc.TCPService
-	ha               *highavailability.StandaloneHaServices
+	ha               highavailability.Services
+	closeHA          func() // ends the HA services' session, if they have one
 	blobServer       *blob.BlobServer
 	clusterComponent *component.DispatcherResourceManagerComponent // the ResourceManager, the Dispatcher, the REST endpoint
 
@@ -135,10 +135,9 @@ func (e *ClusterEntrypoint) start() error {
 		return err
 	}
 	e.rpcService = rpcService
-	// The leaders' addresses are fixed: the ResourceManager and the
-	// Dispatcher will serve under these names in this RPC service.
-	e.ha = highavailability.NewStandaloneHaServices(
-		rpcService.Address(resourcemanager.EndpointName), rpcService.Address(dispatcherEndpointName))
+	if e.ha, e.closeHA, err = createHaServices(e.cfg.Configuration, rpcService, e.cfg.Logger); err != nil {
+		return err
+	}
 	if e.blobServer, err = blob.NewBlobServer(blob.ServerConfig{
 		StorageDir:    filepath.Join(e.cfg.WorkingDir, "blobStorage"),
 		ListenAddress: e.cfg.BlobServerAddress, // the TaskManagers download over TCP
@@ -177,7 +176,7 @@ func (e *ClusterEntrypoint) clusterComponentConfig() component.Config {
 	cfg.Configuration = e.restConfiguration(map[string]string{
 		"jobmanager.rpc.address": host,
 		"jobmanager.rpc.port":    port,
-		"high-availability.type": "NONE",
+		"high-availability.type": haType(e.cfg.Configuration),
 		"blob.storage.directory": filepath.Join(e.cfg.WorkingDir, "blobStorage"),
 		"blob.server.port":       blobPort,
 	})
@@ -367,6 +366,9 @@ func (e *ClusterEntrypoint) Close() error {
 		}
 		if e.clusterComponent != nil {
 			errs = append(errs, e.clusterComponent.Close())
+		}
+		if e.closeHA != nil {
+			e.closeHA()
 		}
 		if e.blobServer != nil {
 			errs = append(errs, e.blobServer.Close())

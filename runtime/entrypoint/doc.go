@@ -39,7 +39,16 @@
 // here is what a process has and the MiniCluster has not: its TCP
 // services, its configuration, its logs and its signals.
 //
-// # Who leads: StandaloneHaServices
+// # Who leads
+//
+// high-availability.type picks the HA services (createHaServices): NONE,
+// the default, is StandaloneHaServices (below); ZOOKEEPER is package
+// zookeeper's, with high-availability.zookeeper.quorum and
+// high-availability.storageDir: every JobManager of the cluster enters
+// one election, the leader's Dispatcher recovers the stored jobs, and the
+// others wait as standbys (see package dispatcher's Runner).
+//
+// # StandaloneHaServices
 //
 // A standalone cluster elects nothing (highavailability.StandaloneHaServices).
 // Every leader's election grants highavailability.DefaultLeaderID at once,

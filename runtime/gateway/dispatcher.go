@@ -18,6 +18,10 @@ var (
 	// ErrJobNotFound: no job with that ID is known (Flink's
 	// FlinkJobNotFoundException).
 	ErrJobNotFound = errors.New("FlinkJobNotFoundException")
+	// ErrNoLeader: no Dispatcher leads now (an election is under way);
+	// the REST endpoint answers 503, as Flink's LeaderRetrievalHandler
+	// does while it knows no leader.
+	ErrNoLeader = errors.New("Service temporarily unavailable due to an ongoing leader election. Please refresh.")
 )
 
 // JobTerminatedWithoutCancellationException answers CancelJob of a job

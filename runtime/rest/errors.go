@@ -104,6 +104,7 @@ func withMessages(cause error, messages ...string) error {
 //	errTimeout                              408  job cancellation timed out
 //	errConflict                             409  cancelling a job that ended otherwise,
 //	                                             a second update of a job's requirements
+//	gateway.ErrNoLeader                     503  no Dispatcher leads now
 //	anything else                           500  including the Dispatcher's
 //	                                             JobSubmissionError and
 //	                                             DuplicateJobSubmissionError,
@@ -130,6 +131,8 @@ func statusOf(err error) int {
 		return http.StatusRequestTimeout
 	case errors.Is(err, errConflict):
 		return http.StatusConflict
+	case errors.Is(err, gateway.ErrNoLeader):
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
 	}

@@ -21,11 +21,20 @@ type DispatcherResourceManagerComponent struct {
 	resourceManager *resourcemanager.ResourceManager
 	jobGraphStore   jobmanager.JobGraphStore
 	dispatcher      *dispatcher.Dispatcher
-	restServer      *rest.Server // nil without Config.REST
+	// dispatcherRunner, with HA services that elect, runs a Dispatcher
+	// while the process leads (dispatcher stays nil then).
+	dispatcherRunner *dispatcher.Runner
+	restServer       *rest.Server // nil without Config.REST
 }
 
-// Dispatcher returns the component's Dispatcher.
-func (c *DispatcherResourceManagerComponent) Dispatcher() *dispatcher.Dispatcher { return c.dispatcher }
+// Dispatcher returns the component's Dispatcher: with an election, the
+// one that runs now, nil while the process does not lead.
+func (c *DispatcherResourceManagerComponent) Dispatcher() *dispatcher.Dispatcher {
+	if c.dispatcherRunner != nil {
+		return c.dispatcherRunner.Leader()
+	}
+	return c.dispatcher
+}
 
 // ResourceManager returns the component's ResourceManager.
 func (c *DispatcherResourceManagerComponent) ResourceManager() *resourcemanager.ResourceManager {
@@ -61,6 +70,10 @@ func (c *DispatcherResourceManagerComponent) CloseDispatcher() error {
 	if c.dispatcher != nil {
 		errs = append(errs, c.dispatcher.Close())
 		c.dispatcher = nil
+	}
+	if c.dispatcherRunner != nil {
+		errs = append(errs, c.dispatcherRunner.Close())
+		c.dispatcherRunner = nil
 	}
 	return errors.Join(errs...)
 }

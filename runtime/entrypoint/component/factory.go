@@ -132,31 +132,53 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 		return err
 	}
 
-	// Flink: HaServicesJobGraphStoreFactory. Our HA services keep no
-	// JobGraphStore yet, so the jobs are persisted in the working directory.
-	if c.jobGraphStore, err = jobmanager.NewFileJobGraphStore(filepath.Join(cfg.WorkingDir, "jobgraphs")); err != nil {
-		return err
-	}
-	d, err := dispatcher.New(dispatcher.Config{Logger: cfg.Logger}, dispatcher.Deps{
+	dispatcherDeps := dispatcher.Deps{
 		RPC:                    deps.RPC,
-		JobGraphStore:          c.jobGraphStore,
 		JobResultStore:         deps.HA.JobResultStore(),
 		CreateJobManagerRunner: jobManagerRunnerFactory(cfg, deps),
 		Trace:                  deps.Trace,
 		Faults:                 deps.Faults,
-	})
-	if err != nil {
-		return err
 	}
-	if err := d.Start(); err != nil {
-		return err
+	if ha, ok := deps.HA.(highlyAvailable); ok {
+		// Flink: HaServicesJobGraphStoreFactory and a DefaultDispatcherRunner:
+		// the JobGraphs are where every JobManager of the cluster finds
+		// them, and a Dispatcher runs only while this process leads.
+		if c.jobGraphStore, err = ha.JobGraphStore(); err != nil {
+			return err
+		}
+		dispatcherDeps.JobGraphStore = c.jobGraphStore
+		c.dispatcherRunner = dispatcher.NewRunner(dispatcher.Config{Logger: cfg.Logger}, dispatcherDeps, deps.HA.DispatcherLeaderElection())
+		if err := c.dispatcherRunner.Start(); err != nil {
+			return err
+		}
+	} else {
+		// Without HA the jobs are persisted in the working directory, and
+		// the only JobManager runs the only Dispatcher.
+		if c.jobGraphStore, err = jobmanager.NewFileJobGraphStore(filepath.Join(cfg.WorkingDir, "jobgraphs")); err != nil {
+			return err
+		}
+		dispatcherDeps.JobGraphStore = c.jobGraphStore
+		d, err := dispatcher.New(dispatcher.Config{Logger: cfg.Logger}, dispatcherDeps)
+		if err != nil {
+			return err
+		}
+		if err := d.Start(); err != nil {
+			return err
+		}
+		c.dispatcher = d
 	}
-	c.dispatcher = d
 
 	if cfg.REST == nil {
 		return nil
 	}
 	return c.startRESTEndpoint(cfg, deps)
+}
+
+// highlyAvailable are HA services that keep the cluster's JobGraphs where
+// every JobManager finds them (ZooKeeper's): with them the Dispatcher is
+// elected.
+type highlyAvailable interface {
+	JobGraphStore() (jobmanager.JobGraphStore, error)
 }
 
 // startRESTEndpoint starts Flink's DispatcherRestEndpoint in front of the
@@ -167,6 +189,9 @@ func (c *DispatcherResourceManagerComponent) startRESTEndpoint(cfg Config, deps 
 		restCfg.Logger = cfg.Logger
 	}
 	var restDispatcher gateway.DispatcherGateway = c.dispatcher
+	if c.dispatcherRunner != nil {
+		restDispatcher = c.dispatcherRunner.Gateway() // whichever Dispatcher leads now
+	}
 	if deps.RESTDispatcherGateway != nil {
 		restDispatcher = deps.RESTDispatcherGateway(c.dispatcher)
 	}

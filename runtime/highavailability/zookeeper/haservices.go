@@ -9,6 +9,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/highavailability"
+	"flinklab/runtime/jobmanager"
 )
 
 // HaServices are the high-availability services of a process of a
@@ -129,7 +130,7 @@ func (h *HaServices) RestServerLeaderRetriever() highavailability.LeaderRetrieva
 func (h *HaServices) JobResultStore() highavailability.JobResultStore { return h.jobResultStore }
 
 // JobGraphStore is the cluster's JobGraphStore, made on first use.
-func (h *HaServices) JobGraphStore() (*JobGraphStore, error) {
+func (h *HaServices) JobGraphStore() (jobmanager.JobGraphStore, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.jobGraphStore == nil {

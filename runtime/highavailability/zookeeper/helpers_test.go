@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,9 +35,28 @@ func TestMain(m *testing.M) {
 func configFor(t *testing.T, address string) zookeeper.Config {
 	cfg := zookeeper.DefaultConfig()
 	cfg.Quorum = address
-	cfg.ClusterID = "/" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	cfg.ClusterID = "/" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-" + clusterSuffix(t)
 	cfg.SessionTimeout = sessionTimeout
 	return cfg
+}
+
+// clusterSuffix is the same for every process of one test run, and new in
+// each: a test run again (-count) must not find what the last run left.
+func clusterSuffix(t *testing.T) string {
+	suffixes.mu.Lock()
+	defer suffixes.mu.Unlock()
+	if suffixes.of == nil {
+		suffixes.of = map[*testing.T]string{}
+	}
+	if _, ok := suffixes.of[t]; !ok {
+		suffixes.of[t] = api.NewJobID().String()[:8]
+	}
+	return suffixes.of[t]
+}
+
+var suffixes struct {
+	mu sync.Mutex
+	of map[*testing.T]string
 }
 
 // connect opens one process's client to address, closed when the test ends.

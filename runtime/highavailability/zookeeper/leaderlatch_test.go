@@ -112,7 +112,9 @@ func TestALeaderCutOffStopsLeadingAndTheStandbyLeadsOnceItsSessionExpired(t *tes
 
 	proxy.Unblock()
 	awaitState(t, leaderClient, zookeeper.Reconnected)
-	names = awaitLatchNodes(t, standbyClient, func(n []string) bool { return len(n) == 2 })
+	names = awaitLatchNodes(t, standbyClient, func(n []string) bool {
+		return len(n) == 2 && leader.OurPath() != "" && contains(n, path.Base(leader.OurPath()))
+	})
 	zookeeper.SortLatchNodes(names)
 	assert.Equal(t, path.Base(leader.OurPath()), names[1], "the old leader's new node comes after the new leader's")
 	assert.False(t, leader.HasLeadership())

@@ -151,6 +151,7 @@ func StartServer(ctx context.Context, inst Installation, cfg ServerConfig, logOu
 		logOutput = io.Discard
 	}
 	cmd.Stdout, cmd.Stderr = logOutput, logOutput
+	cmd.SysProcAttr = serverSysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start ZooKeeper: %w", err)
 	}

@@ -1,0 +1,125 @@
+package entrypoint
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/api"
+	"flinklab/runtime/client"
+	"flinklab/runtime/highavailability/zookeeper"
+	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
+	"flinklab/runtime/internal/logbuf"
+)
+
+// TestMain stops the ZooKeeper server the HA tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	zookeepertest.StopShared()
+	os.Exit(code)
+}
+
+// startHAJobManager starts a JobManager of a cluster with ZooKeeper HA:
+// every JobManager of the cluster has the same quorum, cluster-id and
+// storage directory.
+func startHAJobManager(t *testing.T, quorum, clusterID, storageDir string, logs *logbuf.Buffer) *ClusterEntrypoint {
+	t.Helper()
+	jm := NewStandaloneSessionClusterEntrypoint(Config{
+		RPCAddress:        "127.0.0.1:0",
+		RESTAddress:       "127.0.0.1:0",
+		BlobServerAddress: "127.0.0.1:0",
+		WorkingDir:        t.TempDir(),
+		Logger:            slog.New(slog.NewJSONHandler(logs, nil)),
+		Configuration: map[string]string{
+			zookeeper.KeyHighAvailabilityType: "zookeeper",
+			zookeeper.KeyQuorum:               quorum,
+			zookeeper.KeyClusterID:            clusterID,
+			zookeeper.KeyStorageDir:           storageDir,
+			zookeeper.KeySessionTimeout:       "2000",
+		},
+	})
+	require.NoError(t, jm.Start())
+	t.Cleanup(func() { _ = jm.Close() })
+	return jm
+}
+
+// awaitLine waits until the log has a line with message.
+func awaitLine(t *testing.T, logs *logbuf.Buffer, message string) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for len(logs.Messages(message)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line %q within %v", message, testTimeout)
+		}
+		<-tick.C
+	}
+}
+
+// Two JobManagers share a ZooKeeper and a storage directory. The first
+// leads: its REST endpoint takes the job, whose JobGraph goes to the
+// storage directory. The standby's answers 503 while it does not lead.
+// When the leader goes, the standby is granted the leadership, recovers
+// the job from ZooKeeper and runs it: its REST endpoint lists it.
+func TestAStandbyJobManagerRecoversTheJobsOfALeaderThatWent(t *testing.T) {
+	server := zookeepertest.Shared(t)
+	storage := t.TempDir()
+	clusterID := "/ha-" + api.NewJobID().String() // a cluster of its own on the shared ZooKeeper
+	var leaderLogs, standbyLogs logbuf.Buffer
+	leader := startHAJobManager(t, server.Address(), clusterID, storage, &leaderLogs)
+	awaitLine(t, &leaderLogs, "Successfully recovered 0 persisted job graphs.")
+	awaitLeadingREST(t, leader)
+	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
+
+	jobID := submitWordCount(t, leader, 2) // no TaskManager: the job waits for its slots
+	var jobs client.JobsOverview
+	err := client.NewRestClusterClient(standby.RESTAddress()).SendRequest(context.Background(), http.MethodGet, "/jobs/overview", &jobs)
+	var restErr *client.RestError
+	require.ErrorAs(t, err, &restErr)
+	assert.Equal(t, http.StatusServiceUnavailable, restErr.Status)
+	assert.Contains(t, restErr.Error(), "Service temporarily unavailable due to an ongoing leader election. Please refresh.")
+
+	require.NoError(t, leader.Close())
+	awaitLine(t, &standbyLogs, "Successfully recovered 1 persisted job graphs.")
+	assert.NotEmpty(t, standbyLogs.Messages("Trying to recover job with job id "+jobID.String()+"."))
+	assert.NotEmpty(t, standbyLogs.Messages("Recovered JobGraph(jobId: "+jobID.String()+")."))
+	assert.NotEmpty(t, leaderLogs.Messages("Job "+jobID.String()+" reached terminal state SUSPENDED."), "the old leader suspends, it does not fail")
+
+	jobs = awaitLeadingREST(t, standby)
+	require.Len(t, jobs.Jobs, 1)
+	assert.Equal(t, jobID, jobs.Jobs[0].JobID)
+	assert.NotEqual(t, api.JobFailed, jobs.Jobs[0].JobState)
+}
+
+// awaitLeadingREST asks the JobManager's REST endpoint for its jobs, as a
+// client told "Please refresh." does, until it answers: its Dispatcher
+// runs a moment after the recovery is logged.
+func awaitLeadingREST(t *testing.T, jm *ClusterEntrypoint) client.JobsOverview {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var jobs client.JobsOverview
+		err := client.NewRestClusterClient(jm.RESTAddress()).SendRequest(ctx, http.MethodGet, "/jobs/overview", &jobs)
+		var restErr *client.RestError
+		if !errors.As(err, &restErr) || restErr.Status != http.StatusServiceUnavailable {
+			require.NoError(t, err)
+			return jobs
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the REST endpoint still answers 503 after %v", testTimeout)
+		case <-tick.C:
+		}
+	}
+}
