@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfigTakesFlinksKeysAndDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := zookeeper.ConfigFromConfiguration(map[string]string{zookeeper.KeyQuorum: "zk-1:2181, zk-2:2181"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"zk-1:2181", "zk-2:2181"}, c.Servers())
@@ -35,6 +36,7 @@ func TestConfigTakesFlinksKeysAndDefaults(t *testing.T) {
 }
 
 func TestConfigRefusesWhatZooKeeperCannotUse(t *testing.T) {
+	t.Parallel()
 	_, err := zookeeper.ConfigFromConfiguration(map[string]string{})
 	assert.EqualError(t, err, "No valid ZooKeeper quorum has been specified. You can specify the quorum via the configuration key 'high-availability.zookeeper.quorum'.")
 	for key, value := range map[string]string{

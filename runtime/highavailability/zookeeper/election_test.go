@@ -38,6 +38,7 @@ func contend(t *testing.T, service *zookeeper.LeaderElectionService, component s
 // election, the standby's components are granted a new session, and a
 // confirmation under the old one is ignored.
 func TestTheLeadingProcessGrantsEveryComponentOneSessionAndPublishesWhatTheyConfirm(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	leader := startProcess(t, server.Address())
 	leaderDispatcher, dispatcherGrants := contend(t, leader, zookeeper.ComponentDispatcher)
@@ -83,6 +84,7 @@ func TestTheLeadingProcessGrantsEveryComponentOneSessionAndPublishesWhatTheyConf
 // every component; a retriever that loses its connection forgets the
 // leader, and reads it again once reconnected.
 func TestASuspendedProcessRevokesEveryComponent(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	proxy := zookeepertest.NewProxy(t, server.Address())
 	leader := startProcess(t, proxy.Address())
@@ -99,6 +101,7 @@ func TestASuspendedProcessRevokesEveryComponent(t *testing.T) {
 // A retriever whose connection is SUSPENDED cannot tell who leads: it
 // forgets the leader at once, and reads it again once reconnected.
 func TestARetrieverForgetsTheLeaderWhileSuspended(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	leader := startProcess(t, server.Address())
 	election, grants := contend(t, leader, zookeeper.ComponentResourceManager)
@@ -124,6 +127,7 @@ func TestARetrieverForgetsTheLeaderWhileSuspended(t *testing.T) {
 // component contends; a TaskManager process's only retrieve, and never
 // put a node in the latch.
 func TestATaskManagerRetrievesLeadersWithoutEnteringTheElection(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	cfg := configFor(t, server.Address())
 	storage := t.TempDir()

@@ -41,6 +41,7 @@ func encoded(t *testing.T, g *jobgraph.JobGraph) string {
 // lock the graph stays, and once no process holds one, removing it takes
 // the node and the file.
 func TestAJobGraphOutlivesTheJobManagerThatStoredIt(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	storage := t.TempDir()
 	first, second := connect(t, server.Address()), connect(t, server.Address())
@@ -87,6 +88,7 @@ func TestAJobGraphOutlivesTheJobManagerThatStoredIt(t *testing.T) {
 // Putting a graph the JobManager holds already replaces it: a new file,
 // and the old one is gone.
 func TestPuttingAJobGraphAgainReplacesIt(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	storage := t.TempDir()
 	store, err := zookeeper.NewJobGraphStore(connect(t, server.Address()), storage, quietLogger())

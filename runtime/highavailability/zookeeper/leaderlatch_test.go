@@ -61,6 +61,7 @@ func awaitLatchNodes(t *testing.T, client *zookeeper.Client, done func([]string)
 // before its own, so that a standby that leaves changes nothing for the
 // leader, and the leader's end makes the next one lead.
 func TestTheLowestLatchNodeLeadsAndTheNextTakesOver(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	clients := []*zookeeper.Client{connect(t, server.Address()), connect(t, server.Address()), connect(t, server.Address())}
 	var latches []*zookeeper.LeaderLatch
@@ -96,6 +97,7 @@ func TestTheLowestLatchNodeLeadsAndTheNextTakesOver(t *testing.T) {
 // standby leads. When the old leader reconnects, its session is LOST and
 // it enters the election again, behind the new leader.
 func TestALeaderCutOffStopsLeadingAndTheStandbyLeadsOnceItsSessionExpired(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	proxy := zookeepertest.NewProxy(t, server.Address())
 	leaderClient, standbyClient := connect(t, proxy.Address()), connect(t, server.Address())
@@ -125,6 +127,7 @@ func TestALeaderCutOffStopsLeadingAndTheStandbyLeadsOnceItsSessionExpired(t *tes
 // back within the session timeout has kept its session and its node: it
 // leads throughout.
 func TestATolerantLeaderKeepsLeadingThroughASuspendedConnection(t *testing.T) {
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	proxy := zookeepertest.NewProxy(t, server.Address())
 	leaderClient := connect(t, proxy.Address())
