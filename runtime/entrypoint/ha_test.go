@@ -123,3 +123,38 @@ func awaitLeadingREST(t *testing.T, jm *ClusterEntrypoint) client.JobsOverview {
 		}
 	}
 }
+
+// A TaskManager of an HA cluster finds the ResourceManager where
+// ZooKeeper says it leads, and follows it: when the leading JobManager
+// goes, the TaskManager registers at the standby's ResourceManager.
+func TestATaskManagerFollowsTheResourceManagerLeader(t *testing.T) {
+	server := zookeepertest.Shared(t)
+	storage := t.TempDir()
+	clusterID := "/ha-" + api.NewJobID().String()
+	var leaderLogs, standbyLogs, tmLogs logbuf.Buffer
+	leader := startHAJobManager(t, server.Address(), clusterID, storage, &leaderLogs)
+	awaitLeadingREST(t, leader)
+	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
+
+	tm := NewTaskManagerRunner(TaskManagerConfig{
+		BlobServerAddress: leader.BlobServerAddress(),
+		RPCAddress:        "127.0.0.1:0",
+		NumberOfSlots:     1,
+		WorkingDir:        t.TempDir(),
+		Logger:            slog.New(slog.NewJSONHandler(&tmLogs, nil)),
+		Configuration: map[string]string{
+			zookeeper.KeyHighAvailabilityType: "zookeeper",
+			zookeeper.KeyQuorum:               server.Address(),
+			zookeeper.KeyClusterID:            clusterID,
+			zookeeper.KeyStorageDir:           storage,
+			zookeeper.KeySessionTimeout:       "2000",
+		},
+	})
+	require.NoError(t, tm.Start())
+	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
+	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+leader.RPCAddress()+"/user/rpc/resourcemanager_0")
+
+	require.NoError(t, leader.Close())
+	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+standby.RPCAddress()+"/user/rpc/resourcemanager_0")
+	awaitLine(t, &standbyLogs, "Registering TaskManager with ResourceID "+string(tm.ResourceID()))
+}

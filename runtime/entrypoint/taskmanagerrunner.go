@@ -77,7 +77,8 @@ type TaskManagerRunner struct {
 	ownWorkDir bool
 
 	rpcService  *rpc.TCPService
-	ha          *highavailability.StandaloneHaServices
+	ha          highavailability.Services
+	closeHA     func() // ends the HA services' session, if they have one
 	dataPlane   *dataPlane
 	taskManager *taskmanagerrunner.TaskManager // the TaskExecutor and its BlobCache
 	closeOnce   sync.Once
@@ -146,8 +147,11 @@ func (r *TaskManagerRunner) failStart(err error) error {
 }
 
 func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec) error {
-	if err := checkHostPort("jobmanager.rpc.address", r.cfg.JobManagerAddress); err != nil {
-		return err
+	highlyAvailable := haType(r.cfg.Configuration) != "NONE"
+	if !highlyAvailable || r.cfg.JobManagerAddress != "" {
+		if err := checkHostPort("jobmanager.rpc.address", r.cfg.JobManagerAddress); err != nil {
+			return err
+		}
 	}
 	if err := checkHostPort("taskmanager.host", r.cfg.RPCAddress); err != nil {
 		return err
@@ -187,11 +191,20 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	if r.cfg.ResourceID == "" {
 		r.cfg.ResourceID = api.NewResourceID(rpcService.HostPort())
 	}
-	// The ResourceManager and the Dispatcher are where the JobManager's
-	// configuration says; a job's JobMaster is where its slot requests say
-	// (see taskExecutorGateway below).
-	r.ha = highavailability.NewStandaloneHaServices(
-		resourceManagerURL(r.cfg.JobManagerAddress), dispatcherURL(r.cfg.JobManagerAddress))
+	// Without HA, the ResourceManager and the Dispatcher are where the
+	// JobManager's configuration says, and a job's JobMaster is where its
+	// slot requests say (see taskExecutorGateway below). With ZooKeeper
+	// HA, every leader is where ZooKeeper says, as it changes.
+	var publisher jobManagerAddressPublisher
+	if highlyAvailable {
+		if r.ha, r.closeHA, err = createHaServices(r.cfg.Configuration, rpcService, r.cfg.Logger); err != nil {
+			return err
+		}
+	} else {
+		standalone := highavailability.NewStandaloneHaServices(
+			resourceManagerURL(r.cfg.JobManagerAddress), dispatcherURL(r.cfg.JobManagerAddress))
+		r.ha, publisher = standalone, standalone
+	}
 
 	host, _, _ := net.SplitHostPort(rpcService.HostPort())
 	shuffleDir := filepath.Join(r.cfg.WorkingDir, "flink-netty-shuffle")
@@ -215,7 +228,7 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 		BlobStorageDir: filepath.Join(r.cfg.WorkingDir, "blobStorage"),
 		Logger:         r.cfg.Logger,
 	}, taskmanagerrunner.Deps{
-		RPC:               taskManagerRPCService{TCPService: rpcService, ha: r.ha, resourceID: r.cfg.ResourceID},
+		RPC:               taskManagerRPCService{TCPService: rpcService, publisher: publisher, resourceID: r.cfg.ResourceID},
 		HA:                r.ha,
 		BlobSource:        newBlobSource(r.cfg.BlobServerAddress),
 		BlobServerAddress: r.cfg.BlobServerAddress,
@@ -251,6 +264,9 @@ func (r *TaskManagerRunner) Close() error {
 		if r.dataPlane != nil {
 			errs = append(errs, r.dataPlane.close())
 		}
+		if r.closeHA != nil {
+			r.closeHA()
+		}
 		if r.rpcService != nil {
 			errs = append(errs, r.rpcService.Close())
 		}
@@ -266,13 +282,19 @@ func (r *TaskManagerRunner) Close() error {
 // TaskExecutor registered with it is served as a taskExecutorGateway.
 type taskManagerRPCService struct {
 	*rpc.TCPService
-	ha         *highavailability.StandaloneHaServices
+	publisher  jobManagerAddressPublisher // nil: the HA services find JobMasters themselves
 	resourceID api.ResourceID
+}
+
+// jobManagerAddressPublisher is the StandaloneHaServices, told where a
+// job's JobMaster is.
+type jobManagerAddressPublisher interface {
+	PublishJobManagerAddress(jobID api.JobID, address string)
 }
 
 func (s taskManagerRPCService) Register(address string, endpoint any) error {
 	if te, ok := endpoint.(gateway.TaskExecutorGateway); ok {
-		endpoint = taskExecutorGateway{TaskExecutorGateway: te, ha: s.ha, resourceID: s.resourceID}
+		endpoint = taskExecutorGateway{TaskExecutorGateway: te, publisher: s.publisher, resourceID: s.resourceID}
 	}
 	return s.TCPService.Register(address, endpoint)
 }
@@ -291,14 +313,14 @@ func (s taskManagerRPCService) Register(address string, endpoint any) error {
 //     one of its inputs (checkInputsReachable, crossprocess.go).
 type taskExecutorGateway struct {
 	gateway.TaskExecutorGateway
-	ha         *highavailability.StandaloneHaServices
+	publisher  jobManagerAddressPublisher
 	resourceID api.ResourceID
 }
 
 func (g taskExecutorGateway) RequestSlot(ctx context.Context, slotID api.SlotID, jobID api.JobID, allocationID api.AllocationID,
 	profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error {
-	if jobMasterAddress != "" {
-		g.ha.PublishJobManagerAddress(jobID, jobMasterAddress)
+	if jobMasterAddress != "" && g.publisher != nil {
+		g.publisher.PublishJobManagerAddress(jobID, jobMasterAddress)
 	}
 	return g.TaskExecutorGateway.RequestSlot(ctx, slotID, jobID, allocationID, profile, jobMasterAddress, rmID)
 }
