@@ -12,10 +12,19 @@ run:
 # test: vet, every test under the race detector, then the course's own
 # checks: every exercise proven honest (learn verify), every code link of
 # the lessons resolving and every hole marked with its step (learn lint).
+# The tests and verify run side by side, each printing its output whole
+# when it is done: many tests wait on real processes and sockets, and
+# verify's builds use the cores meanwhile.
 test: vet
-	$(GO) test -race -count=1 ./...
-	$(GO) run ./tools/learn verify
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-race test-verify
 	$(GO) run ./tools/learn lint
+
+.PHONY: test-race test-verify
+test-race:
+	$(GO) test -race -count=1 ./...
+
+test-verify:
+	$(GO) run ./tools/learn verify
 
 vet:
 	$(GO) vet ./...
