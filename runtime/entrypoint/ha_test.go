@@ -14,6 +14,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 	"flinklab/runtime/internal/logbuf"
@@ -157,4 +158,47 @@ func TestATaskManagerFollowsTheResourceManagerLeader(t *testing.T) {
 	require.NoError(t, leader.Close())
 	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+standby.RPCAddress()+"/user/rpc/resourcemanager_0")
 	awaitLine(t, &standbyLogs, "Registering TaskManager with ResourceID "+string(tm.ResourceID()))
+}
+
+// A job that FINISHED under one leader is not run again by the next: its
+// result was stored and its JobGraph removed before the leader went. The
+// job ran with every leader found through ZooKeeper: the TaskManager's
+// ResourceManager and the job's JobMaster.
+func TestAFinishedJobIsNotRunAgainAfterAFailover(t *testing.T) {
+	server := zookeepertest.Shared(t)
+	storage := t.TempDir()
+	clusterID := "/ha-" + api.NewJobID().String()
+	var leaderLogs, standbyLogs, tmLogs logbuf.Buffer
+	leader := startHAJobManager(t, server.Address(), clusterID, storage, &leaderLogs)
+	awaitLeadingREST(t, leader)
+	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
+	tm := NewTaskManagerRunner(TaskManagerConfig{
+		BlobServerAddress: leader.BlobServerAddress(),
+		RPCAddress:        "127.0.0.1:0",
+		NumberOfSlots:     2,
+		WorkingDir:        t.TempDir(),
+		Logger:            slog.New(slog.NewJSONHandler(&tmLogs, nil)),
+		Configuration: map[string]string{
+			zookeeper.KeyHighAvailabilityType: "zookeeper",
+			zookeeper.KeyQuorum:               server.Address(),
+			zookeeper.KeyClusterID:            clusterID,
+			zookeeper.KeyStorageDir:           storage,
+			zookeeper.KeySessionTimeout:       "2000",
+		},
+	})
+	require.NoError(t, tm.Start())
+	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
+	wordcount.Results.Clear()
+
+	jobID := submitWordCount(t, leader, 2)
+	result := awaitResult(t, leader, jobID)
+	require.Equal(t, api.JobFinished, result.JobStatus, result.FailureCause)
+	assert.Equal(t, wantCounts(), wordcount.FinalCounts(wordcount.Results.Values()))
+	assert.NotEmpty(t, tmLogs.Messages("Successful registration at job manager pekko.tcp://flink@"+leader.RPCAddress()+"/user/rpc/jobmanager_"),
+		"the TaskManager found the JobMaster through ZooKeeper")
+
+	require.NoError(t, leader.Close())
+	awaitLine(t, &standbyLogs, "Successfully recovered 0 persisted job graphs.")
+	jobs := awaitLeadingREST(t, standby)
+	assert.Empty(t, jobs.Jobs, "the finished job is not run again")
 }
