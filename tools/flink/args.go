@@ -385,11 +385,18 @@ func parseTaskManager(args []string) (taskManagerOptions, error) {
 	if fs.NArg() > 0 {
 		return opts, usagef("taskmanager takes no arguments, got %q", fs.Arg(0))
 	}
-	if opts.jobManager == "" {
+	// With ZooKeeper HA the TaskManager finds the leaders through
+	// ZooKeeper; it still needs the BlobServer to download jars from.
+	highlyAvailable := strings.EqualFold(strings.TrimSpace(opts.properties.configuration()["high-availability.type"]), "zookeeper")
+	switch {
+	case opts.jobManager == "" && highlyAvailable && opts.blobServer == "":
+		return opts, usagef("Missing --blob-server HOST:PORT: with high-availability.type zookeeper the TaskManager finds the leaders through ZooKeeper, but downloads jars from a JobManager's BlobServer (blob.server.port), e.g. localhost:6124.")
+	case opts.jobManager == "" && !highlyAvailable:
 		return opts, usagef("Missing --jobmanager HOST:PORT: the JobManager's RPC address (jobmanager.rpc.address:jobmanager.rpc.port), e.g. localhost:6123.")
-	}
-	if err := checkHostPort("--jobmanager", opts.jobManager); err != nil {
-		return opts, err
+	case opts.jobManager != "":
+		if err := checkHostPort("--jobmanager", opts.jobManager); err != nil {
+			return opts, err
+		}
 	}
 	if opts.blobServer != "" {
 		if err := checkHostPort("--blob-server", opts.blobServer); err != nil {

@@ -165,7 +165,11 @@ Action "taskmanager" runs a TaskManager.
   "taskmanager" action options:
      -m,--jobmanager <host:port>      The JobManager's RPC address
                                       (jobmanager.rpc.address and
-                                      jobmanager.rpc.port). Required.
+                                      jobmanager.rpc.port). Required,
+                                      unless -D high-availability.type=
+                                      zookeeper: then the leaders are found
+                                      through ZooKeeper, and --blob-server
+                                      is required.
      --blob-server <host:port>        The JobManager's BLOB server (default
                                       its host and blob.server.port 6124).
      --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
