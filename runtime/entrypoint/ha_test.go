@@ -38,17 +38,41 @@ func startHAJobManager(t *testing.T, quorum, clusterID, storageDir string, logs 
 		BlobServerAddress: "127.0.0.1:0",
 		WorkingDir:        t.TempDir(),
 		Logger:            slog.New(slog.NewJSONHandler(logs, nil)),
-		Configuration: map[string]string{
-			zookeeper.KeyHighAvailabilityType: "zookeeper",
-			zookeeper.KeyQuorum:               quorum,
-			zookeeper.KeyClusterID:            clusterID,
-			zookeeper.KeyStorageDir:           storageDir,
-			zookeeper.KeySessionTimeout:       "2000",
-		},
+		Configuration:     haConfiguration(quorum, clusterID, storageDir),
 	})
 	require.NoError(t, jm.Start())
 	t.Cleanup(func() { _ = jm.Close() })
 	return jm
+}
+
+// haConfiguration is what every process of an HA cluster on the test's
+// ZooKeeper is given: the quorum, the cluster-id, the storage directory,
+// and a short session timeout.
+func haConfiguration(quorum, clusterID, storageDir string) map[string]string {
+	return map[string]string{
+		zookeeper.KeyHighAvailabilityType: "zookeeper",
+		zookeeper.KeyQuorum:               quorum,
+		zookeeper.KeyClusterID:            clusterID,
+		zookeeper.KeyStorageDir:           storageDir,
+		zookeeper.KeySessionTimeout:       "2000",
+	}
+}
+
+// startHATaskManager starts a TaskManager of the HA cluster: it finds the
+// leaders through ZooKeeper, and downloads jars from blobServer.
+func startHATaskManager(t *testing.T, quorum, clusterID, storageDir, blobServer string, slots int, logs *logbuf.Buffer) *TaskManagerRunner {
+	t.Helper()
+	tm := NewTaskManagerRunner(TaskManagerConfig{
+		BlobServerAddress: blobServer,
+		RPCAddress:        "127.0.0.1:0",
+		NumberOfSlots:     slots,
+		WorkingDir:        t.TempDir(),
+		Logger:            slog.New(slog.NewJSONHandler(logs, nil)),
+		Configuration:     haConfiguration(quorum, clusterID, storageDir),
+	})
+	require.NoError(t, tm.Start())
+	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
+	return tm
 }
 
 // awaitLine waits until the log has a line with message.
@@ -137,22 +161,7 @@ func TestATaskManagerFollowsTheResourceManagerLeader(t *testing.T) {
 	awaitLeadingREST(t, leader)
 	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
 
-	tm := NewTaskManagerRunner(TaskManagerConfig{
-		BlobServerAddress: leader.BlobServerAddress(),
-		RPCAddress:        "127.0.0.1:0",
-		NumberOfSlots:     1,
-		WorkingDir:        t.TempDir(),
-		Logger:            slog.New(slog.NewJSONHandler(&tmLogs, nil)),
-		Configuration: map[string]string{
-			zookeeper.KeyHighAvailabilityType: "zookeeper",
-			zookeeper.KeyQuorum:               server.Address(),
-			zookeeper.KeyClusterID:            clusterID,
-			zookeeper.KeyStorageDir:           storage,
-			zookeeper.KeySessionTimeout:       "2000",
-		},
-	})
-	require.NoError(t, tm.Start())
-	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
+	tm := startHATaskManager(t, server.Address(), clusterID, storage, leader.BlobServerAddress(), 1, &tmLogs)
 	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+leader.RPCAddress()+"/user/rpc/resourcemanager_0")
 
 	require.NoError(t, leader.Close())
@@ -172,22 +181,7 @@ func TestAFinishedJobIsNotRunAgainAfterAFailover(t *testing.T) {
 	leader := startHAJobManager(t, server.Address(), clusterID, storage, &leaderLogs)
 	awaitLeadingREST(t, leader)
 	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
-	tm := NewTaskManagerRunner(TaskManagerConfig{
-		BlobServerAddress: leader.BlobServerAddress(),
-		RPCAddress:        "127.0.0.1:0",
-		NumberOfSlots:     2,
-		WorkingDir:        t.TempDir(),
-		Logger:            slog.New(slog.NewJSONHandler(&tmLogs, nil)),
-		Configuration: map[string]string{
-			zookeeper.KeyHighAvailabilityType: "zookeeper",
-			zookeeper.KeyQuorum:               server.Address(),
-			zookeeper.KeyClusterID:            clusterID,
-			zookeeper.KeyStorageDir:           storage,
-			zookeeper.KeySessionTimeout:       "2000",
-		},
-	})
-	require.NoError(t, tm.Start())
-	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
+	startHATaskManager(t, server.Address(), clusterID, storage, leader.BlobServerAddress(), 2, &tmLogs)
 	wordcount.Results.Clear()
 
 	jobID := submitWordCount(t, leader, 2)

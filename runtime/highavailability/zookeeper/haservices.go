@@ -62,10 +62,6 @@ func NewHaServices(cfg Config, storageDir string, logger *slog.Logger) (*HaServi
 // Client is the services' connection to ZooKeeper.
 func (h *HaServices) Client() *Client { return h.client }
 
-// StorageDir is where the cluster's state files go:
-// <high-availability.storageDir>/<cluster-id>.
-func (h *HaServices) StorageDir() string { return h.storageDir }
-
 // leaderElection returns the handle of component's contender, entering
 // the process into the election the first time.
 func (h *HaServices) leaderElection(component string) highavailability.LeaderElection {
@@ -112,17 +108,6 @@ func (h *HaServices) JobManagerLeaderElection(jobID api.JobID) highavailability.
 // JobManagerLeaderRetriever follows one job's JobMaster.
 func (h *HaServices) JobManagerLeaderRetriever(jobID api.JobID) highavailability.LeaderRetrievalService {
 	return h.retriever(ComponentJob(jobID))
-}
-
-// RestServerLeaderElection is the REST endpoint's contender.
-func (h *HaServices) RestServerLeaderElection() highavailability.LeaderElection {
-	return h.leaderElection(ComponentRestServer)
-}
-
-// RestServerLeaderRetriever follows the REST endpoint's leader (what a
-// client asks where to send its requests).
-func (h *HaServices) RestServerLeaderRetriever() highavailability.LeaderRetrievalService {
-	return h.retriever(ComponentRestServer)
 }
 
 // JobResultStore is the FileSystemJobResultStore under the storage

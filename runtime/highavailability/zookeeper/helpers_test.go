@@ -15,7 +15,7 @@ import (
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 )
 
-// The tests run against a real ZooKeeper server (zookeepertest.Start);
+// The tests run against a real ZooKeeper server (zookeepertest.Shared);
 // waitFor bounds each wait for something the server or a client does.
 const waitFor = 15 * time.Second
 

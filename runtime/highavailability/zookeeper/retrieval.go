@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"flinklab/runtime/api"
 	"flinklab/runtime/highavailability"
 )
 
@@ -156,11 +155,4 @@ func (r *LeaderRetriever) Stop() error {
 		<-r.done
 	}
 	return nil
-}
-
-// Last returns the leader the listener was told of last.
-func (r *LeaderRetriever) Last() (address string, sessionID api.LeaderSessionID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.last.Address, r.last.SessionID
 }
