@@ -49,19 +49,21 @@ type CacheConfig struct {
 // All methods are safe for concurrent use: several tasks of one job may ask
 // for the same jar at the same moment.
 type PermanentBlobCache struct {
-	storageDir    string
-	source        Source
-	fetchRetries  int
-	serverAddress string
-	log           *slog.Logger // the cache's own lines
-	clientLog     *slog.Logger // the download's lines, which Flink's BlobClient logs
-	faults        *fault.Injector
+	storageDir   string
+	fetchRetries int
+	log          *slog.Logger // the cache's own lines
+	clientLog    *slog.Logger // the download's lines, which Flink's BlobClient logs
+	faults       *fault.Injector
 
-	// mu guards inFlight and closed, and orders moving a finished download
-	// into a job directory against ReleaseJob removing it.
-	mu       sync.Mutex
-	inFlight map[blobID]*download
-	closed   bool
+	// mu guards inFlight, closed and the BlobServer (source and
+	// serverAddress, which SetBlobServerAddress changes), and orders
+	// moving a finished download into a job directory against ReleaseJob
+	// removing it.
+	mu            sync.Mutex
+	inFlight      map[blobID]*download
+	closed        bool
+	source        Source
+	serverAddress string
 }
 
 // blobID names one BLOB of one job, the unit the cache downloads.
@@ -111,6 +113,31 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 	c.clientLog = c.log.With("logger", "BlobClient")
 	c.log = c.log.With("logger", "PermanentBlobCache")
 	return c, nil
+}
+
+// SetBlobServerAddress makes the cache download from the BlobServer that
+// listens at address ("host:port") from now on, over TCP (Flink's
+// BlobCacheService#setBlobServerAddress). The TaskExecutor calls it each
+// time it registers at a ResourceManager, which tells it where its
+// JobManager's BlobServer is: after a failover, the new leader's. The
+// same address again changes nothing; downloads under way finish from
+// the server they started with.
+func (c *PermanentBlobCache) SetBlobServerAddress(address string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if address == c.serverAddress {
+		return
+	}
+	c.source, c.serverAddress = NewTCPSource(address), address
+	c.log.Info(fmt.Sprintf("Downloading BLOBs from the BlobServer at %s from now on.", address))
+}
+
+// blobServer returns the source of the downloads and the address that
+// names it.
+func (c *PermanentBlobCache) blobServer() (Source, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.source, c.serverAddress
 }
 
 // GetFile returns the local path of a BLOB, downloading it first unless it
@@ -196,18 +223,19 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 	if isRegularFile(path) {
 		return path, nil // cache hit
 	}
-	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, c.serverAddress, path)
+	_, serverAddress := c.blobServer()
+	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, serverAddress, path)
 
 	// Step m10: the TaskExecutor fetches the job's jar before the task can
 	// load its user code.
-	c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
+	c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, serverAddress))
 	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
 		err := c.fetchOnce(ctx, source, jobID, key)
 		if err == nil {
 			return path, nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return "", fmt.Errorf("fetch BLOB %s/%s from %s: %w", jobID, key, c.serverAddress, ctxErr)
+			return "", fmt.Errorf("fetch BLOB %s/%s from %s: %w", jobID, key, serverAddress, ctxErr)
 		}
 		if errors.Is(err, ErrClosed) {
 			return "", err
@@ -221,7 +249,7 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 		} else {
 			c.clientLog.Error(failed + " Retrying...")
 		}
-		c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s (retry %d)", jobID, key, c.serverAddress, c.fetchRetries-retriesLeft+1))
+		c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s (retry %d)", jobID, key, serverAddress, c.fetchRetries-retriesLeft+1))
 	}
 }
 
@@ -233,7 +261,7 @@ func (c *PermanentBlobCache) fetchOnce(ctx context.Context, source Source, jobID
 	if err != nil {
 		return err
 	}
-	tmpPath, actual, err := writeTemp(ctx, c.storageDir, content)
+	tmpPath, actual, err := writeTemp(ctx, incomingDir(c.storageDir), content)
 	_ = content.Close() // what was read is verified below; a close error changes nothing
 	if err != nil {
 		return err
@@ -274,7 +302,8 @@ func (c *PermanentBlobCache) downloadSource() Source {
 			return nil, fmt.Errorf("GET operation failed: Local file for BLOB %s/%s does not exist and failed to copy from blob store: %w: %w",
 				jobID, key, fs.ErrNotExist, fault.Injected(trace.M10, injected))
 		}
-		content, err := c.source.Open(ctx, jobID, key)
+		source, _ := c.blobServer()
+		content, err := source.Open(ctx, jobID, key)
 		if err != nil || injected != fault.JarCorrupted {
 			return content, err
 		}

@@ -6,6 +6,8 @@
 //	Source              what a cache reads from    (Flink: BlobClient#downloadFromBlobServer)
 //	TCPSource           a Source in another process (Flink: BlobClient's GET)
 //	PermanentBlobKey    the name of one BLOB       (Flink: PermanentBlobKey)
+//	BlobStore           the HA copy of every BLOB  (Flink: BlobStore, BlobStoreService)
+//	FileSystemBlobStore a BlobStore in a directory (Flink: FileSystemBlobStore)
 //
 // # What a BLOB is
 //
@@ -134,14 +136,52 @@
 // server that sends nothing for DefaultSocketTimeout (Flink's
 // blob.client.socket.timeout, 5 min) fails the attempt, as a read timeout.
 //
+// # High availability
+//
+// Under high availability (Flink's high-availability.type zookeeper or
+// kubernetes) the JobManager that runs a job may die, and the next leader
+// recovers the job and deploys its tasks again. Its TaskManagers then ask
+// the next leader's BlobServer for the job's jar, which that server's local
+// disk never had. So every BlobServer of the cluster is given the same
+// BlobStore (ServerConfig.BlobStore), a FileSystemBlobStore in the HA
+// storage directory, which Flink places at
+//
+//	<high-availability.storageDir>/<cluster-id>/blob/
+//	    job_<jobID>/
+//	        blob_p-<64 hex>        the same layout as the local storage
+//
+// These calls of the BlobServer reach the store:
+//
+//   - PutPermanent copies the BLOB to the store before it returns; if that
+//     fails, the upload fails and leaves no new local BLOB behind, so no job
+//     is submitted with a jar a next leader could not find.
+//   - Open, for a BLOB missing on the local disk, copies it from the store
+//     into incoming/, moves it into place and serves it (Flink:
+//     BlobServer#getFileInternal). From then on the next leader serves it
+//     from its own disk. This is how a recovered job's jar reaches the
+//     TaskManagers: through the next leader's BlobServer, which fetched it
+//     from the store.
+//   - CleanupJob, once the job is globally terminal, removes the job's
+//     BLOBs from the store as well (Flink: BlobServer#globalCleanupAsync).
+//   - DeletePermanent removes its one BLOB from the store as well (Flink:
+//     BlobStore#delete).
+//
+// Without high availability there is no store (a nil BlobStore, Flink's
+// VoidBlobStore), and a BLOB lives only on the disk of the JobManager that
+// received it.
+//
 // # Lifecycle
 //
 // The JobManager creates one BlobServer at start-up (it logs "Started BLOB
-// server at ..."), and the Dispatcher calls CleanupJob when a job reaches a
-// globally terminal state. Each TaskExecutor creates one PermanentBlobCache
-// and calls ReleaseJob when it stops running tasks of a job. Close stops
-// either one; later calls fail with ErrClosed. A listening server's Close
-// also stops listening and closes the connections it serves.
+// server at ..."), with the cluster's BlobStore under high availability.
+// The Dispatcher calls CleanupJob when a job reaches a globally terminal
+// state; it removes the job's BLOBs from the local disk and from the
+// BlobStore. A JobManager that only loses its leadership must not call it:
+// the job is not terminal, and the next leader still needs its jars. Each
+// TaskExecutor creates one PermanentBlobCache and calls ReleaseJob when it
+// stops running tasks of a job. Close stops either one; later calls fail
+// with ErrClosed. A listening server's Close also stops listening and
+// closes the connections it serves; it leaves the BlobStore alone.
 //
 // # Differs from Flink
 //
@@ -169,10 +209,14 @@
 //     counts references per job and deletes them after a TTL
 //     (blob.service.cleanup.interval), so a job that comes back soon finds
 //     its jars still there.
-//   - There is no HA BlobStore: the server's files live only on the
-//     JobManager's disk. Close leaves them there, because the caller owns the
-//     storage directory; Flink deletes its own random blobStore-<uuid>
-//     directory on close.
+//   - Close leaves the server's files on the JobManager's disk, because the
+//     caller owns the storage directory; Flink deletes its own random
+//     blobStore-<uuid> directory on close.
+//   - The FileSystemBlobStore works on a local path only (a directory every
+//     JobManager mounts); Flink's works on any Flink FileSystem, such as
+//     HDFS or S3. Its doc comment lists the other differences.
+//   - PutPermanent copies a BLOB to the BlobStore every time it is put;
+//     Flink copies it only when it is new on the local disk.
 //   - The start-up line prints Flink's defaults for blob.fetch.num-concurrent
 //     (50) and blob.fetch.backlog (1000); the server enforces neither, and a
 //     listening server serves every connection at once.

@@ -9,7 +9,9 @@ var (
 	// ErrChecksumMismatch means the bytes a PermanentBlobCache downloaded do
 	// not hash to the key it asked for: the BLOB was corrupted on the way or
 	// on the server's disk. Its text is Flink's (BlobInputStream#read); the
-	// download is thrown away and retried.
+	// download is thrown away and retried. A FileSystemBlobStore returns it
+	// too, for a file that does not hash to its key on Put or on Get (Flink:
+	// FileSystemBlobStore#get).
 	ErrChecksumMismatch = errors.New("Detected data corruption during transfer")
 
 	// ErrClosed is returned by every method of a BlobServer or a

@@ -47,6 +47,12 @@ type ServerConfig struct {
 	// the server itself as their Source, in-process, as in the embedded
 	// cluster.
 	ListenAddress string
+	// BlobStore keeps a copy of every BLOB where the next leader
+	// JobManager finds it: a FileSystemBlobStore in the HA storage
+	// directory when high availability is on. Nil means nothing is stored
+	// beyond the local disk, as with Flink's VoidBlobStore. The caller owns
+	// the store; Close leaves it as it is.
+	BlobStore BlobStore
 }
 
 // BlobServer stores the BLOBs of every job on the JobManager's local disk
@@ -58,6 +64,7 @@ type BlobServer struct {
 	storageDir string
 	address    string
 	log        *slog.Logger
+	blobStore  BlobStore // nil without high availability
 
 	// listener accepts the connections of TCPSources; nil when the server
 	// does not listen.
@@ -65,7 +72,11 @@ type BlobServer struct {
 
 	// mu orders the moves of finished BLOBs into a job directory against
 	// CleanupJob removing that directory, and guards closed and conns.
-	// Writing and reading content happen outside it.
+	// Writing and reading content happen outside it, with one exception
+	// taken from Flink (BlobUtils#moveTempFileToStore holds the write lock
+	// for both): PutPermanent copies a new BLOB to the BlobStore under mu,
+	// so that CleanupJob cannot run between the local copy and the store's
+	// and leave a BLOB of a finished job in the store.
 	mu     sync.Mutex
 	closed bool
 	conns  map[net.Conn]struct{} // connections being served
@@ -81,6 +92,7 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 		storageDir: cfg.StorageDir,
 		address:    cfg.Address,
 		log:        cfg.Logger,
+		blobStore:  cfg.BlobStore,
 		conns:      make(map[net.Conn]struct{}),
 	}
 	if cfg.ListenAddress != "" {
@@ -130,6 +142,11 @@ func (s *BlobServer) Address() string { return s.address }
 // returns its key, the SHA-256 of the content. Putting the same content
 // twice returns the same key and keeps one file. If reading r fails, nothing
 // is stored.
+//
+// With a BlobStore, the BLOB is copied there too before PutPermanent
+// returns. If that copy fails, PutPermanent fails, and the local file goes
+// again unless it was there before the call: a job must not be submitted
+// with a jar that the next leader could not find.
 func (s *BlobServer) PutPermanent(jobID api.JobID, r io.Reader) (PermanentBlobKey, error) {
 	if jobID.IsZero() {
 		return PermanentBlobKey{}, fmt.Errorf("put BLOB: %w: the JobID is zero", ErrInvalidID)
@@ -140,7 +157,7 @@ func (s *BlobServer) PutPermanent(jobID api.JobID, r io.Reader) (PermanentBlobKe
 
 	// The job's jar arrives (after the run request, step m2). It is written to a temp file and
 	// hashed on the way; only a complete file is renamed to its key's name.
-	tmpPath, key, err := writeTemp(context.Background(), s.storageDir, r)
+	tmpPath, key, err := writeTemp(context.Background(), incomingDir(s.storageDir), r)
 	if err != nil {
 		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, err)
 	}
@@ -151,8 +168,24 @@ func (s *BlobServer) PutPermanent(jobID api.JobID, r io.Reader) (PermanentBlobKe
 		_ = os.Remove(tmpPath)
 		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, ErrClosed)
 	}
+	path := storageLocation(s.storageDir, jobID, key)
+	existed := isRegularFile(path) // no one else moves this BLOB into place while we hold mu
 	if _, err := moveIntoPlace(tmpPath, s.storageDir, jobID, key); err != nil {
 		return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, err)
+	}
+
+	// High availability: the next leader finds the jar only in the
+	// BlobStore. Flink copies a BLOB there only when it is new on the local
+	// disk; we copy it every time, which costs a copy but also repairs a
+	// store that lost it, and the store still keeps one file per key.
+	if s.blobStore != nil {
+		if err := s.blobStore.Put(path, jobID, key); err != nil {
+			if !existed {
+				_ = os.Remove(path)
+			}
+			return PermanentBlobKey{}, fmt.Errorf("put BLOB for job %s: %w", jobID, err)
+		}
+		s.log.Debug(fmt.Sprintf("Copied BLOB %s/%s to the blob store.", jobID, key))
 	}
 	s.log.Debug(fmt.Sprintf("Stored BLOB %s/%s.", jobID, key))
 	return key, nil
@@ -164,9 +197,11 @@ func (s *BlobServer) PutPermanentBytes(jobID api.JobID, content []byte) (Permane
 }
 
 // Open returns the content of a stored BLOB; it is the Source a
-// PermanentBlobCache downloads from. A missing BLOB gives an error wrapping
-// fs.ErrNotExist. The returned file stays readable even if CleanupJob
-// removes it meanwhile.
+// PermanentBlobCache downloads from. A BLOB missing on the local disk is
+// copied from the BlobStore, if there is one, and kept on the local disk
+// from then on (Flink: BlobServer#getFileInternal). A BLOB that neither has
+// gives an error wrapping fs.ErrNotExist. The returned file stays readable
+// even if CleanupJob removes it meanwhile.
 func (s *BlobServer) Open(ctx context.Context, jobID api.JobID, key PermanentBlobKey) (io.ReadCloser, error) {
 	if err := checkIDs(jobID, key); err != nil {
 		return nil, fmt.Errorf("get BLOB: %w", err)
@@ -181,6 +216,9 @@ func (s *BlobServer) Open(ctx context.Context, jobID api.JobID, key PermanentBlo
 	path := storageLocation(s.storageDir, jobID, key)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		f, err = s.copyFromBlobStore(jobID, key)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		// The wording of the FileNotFoundException Flink's BlobServer throws.
 		return nil, fmt.Errorf("Local file %s does not exist and failed to copy from blob store: %w",
 			path, fs.ErrNotExist)
@@ -191,9 +229,49 @@ func (s *BlobServer) Open(ctx context.Context, jobID api.JobID, key PermanentBlo
 	return f, nil
 }
 
-// CleanupJob removes every BLOB of the job. The Dispatcher calls it once the
-// job has reached a globally terminal state. Removing a job with no BLOBs is
-// not an error.
+// copyFromBlobStore is the high-availability half of Open, for a BLOB that
+// is not on the local disk: this server may be the next leader, recovering
+// a job whose jar only the previous leader's disk and the BlobStore have.
+// The BLOB is copied from the BlobStore into the incoming directory, outside
+// mu, then moved into place and opened under mu, so that a CleanupJob
+// cannot remove it in between. Without a BlobStore, or if the store does
+// not have the BLOB either, the error wraps fs.ErrNotExist.
+func (s *BlobServer) copyFromBlobStore(jobID api.JobID, key PermanentBlobKey) (*os.File, error) {
+	if s.blobStore == nil {
+		return nil, fs.ErrNotExist
+	}
+	// Reserve a unique name in the incoming directory for the store to
+	// copy to (Flink: BlobServer#createTemporaryFilename).
+	reserved, err := os.CreateTemp(incomingDir(s.storageDir), "temp-")
+	if err != nil {
+		return nil, fmt.Errorf("create temp file for BLOB: %w", err)
+	}
+	tmpPath := reserved.Name()
+	_ = reserved.Close()
+	if err := s.blobStore.Get(jobID, key, tmpPath); err != nil {
+		_ = os.Remove(tmpPath)
+		return nil, err
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = os.Remove(tmpPath)
+		return nil, ErrClosed
+	}
+	path, err := moveIntoPlace(tmpPath, s.storageDir, jobID, key)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Debug(fmt.Sprintf("Copied BLOB %s/%s from the blob store.", jobID, key))
+	return os.Open(path)
+}
+
+// CleanupJob removes every BLOB of the job, from the local disk and from the
+// BlobStore (Flink: BlobServer#globalCleanupAsync). The Dispatcher calls it
+// once the job has reached a globally terminal state: no leader will run
+// the job again, so no leader needs its jars. Removing a job with no BLOBs
+// is not an error. If both removals fail, the error joins both.
 func (s *BlobServer) CleanupJob(jobID api.JobID) error {
 	if jobID.IsZero() {
 		return fmt.Errorf("clean up BLOBs: %w: the JobID is zero", ErrInvalidID)
@@ -203,16 +281,27 @@ func (s *BlobServer) CleanupJob(jobID api.JobID) error {
 	if s.closed {
 		return fmt.Errorf("clean up BLOBs of job %s: %w", jobID, ErrClosed)
 	}
+	var errs []error
 	if err := os.RemoveAll(jobDir(s.storageDir, jobID)); err != nil {
+		errs = append(errs, err)
+	}
+	if s.blobStore != nil {
+		if err := s.blobStore.DeleteAll(jobID); err != nil {
+			// The wording of the IOException Flink's BlobServer adds.
+			errs = append(errs, fmt.Errorf("Error while cleaning up the BlobStore for job %s: %w", jobID, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("clean up BLOBs of job %s: %w", jobID, err)
 	}
 	return nil
 }
 
-// DeletePermanent removes one BLOB of a job (Flink's
-// PermanentBlobService has no such call; a REST run the Dispatcher refuses
-// uses it to take back exactly the jar it stored). Deleting a BLOB that is
-// not there is not an error; the job's other BLOBs stay.
+// DeletePermanent removes one BLOB of a job, from the local disk and from
+// the BlobStore (Flink's PermanentBlobService has no such call; a REST run
+// the Dispatcher refuses uses it to take back exactly the jar it stored).
+// Deleting a BLOB that is not there is not an error; the job's other BLOBs
+// stay.
 func (s *BlobServer) DeletePermanent(jobID api.JobID, key PermanentBlobKey) error {
 	if jobID.IsZero() || key.IsZero() {
 		return fmt.Errorf("delete BLOB: %w: the JobID or key is zero", ErrInvalidID)
@@ -222,7 +311,16 @@ func (s *BlobServer) DeletePermanent(jobID api.JobID, key PermanentBlobKey) erro
 	if s.closed {
 		return fmt.Errorf("delete BLOB %s/%s: %w", jobID, key, ErrClosed)
 	}
+	var errs []error
 	if err := os.Remove(storageLocation(s.storageDir, jobID, key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if s.blobStore != nil {
+		if err := s.blobStore.Delete(jobID, key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("delete BLOB %s/%s: %w", jobID, key, err)
 	}
 	return nil

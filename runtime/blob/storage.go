@@ -63,12 +63,17 @@ func checkIDs(jobID api.JobID, key PermanentBlobKey) error {
 	return nil
 }
 
-// writeTemp copies r into a new temp file in the incoming directory and
-// hashes the bytes on the way, so the content is read only once. It returns
-// the temp file's path and the key of what was written. On any error the
-// temp file is already removed and the returned path is empty.
-func writeTemp(ctx context.Context, storageDir string, r io.Reader) (tmpPath string, key PermanentBlobKey, err error) {
-	f, err := os.CreateTemp(incomingDir(storageDir), "temp-")
+// writeTemp copies r into a new temp file in dir and hashes the bytes on
+// the way, so the content is read only once. It returns the temp file's
+// path and the key of what was written. On any error the temp file is
+// already removed and the returned path is empty.
+//
+// The BlobServer and the caches write into their incoming directory; the
+// FileSystemBlobStore writes into the job directory it stores into. Either
+// way the temp file is on the same file system as its final name, so the
+// rename that follows is atomic.
+func writeTemp(ctx context.Context, dir string, r io.Reader) (tmpPath string, key PermanentBlobKey, err error) {
+	f, err := os.CreateTemp(dir, "temp-")
 	if err != nil {
 		return "", PermanentBlobKey{}, fmt.Errorf("create temp file for BLOB: %w", err)
 	}

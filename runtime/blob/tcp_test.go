@@ -83,6 +83,30 @@ func TestBlobServer_ListensAndServesOverTCP(t *testing.T) {
 	assert.Equal(t, jar, got)
 }
 
+// After a failover the TaskExecutor learns the new leader's BlobServer
+// from the ResourceManager it registers at: the cache downloads from
+// there, a jar the old leader's server never had.
+func TestPermanentBlobCache_DownloadsFromTheBlobServerItIsToldOf(t *testing.T) {
+	ctx := withDeadline(t)
+	oldLeader, newLeader := newListeningServer(t), newListeningServer(t)
+	jobID := api.NewJobID()
+	jar := []byte("PK\x03\x04 the recovered job's jar")
+	key, err := newLeader.PutPermanentBytes(jobID, jar)
+	require.NoError(t, err)
+	cache, logs := newTCPCache(t, oldLeader.Address(), -1)
+
+	_, err = cache.GetFile(ctx, jobID, key)
+	require.ErrorIs(t, err, fs.ErrNotExist, "the old leader's server does not have it")
+
+	cache.SetBlobServerAddress(newLeader.Address())
+	path, err := cache.GetFile(ctx, jobID, key)
+	require.NoError(t, err)
+	stored, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, jar, stored)
+	assert.Contains(t, logs.String(), "Downloading "+jobID.String()+"/"+key.String()+" from "+newLeader.Address())
+}
+
 // Step m10 across processes: the cache in the TaskExecutor's process
 // downloads the jar from the JobManager's BlobServer over TCP, verifies it
 // and keeps it.

@@ -2,6 +2,7 @@ package dispatcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -34,10 +35,21 @@ type Deps struct {
 	Trace                  *trace.Recorder
 	// Faults may break step m3; nil injects nothing.
 	Faults *fault.Injector
+	// BlobServer is where the jobs' jars are; the global cleanup of a job
+	// removes them (from the BlobStore too, under HA). Nil removes
+	// nothing.
+	BlobServer BlobServer
 	// RecoveredJobs are the jobs a Dispatcher that gained leadership found
 	// in the JobGraphStore (DispatcherRunner): Start runs them, as they
 	// are persisted already.
 	RecoveredJobs []*jobgraph.JobGraph
+}
+
+// BlobServer is what the Dispatcher asks of the BlobServer: to remove a
+// job's BLOBs once the job is globally terminal (Flink's
+// BlobServer#globalCleanupAsync).
+type BlobServer interface {
+	CleanupJob(jobID api.JobID) error
 }
 
 // Dispatcher accepts jobs and routes requests to their runners. Its fields
@@ -317,7 +329,7 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 	// its JobMaster to stop.
 	d.background.Go(func() {
 		closeErr := runner.Close()
-		removeErr := d.deps.JobGraphStore.RemoveJobGraph(jobID)
+		removeErr := errors.Join(d.deps.JobGraphStore.RemoveJobGraph(jobID), cleanupBlobs(d.deps.BlobServer, jobID))
 		d.RunAsync(func() {
 			delete(d.runners, jobID)
 			if closeErr != nil || removeErr != nil {
@@ -465,4 +477,17 @@ func isDone(r jobmanager.JobManagerRunner) bool {
 	default:
 		return false
 	}
+}
+
+// ExpectedFencingToken makes the Dispatcher an rpc.FencedGateway: a call
+// from another process must carry its DispatcherID, the leader session it
+// runs under, which is fixed for its lifetime.
+func (d *Dispatcher) ExpectedFencingToken() string { return d.dispatcherID.String() }
+
+// cleanupBlobs removes the jars of a job that is globally terminal.
+func cleanupBlobs(blobServer BlobServer, jobID api.JobID) error {
+	if blobServer == nil {
+		return nil
+	}
+	return blobServer.CleanupJob(jobID)
 }

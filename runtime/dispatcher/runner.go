@@ -1,14 +1,12 @@
 package dispatcher
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
@@ -195,9 +193,9 @@ func (r *Runner) recoverJobs(dirty []api.JobResult) ([]*jobgraph.JobGraph, error
 }
 
 // finishCleanup ends the cleanup of a job the last leader saw to its
-// end: its JobGraph goes, and its result is marked clean.
+// end: its JobGraph and its jars go, and its result is marked clean.
 func (r *Runner) finishCleanup(jobID api.JobID) {
-	if err := r.deps.JobGraphStore.RemoveJobGraph(jobID); err != nil {
+	if err := errors.Join(r.deps.JobGraphStore.RemoveJobGraph(jobID), cleanupBlobs(r.deps.BlobServer, jobID)); err != nil {
 		r.dlog.Warn(fmt.Sprintf("Cleanup of job %s did not succeed.", jobID), "cause", err.Error())
 		return
 	}
@@ -240,84 +238,4 @@ func (r *Runner) Close() error {
 	<-r.done
 	r.stopLeader()
 	return err
-}
-
-// Gateway is the Dispatcher of the process as the REST endpoint sees it:
-// every call goes to the Dispatcher that leads now, and fails with
-// gateway.ErrNoLeader while none does (Flink's LeaderRetrievalHandler,
-// which answers 503 then).
-func (r *Runner) Gateway() gateway.DispatcherGateway { return leaderGateway{r} }
-
-type leaderGateway struct{ r *Runner }
-
-func (g leaderGateway) leader() (*Dispatcher, error) {
-	if d := g.r.Leader(); d != nil {
-		return d, nil
-	}
-	return nil, gateway.ErrNoLeader
-}
-
-func (g leaderGateway) SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGraph) error {
-	d, err := g.leader()
-	if err != nil {
-		return err
-	}
-	return d.SubmitJob(ctx, jobGraph)
-}
-
-func (g leaderGateway) CancelJob(ctx context.Context, jobID api.JobID) error {
-	d, err := g.leader()
-	if err != nil {
-		return err
-	}
-	return d.CancelJob(ctx, jobID)
-}
-
-func (g leaderGateway) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
-	d, err := g.leader()
-	if err != nil {
-		var none api.JobStatus
-		return none, err
-	}
-	return d.RequestJobStatus(ctx, jobID)
-}
-
-func (g leaderGateway) RequestJob(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
-	d, err := g.leader()
-	if err != nil {
-		return nil, err
-	}
-	return d.RequestJob(ctx, jobID)
-}
-
-func (g leaderGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
-	d, err := g.leader()
-	if err != nil {
-		return nil, err
-	}
-	return d.ListJobs(ctx)
-}
-
-func (g leaderGateway) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
-	d, err := g.leader()
-	if err != nil {
-		return api.JobResult{}, err
-	}
-	return d.RequestJobResult(ctx, jobID)
-}
-
-func (g leaderGateway) RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error) {
-	d, err := g.leader()
-	if err != nil {
-		return jobgraph.JobResourceRequirements{}, err
-	}
-	return d.RequestJobResourceRequirements(ctx, jobID)
-}
-
-func (g leaderGateway) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error {
-	d, err := g.leader()
-	if err != nil {
-		return err
-	}
-	return d.UpdateJobResourceRequirements(ctx, jobID, requirements)
 }

@@ -3,7 +3,6 @@ package dispatcher
 import (
 	"bytes"
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
-	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmanager"
@@ -115,8 +113,7 @@ func TestANewLeaderRecoversTheStoredJobsThatAreNotFinished(t *testing.T) {
 	require.NoError(t, results.CreateDirtyResult(api.JobResult{JobID: finished.JobID, JobStatus: api.JobFinished}))
 
 	h := newRunnerHarness(t, store, results)
-	_, err := h.runner.Gateway().ListJobs(context.Background())
-	assert.ErrorIs(t, err, gateway.ErrNoLeader, "no Dispatcher before the leadership")
+	assert.Nil(t, h.runner.Leader(), "no Dispatcher before the leadership")
 
 	session := api.NewLeaderSessionID()
 	h.election.contender.GrantLeadership(session)
@@ -126,7 +123,7 @@ func TestANewLeaderRecoversTheStoredJobsThatAreNotFinished(t *testing.T) {
 	assert.Equal(t, d.Address(), address)
 	assert.Equal(t, api.DispatcherID(session), d.DispatcherID())
 
-	jobs, err := h.runner.Gateway().ListJobs(context.Background())
+	jobs, err := d.ListJobs(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []api.JobID{running.JobID}, jobs, "the finished job is not run again")
 	require.NotNil(t, h.jobRunner(running.JobID))
@@ -160,13 +157,11 @@ func TestARevokedLeaderSuspendsItsJobsAndKeepsThemStored(t *testing.T) {
 	h.election.contender.GrantLeadership(session)
 	h.election.awaitConfirmed(t)
 	g := validJob()
-	require.NoError(t, h.runner.Gateway().SubmitJob(context.Background(), g))
+	require.NoError(t, h.runner.Leader().SubmitJob(context.Background(), g))
 
 	h.election.contender.RevokeLeadership()
 	h.runner.barrier()
 	assert.Nil(t, h.runner.Leader())
-	_, err := h.runner.Gateway().RequestJobStatus(context.Background(), g.JobID)
-	assert.True(t, errors.Is(err, gateway.ErrNoLeader))
 	assert.True(t, h.jobRunner(g.JobID).closed)
 	assert.Contains(t, h.log(), "Job "+g.JobID.String()+" reached terminal state SUSPENDED.")
 	assert.Contains(t, h.log(), "DefaultDispatcherRunner was revoked the leadership with leader id "+session.String()+". Stopping the SessionDispatcherLeaderProcess.")
@@ -178,7 +173,7 @@ func TestARevokedLeaderSuspendsItsJobsAndKeepsThemStored(t *testing.T) {
 	// Granted again: the job runs again, recovered from the store.
 	h.election.contender.GrantLeadership(api.NewLeaderSessionID())
 	h.election.awaitConfirmed(t)
-	jobs, err := h.runner.Gateway().ListJobs(context.Background())
+	jobs, err := h.runner.Leader().ListJobs(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []api.JobID{g.JobID}, jobs)
 }

@@ -138,9 +138,14 @@ func (e *ClusterEntrypoint) start() error {
 	if e.ha, e.closeHA, err = createHaServices(e.cfg.Configuration, rpcService, e.cfg.Logger); err != nil {
 		return err
 	}
+	blobStore, err := createBlobStore(e.cfg.Configuration)
+	if err != nil {
+		return err
+	}
 	if e.blobServer, err = blob.NewBlobServer(blob.ServerConfig{
 		StorageDir:    filepath.Join(e.cfg.WorkingDir, "blobStorage"),
 		ListenAddress: e.cfg.BlobServerAddress, // the TaskManagers download over TCP
+		BlobStore:     blobStore,
 		Logger:        e.cfg.Logger,
 	}); err != nil {
 		return err

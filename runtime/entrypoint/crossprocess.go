@@ -1,8 +1,10 @@
 package entrypoint
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 
 	"flinklab/runtime/api"
@@ -25,20 +27,25 @@ import (
 
 // DefaultBlobServerPort is blob.server.port in a standalone cluster.
 //
-// Differs from Flink: Flink's default is 0, a free port, and a TaskExecutor
-// learns the port from its registration at the ResourceManager (the
-// ClusterInformation of the registration's answer). Here a TaskManager
-// cannot learn it that way, so the port is fixed, 6124 as in Flink's
-// Docker and Kubernetes setups, and a TaskManager finds the BlobServer at
-// the JobManager's host and this port unless told otherwise
-// (TaskManagerConfig.BlobServerAddress; start-cluster passes the
-// JobManager's actual one).
+// A TaskExecutor learns where the BlobServer is from its registration at
+// the ResourceManager (the ClusterInformation of the registration's
+// answer), as in Flink. Until then, and for good when
+// TaskManagerConfig.BlobServerAddress is given, its BlobCache downloads
+// from the JobManager's host and this port.
+//
+// Differs from Flink: Flink's default is 0, a free port; 6124 is the port
+// of Flink's Docker and Kubernetes setups.
 const DefaultBlobServerPort = "6124"
 
 // newBlobSource returns where the BlobCache of a TaskManager process
 // downloads jars: the BlobServer at blobServerAddress, over TCP (Flink's
 // BlobClient).
 func newBlobSource(blobServerAddress string) blob.Source {
+	if blobServerAddress == "" {
+		return blob.SourceFunc(func(context.Context, api.JobID, blob.PermanentBlobKey) (io.ReadCloser, error) {
+			return nil, errors.New("the BlobServer is not known yet: a TaskExecutor learns it when it registers at the ResourceManager")
+		})
+	}
 	return blob.NewTCPSource(blobServerAddress)
 }
 

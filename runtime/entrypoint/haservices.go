@@ -3,7 +3,10 @@ package entrypoint
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
+
+	"flinklab/runtime/blob"
 
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/highavailability/zookeeper"
@@ -50,4 +53,24 @@ func createHaServices(conf map[string]string, rpcService *rpc.TCPService, logger
 	}
 	return nil, nil, fmt.Errorf("Could not create the high-availability services: unknown %s '%s' (want NONE or ZOOKEEPER; KUBERNETES is not supported here).",
 		zookeeper.KeyHighAvailabilityType, conf[zookeeper.KeyHighAvailabilityType])
+}
+
+// createBlobStore is Flink's BlobUtils#createBlobStoreFromConfig: with
+// ZooKeeper HA, the BlobServer copies every jar to
+// <high-availability.storageDir>/<cluster-id>/blob, where the next leader's
+// BlobServer finds the jars of the jobs it recovers. Without HA there is
+// none (Flink's VoidBlobStore): a jar lives on the JobManager's disk only.
+func createBlobStore(conf map[string]string) (blob.BlobStore, error) {
+	if haType(conf) != "ZOOKEEPER" {
+		return nil, nil
+	}
+	cfg, err := zookeeper.ConfigFromConfiguration(conf)
+	if err != nil {
+		return nil, err
+	}
+	storageDir := strings.TrimSpace(conf[zookeeper.KeyStorageDir])
+	if storageDir == "" {
+		return nil, fmt.Errorf("Configuration is missing the mandatory parameter: %s", zookeeper.KeyStorageDir)
+	}
+	return blob.NewFileSystemBlobStore(filepath.Join(storageDir, strings.Trim(cfg.ClusterID, "/"), "blob"))
 }

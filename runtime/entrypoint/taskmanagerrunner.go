@@ -41,8 +41,12 @@ type TaskManagerConfig struct {
 	// ("localhost:40531-3f2a9c").
 	ResourceID api.ResourceID
 	// BlobServerAddress is the host:port of the JobManager's BlobServer,
-	// where the BlobCache downloads the jobs' jars. "" means the
-	// JobManager's host and DefaultBlobServerPort (blob.server.port).
+	// where the BlobCache downloads the jobs' jars; given, it is kept
+	// whatever the ResourceManager says. "" means the BlobServer the
+	// ResourceManager names when the TaskExecutor registers (Flink's
+	// ClusterInformation, after a failover the new leader's), and until
+	// then the JobManager's host and DefaultBlobServerPort
+	// (blob.server.port), or none under ZooKeeper HA.
 	BlobServerAddress string
 	// WorkingDir holds the BlobCache's copies of the jars. "" means a
 	// temporary directory that Close removes.
@@ -156,12 +160,19 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	if err := checkHostPort("taskmanager.host", r.cfg.RPCAddress); err != nil {
 		return err
 	}
-	if r.cfg.BlobServerAddress == "" {
+	fixedBlobServer := r.cfg.BlobServerAddress != ""
+	switch {
+	case r.cfg.BlobServerAddress == "" && highlyAvailable:
+		// The BlobServer is the leader's, which the TaskExecutor learns
+		// when it registers at the ResourceManager (ClusterInformation).
+	case r.cfg.BlobServerAddress == "":
 		jobManagerHost, _, _ := net.SplitHostPort(r.cfg.JobManagerAddress)
 		r.cfg.BlobServerAddress = net.JoinHostPort(jobManagerHost, DefaultBlobServerPort)
-	}
-	if err := checkHostPort("blob.server.port", r.cfg.BlobServerAddress); err != nil {
-		return err
+		fallthrough
+	default:
+		if err := checkHostPort("blob.server.port", r.cfg.BlobServerAddress); err != nil {
+			return err
+		}
 	}
 	heartbeats, err := heartbeatServices(r.cfg.Configuration)
 	if err != nil {
@@ -230,8 +241,9 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	}, taskmanagerrunner.Deps{
 		RPC:               taskManagerRPCService{TCPService: rpcService, publisher: publisher, resourceID: r.cfg.ResourceID},
 		HA:                r.ha,
-		BlobSource:        newBlobSource(r.cfg.BlobServerAddress),
+		BlobSource:        newBlobSource(r.cfg.BlobServerAddress), // until a ResourceManager names its JobManager's
 		BlobServerAddress: r.cfg.BlobServerAddress,
+		FixedBlobServer:   fixedBlobServer,
 		Shuffle:           r.dataPlane.shuffle,
 	})
 	return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/clusterframework"
@@ -117,10 +119,31 @@ type HardwareDescription struct {
 }
 
 // TaskExecutorRegistrationSuccess answers a successful RegisterTaskExecutor
-// with the registration's InstanceID.
+// with the registration's InstanceID, and tells the TaskExecutor where the
+// JobManager's BlobServer is.
 type TaskExecutorRegistrationSuccess struct {
-	RegistrationID            api.InstanceID `json:"registrationId"`
-	ResourceManagerResourceID api.ResourceID `json:"resourceManagerResourceId"`
+	RegistrationID            api.InstanceID     `json:"registrationId"`
+	ResourceManagerResourceID api.ResourceID     `json:"resourceManagerResourceId"`
+	ClusterInformation        ClusterInformation `json:"clusterInformation"`
+}
+
+// ClusterInformation is Flink's ClusterInformation: where the BlobServer
+// of the ResourceManager's JobManager listens. A TaskExecutor downloads the
+// jobs' jars from there (step m10); under high availability it learns it
+// anew from each ResourceManager leader it registers at. Zero when the
+// BlobServer does not listen (the MiniCluster's, in the same process).
+type ClusterInformation struct {
+	BlobServerHostname string `json:"blobServerHostname"`
+	BlobServerPort     int    `json:"blobServerPort"`
+}
+
+// BlobServerAddress returns "host:port", or "" for a zero
+// ClusterInformation.
+func (c ClusterInformation) BlobServerAddress() string {
+	if c.BlobServerHostname == "" {
+		return ""
+	}
+	return net.JoinHostPort(c.BlobServerHostname, strconv.Itoa(c.BlobServerPort))
 }
 
 // SlotReport lists the slots of one TaskExecutor.

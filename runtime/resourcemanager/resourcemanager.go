@@ -55,6 +55,9 @@ type Config struct {
 	// slot.request.timeout, 5 min). Zero means DefaultStartUpPeriod; a
 	// negative value means none: jobs are told at once.
 	StartUpPeriod time.Duration
+	// ClusterInformation is where the JobManager's BlobServer listens;
+	// every TaskExecutor that registers is told (zero: it does not listen).
+	ClusterInformation gateway.ClusterInformation
 	// Logger is the base logger; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -58,6 +58,7 @@ func (rm *ResourceManager) RegisterTaskExecutor(ctx context.Context, rmID api.Re
 		return gateway.TaskExecutorRegistrationSuccess{
 			RegistrationID:            reg.instanceID,
 			ResourceManagerResourceID: rm.cfg.ResourceID,
+			ClusterInformation:        rm.cfg.ClusterInformation,
 		}, nil
 	})
 }

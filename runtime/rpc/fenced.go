@@ -46,3 +46,63 @@ func CallFenced[F comparable, T any](ctx context.Context, e *FencedEndpoint[F], 
 		return fn()
 	})
 }
+
+// FencedGateway is an endpoint whose calls carry its fencing token in the
+// message instead of as an argument: Flink's FencedRpcEndpoint as the
+// Dispatcher is one. A caller connects with ConnectFenced and the token
+// of the leader it found (the leader session ZooKeeper published); every
+// call it makes then carries that token (Flink's RemoteFencedMessage), and
+// the serving TCPService refuses a call whose token is not the endpoint's
+// before the method runs. So a REST endpoint that still knows an old
+// leader is refused by a process that leads anew, and never reaches a
+// Dispatcher of another leader session.
+//
+// A call through plain Connect carries no token and is refused as well.
+type FencedGateway interface {
+	// ExpectedFencingToken returns the token every call must carry, in
+	// its String form. It is called on the serving goroutine of each call,
+	// so it must be safe for concurrent use.
+	ExpectedFencingToken() string
+}
+
+// ConnectFenced is Connect for a FencedGateway (Flink's
+// RpcService.connect(address, fencingToken, Class<G>)): every call made
+// through the gateway it returns carries token. An endpoint in this
+// process is returned itself, once its token is found to be token: its
+// token is fixed for its lifetime, as the Dispatcher's DispatcherID is.
+func ConnectFenced[G any](ctx context.Context, s Service, address string, token fmt.Stringer) (G, error) {
+	var zero G
+	raw, err := s.Connect(ctx, address)
+	if err != nil {
+		return zero, err
+	}
+	if inv, ok := raw.(*Invoker); ok {
+		fenced := *inv
+		fenced.fencingToken = token.String()
+		return newStubFor[G](&fenced)
+	}
+	if fenced, ok := raw.(FencedGateway); ok {
+		if err := checkFencingToken("connect", token.String(), fenced.ExpectedFencingToken()); err != nil {
+			return zero, err
+		}
+	}
+	return asGateway[G](raw, address)
+}
+
+// checkFencingToken compares the token a message carries with the one the
+// endpoint expects, with the words of Flink's FencedPekkoRpcActor. An
+// empty token is Java's null.
+func checkFencingToken(message, token, expected string) error {
+	if expected == "" {
+		return fmt.Errorf("%w: Fencing token not set: Ignoring message %s because the fencing token is null.",
+			ErrFencingTokenMismatch, message)
+	}
+	if token != expected {
+		if token == "" {
+			token = "null"
+		}
+		return fmt.Errorf("%w: Fencing token mismatch: Ignoring message %s because the fencing token %s did not match the expected fencing token %s.",
+			ErrFencingTokenMismatch, message, token, expected)
+	}
+	return nil
+}

@@ -37,6 +37,13 @@ func Connect[G any](ctx context.Context, s Service, address string) (G, error) {
 		}
 		return newStubFor[G](inv)
 	}
+	return asGateway[G](raw, address)
+}
+
+// asGateway returns the endpoint object raw, found at address in this
+// process, as the gateway G.
+func asGateway[G any](raw any, address string) (G, error) {
+	var zero G
 	g, ok := raw.(G)
 	if !ok {
 		return zero, fmt.Errorf("rpc endpoint under address %s is a %T, not the requested gateway %T", address, raw, &zero)

@@ -44,6 +44,8 @@ type Invoker struct {
 	hostPort string          // where its TCPService listens
 	target   string          // the endpoint's name there
 	methods  map[string]bool // what the endpoint serves, from the handshake
+	// fencingToken goes with every call (ConnectFenced); "" for none.
+	fencingToken string
 }
 
 // Address returns the address of the remote endpoint.

@@ -31,7 +31,7 @@ import (
 // An empty method is the handshake that Connect sends.
 func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, args []any) (json.RawMessage, error) {
 	invocation := invocationName(method)
-	req := request{Sender: s.actorSystemAddress(), Target: inv.target, Method: method}
+	req := request{Sender: s.actorSystemAddress(), Target: inv.target, Method: method, FencingToken: inv.fencingToken}
 	for i, arg := range args {
 		raw, err := encodeValue(arg)
 		if err != nil {

@@ -50,6 +50,10 @@ type request struct {
 	Sender string `json:"sender,omitempty"`
 	Target string `json:"target"`           // the endpoint's name, e.g. "resourcemanager_0"
 	Method string `json:"method,omitempty"` // the gateway method, e.g. "RegisterTaskExecutor"
+	// FencingToken is the token a fenced call carries in the message,
+	// not as an argument (Flink's RemoteFencedMessage): the caller
+	// connected with ConnectFenced, to a FencedGateway.
+	FencingToken string `json:"fencingToken,omitempty"`
 	// TimeoutMs is what was left of the caller's ctx deadline when it sent
 	// the call: the receiver runs the call with a deadline that far ahead.
 	// Zero means no deadline.

@@ -111,6 +111,12 @@ func (c *serverConn) handle(req request, deadline time.Time) response {
 		return errorResponse(req.ID, fmt.Errorf("Could not find rpc method %s on the rpc endpoint under address %s.", req.Method, address))
 	}
 
+	if fenced, ok := ep.gateway.(FencedGateway); ok {
+		if err := checkFencingToken(invocationName(req.Method), req.FencingToken, fenced.ExpectedFencingToken()); err != nil {
+			return errorResponse(req.ID, err)
+		}
+	}
+
 	ctx := c.ctx
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc

@@ -139,6 +139,13 @@ func (te *TaskExecutor) establishResourceManagerConnection(conn *resourceManager
 	te.resourceManagerHeartbeatManager.MonitorTarget(conn.resourceManagerResourceID,
 		heartbeat.HeartbeatReceiver[gateway.TaskExecutorHeartbeatPayload](rm.HeartbeatFromTaskManager))
 
+	// The jars of the jobs come from the BlobServer of the
+	// ResourceManager's JobManager ("set the propagated blob server
+	// address"): after a failover, the new leader's.
+	if address := success.ClusterInformation.BlobServerAddress(); address != "" && te.deps.BlobCache != nil && !te.cfg.FixedBlobServer {
+		te.deps.BlobCache.SetBlobServerAddress(address)
+	}
+
 	report := te.taskSlotTable.CreateSlotReport(te.cfg.ResourceID)
 	te.askAck(func(ctx context.Context) error {
 		return rm.SendSlotReport(ctx, conn.rmID, te.cfg.ResourceID, success.RegistrationID, report)

@@ -83,6 +83,12 @@ type Config struct {
 	// (Flink: taskmanager.data.port, in the TaskManagerLocation). Empty, as
 	// in the embedded cluster, means the partitions are read in-process.
 	DataAddress string
+	// FixedBlobServer keeps the BlobCache on the BlobServer it was made
+	// with. Otherwise the cache downloads from the BlobServer each
+	// ResourceManager names when the TaskExecutor registers (Flink's only
+	// way: its ClusterInformation), which under HA is the new leader's
+	// after a failover.
+	FixedBlobServer bool
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -28,18 +28,19 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 	if isRegularFile(path) {
 		return path, nil // cache hit
 	}
-	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, c.serverAddress, path)
+	_, serverAddress := c.blobServer()
+	failed := fmt.Sprintf("Failed to fetch BLOB %s/%s from %s and store it under %s", jobID, key, serverAddress, path)
 
 	// Step m10: the TaskExecutor fetches the job's jar before the task can
 	// load its user code.
-	c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, c.serverAddress))
+	c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s", jobID, key, serverAddress))
 	for retriesLeft := c.fetchRetries; ; retriesLeft-- {
 		err := c.fetchOnce(ctx, source, jobID, key)
 		if err == nil {
 			return path, nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return "", fmt.Errorf("fetch BLOB %s/%s from %s: %w", jobID, key, c.serverAddress, ctxErr)
+			return "", fmt.Errorf("fetch BLOB %s/%s from %s: %w", jobID, key, serverAddress, ctxErr)
 		}
 		if errors.Is(err, ErrClosed) {
 			return "", err
@@ -53,7 +54,7 @@ func (c *PermanentBlobCache) getFileInternal(ctx context.Context, source Source,
 		} else {
 			c.clientLog.Error(failed + " Retrying...")
 		}
-		c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s (retry %d)", jobID, key, c.serverAddress, c.fetchRetries-retriesLeft+1))
+		c.clientLog.Info(fmt.Sprintf("Downloading %s/%s from %s (retry %d)", jobID, key, serverAddress, c.fetchRetries-retriesLeft+1))
 	}
 }
 
@@ -65,7 +66,7 @@ func (c *PermanentBlobCache) fetchOnce(ctx context.Context, source Source, jobID
 	if err != nil {
 		return err
 	}
-	tmpPath, actual, err := writeTemp(ctx, c.storageDir, content)
+	tmpPath, actual, err := writeTemp(ctx, incomingDir(c.storageDir), content)
 	_ = content.Close() // what was read is verified below; a close error changes nothing
 	if err != nil {
 		return err

@@ -386,11 +386,9 @@ func parseTaskManager(args []string) (taskManagerOptions, error) {
 		return opts, usagef("taskmanager takes no arguments, got %q", fs.Arg(0))
 	}
 	// With ZooKeeper HA the TaskManager finds the leaders through
-	// ZooKeeper; it still needs the BlobServer to download jars from.
+	// ZooKeeper, and the BlobServer through the ResourceManager leader.
 	highlyAvailable := strings.EqualFold(strings.TrimSpace(opts.properties.configuration()["high-availability.type"]), "zookeeper")
 	switch {
-	case opts.jobManager == "" && highlyAvailable && opts.blobServer == "":
-		return opts, usagef("Missing --blob-server HOST:PORT: with high-availability.type zookeeper the TaskManager finds the leaders through ZooKeeper, but downloads jars from a JobManager's BlobServer (blob.server.port), e.g. localhost:6124.")
 	case opts.jobManager == "" && !highlyAvailable:
 		return opts, usagef("Missing --jobmanager HOST:PORT: the JobManager's RPC address (jobmanager.rpc.address:jobmanager.rpc.port), e.g. localhost:6123.")
 	case opts.jobManager != "":
@@ -414,6 +412,7 @@ func parseTaskManager(args []string) (taskManagerOptions, error) {
 type clusterOptions struct {
 	logDir       string
 	properties   dynamicProperties // -D key=value, for every process
+	jobManagers  int               // start-cluster only; more than one needs ZooKeeper HA
 	taskManagers int
 	slots        int
 	host         string
@@ -438,6 +437,12 @@ func registerClusterFlags(fs *flag.FlagSet, opts *clusterOptions) {
 }
 
 func (o clusterOptions) check() error {
+	if o.jobManagers < 1 {
+		return usagef("--jobmanagers must be at least 1, got %d", o.jobManagers)
+	}
+	if o.jobManagers > 1 && !o.highlyAvailable() {
+		return usagef("--jobmanagers %d needs -D high-availability.type=zookeeper: without high availability a cluster has one JobManager, and a second could not take over.", o.jobManagers)
+	}
 	if o.taskManagers < 0 {
 		return usagef("--taskmanagers must not be negative, got %d", o.taskManagers)
 	}
@@ -447,10 +452,17 @@ func (o clusterOptions) check() error {
 	return checkPorts(o.rpcPort, o.restPort, o.blobPort)
 }
 
+// highlyAvailable reports whether the cluster's processes are given
+// ZooKeeper HA.
+func (o clusterOptions) highlyAvailable() bool {
+	return strings.EqualFold(strings.TrimSpace(o.properties.configuration()["high-availability.type"]), "zookeeper")
+}
+
 func parseStartCluster(args []string) (clusterOptions, error) {
 	fs := newFlagSet("start-cluster")
 	opts := clusterOptions{}
 	registerClusterFlags(fs, &opts)
+	fs.IntVar(&opts.jobManagers, "jobmanagers", 1, "")
 	if err := parse(fs, args); err != nil {
 		return opts, err
 	}
@@ -462,7 +474,7 @@ func parseStartCluster(args []string) (clusterOptions, error) {
 
 func parseRunApplication(args []string) (clusterOptions, error) {
 	fs := newFlagSet("run-application")
-	opts := clusterOptions{}
+	opts := clusterOptions{jobManagers: 1}
 	registerClusterFlags(fs, &opts)
 	intFlag(fs, &opts.parallelism, "p", "parallelism", 0)
 	if err := parse(fs, args); err != nil {

@@ -54,7 +54,6 @@ func TestParseErrors(t *testing.T) {
 		{"list with an argument", ignore(parseList), []string{"all"}, `list takes no arguments, got "all"`},
 		{"jar without a program", ignore(parseJar), []string{"-o", "x.jar"}, "Missing program."},
 		{"taskmanager without a jobmanager", ignore(parseTaskManager), nil, "Missing --jobmanager HOST:PORT"},
-		{"taskmanager of an HA cluster without a blob server", ignore(parseTaskManager), []string{"-D", "high-availability.type=zookeeper"}, "Missing --blob-server HOST:PORT"},
 		{"taskmanager without slots", ignore(parseTaskManager), []string{"--jobmanager", "localhost:6123", "--slots", "0"}, "--slots must be at least 1, got 0"},
 		{"taskmanager with a bad blob server", ignore(parseTaskManager), []string{"--jobmanager", "localhost:6123", "--blob-server", "6124"}, "--blob-server 6124: the address must be HOST:PORT"},
 		{"start-cluster with a bad port", ignore(parseStartCluster), []string{"--rest-port", "70000"}, "70000 is not a port"},
@@ -125,7 +124,7 @@ func TestParseClusterActions(t *testing.T) {
 
 	cluster, err := parseStartCluster([]string{"--taskmanagers", "2", "--slots", "3", "--rest-port", "0"})
 	require.NoError(t, err)
-	assert.Equal(t, clusterOptions{logDir: "/var/log/flink", taskManagers: 2, slots: 3, host: "localhost", rpcPort: 6123, restPort: 0, blobPort: 6124}, cluster)
+	assert.Equal(t, clusterOptions{logDir: "/var/log/flink", jobManagers: 1, taskManagers: 2, slots: 3, host: "localhost", rpcPort: 6123, restPort: 0, blobPort: 6124}, cluster)
 
 	app, err := parseRunApplication([]string{"-p", "2", "wc.jar", "--output", "print"})
 	require.NoError(t, err)
@@ -150,9 +149,10 @@ func TestParseClusterActions(t *testing.T) {
 	tm, err = parseTaskManager([]string{"-m", "jm:6123", "--blob-server", "jm:7000"})
 	require.NoError(t, err)
 	assert.Equal(t, "jm:7000", tm.blobServer)
-	tm, err = parseTaskManager([]string{"-D", "high-availability.type=ZooKeeper", "--blob-server", "jm:6124"})
-	require.NoError(t, err, "with ZooKeeper HA, the leaders are found through ZooKeeper")
+	tm, err = parseTaskManager([]string{"-D", "high-availability.type=ZooKeeper"})
+	require.NoError(t, err, "with ZooKeeper HA, the leaders are found through ZooKeeper, the BlobServer through the ResourceManager")
 	assert.Empty(t, tm.jobManager)
+	assert.Empty(t, tm.blobServer)
 }
 
 // -D key=value: options of Flink's configuration, which start-cluster

@@ -50,16 +50,16 @@ func startCluster(opts clusterOptions, stdout, stderr io.Writer) int {
 		return 1
 	}
 	c := newCluster(opts, stdout, stderr)
-	fmt.Fprintln(stdout, "Starting cluster.")
+	fmt.Fprintln(c.stdout, "Starting cluster.")
 	jm, ok := c.start("jobmanager", entrypoint.DaemonStandaloneSession)
 	if !ok {
 		return 1
 	}
-	fmt.Fprintf(stdout, "The cluster runs in the foreground. Submit jobs with: flink run -m %s <jar-file>. Stop it with Ctrl-C (SIGINT) or SIGTERM.\n",
+	fmt.Fprintf(c.stdout, "The cluster runs in the foreground. Submit jobs with: flink run -m %s <jar-file>. Stop it with Ctrl-C (SIGINT) or SIGTERM.\n",
 		jm.field("rest"))
 
 	code := 0
-	if c.await(signals, jm) {
+	if c.await(signals) {
 		fmt.Fprintf(stderr, "flink: the %s daemon (pid %d) exited by itself (%s); stopping the cluster.\n", jm.daemon, jm.pid(), jm.cmd.ProcessState)
 		code = 1
 	}
@@ -92,7 +92,7 @@ func runApplication(opts clusterOptions, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "The application runs; follow it at http://%s. Ctrl-C (SIGINT) or SIGTERM stops the cluster.\n", jm.field("rest"))
 
 	code := 1 // stopped before the application ended
-	if c.await(signals, jm) {
+	if c.await(signals) {
 		code = jm.cmd.ProcessState.ExitCode()
 		fmt.Fprintf(stdout, "The application's JobManager exited with exit code %d.\n", code)
 	}
@@ -126,18 +126,28 @@ type cluster struct {
 	stdout, stderr io.Writer
 	stderrMu       sync.Mutex // the processes' log lines share stderr
 	daemons        []*daemon
+	jobManagers    int          // how many of the daemons are JobManagers still running
 	exited         chan *daemon // each daemon, once it has exited
+	leaders        *leaderWatch // with ZooKeeper HA: prints each new leader; nil otherwise
 }
 
 func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
-	return &cluster{opts: opts, stdout: stdout, stderr: stderr, exited: make(chan *daemon, 1+opts.taskManagers)}
+	return &cluster{opts: opts, stdout: &lockedWriter{w: stdout}, stderr: stderr,
+		exited: make(chan *daemon, opts.jobManagers+opts.taskManagers)}
 }
 
-// start starts the JobManager (the action of this binary that runs it, as
-// daemonName) and then the TaskManagers. If one does not start, the error
-// goes to stderr, what did start is stopped, and ok is false.
+// start starts the JobManagers (the action of this binary that runs one,
+// as daemonName) and then the TaskManagers, and returns the first
+// JobManager. If one does not start, the error goes to stderr, what did
+// start is stopped, and ok is false.
 func (c *cluster) start(action, daemonName string) (jm *daemon, ok bool) {
-	jm, err := c.startJobManager(action, daemonName)
+	err := c.watchLeaders()
+	for i := 0; err == nil && i < c.opts.jobManagers; i++ {
+		var started *daemon
+		if started, err = c.startJobManager(action, daemonName, i); i == 0 {
+			jm = started
+		}
+	}
 	if err == nil {
 		err = c.startTaskManagers(jm)
 	}
@@ -149,18 +159,35 @@ func (c *cluster) start(action, daemonName string) (jm *daemon, ok bool) {
 	return jm, true
 }
 
-// await waits for SIGINT or SIGTERM, or for the JobManager jm to exit by
-// itself, and reports whether it was the latter. A TaskManager that exits
-// by itself meanwhile (it crashed, or was killed) is reported on stderr,
-// and the cluster runs on without it: only the JobManager's end ends it.
-func (c *cluster) await(signals <-chan os.Signal, jm *daemon) (jobManagerExited bool) {
+// watchLeaders follows the leader of a ZooKeeper HA cluster, to print
+// each JobManager that becomes the leader.
+func (c *cluster) watchLeaders() error {
+	if !c.opts.highlyAvailable() {
+		return nil
+	}
+	leaders, err := watchLeaders(c.opts.properties.configuration(), c.stdout)
+	if err != nil {
+		return fmt.Errorf("could not follow the leader in ZooKeeper: %w", err)
+	}
+	c.leaders = leaders
+	return nil
+}
+
+// await waits for SIGINT or SIGTERM, or for the last JobManager to exit
+// by itself, and reports whether it was the latter. A TaskManager, or a
+// JobManager that is not the last, that exits by itself meanwhile (it
+// crashed, or was killed) is reported on stderr, and the cluster runs on
+// without it: a standby JobManager takes over from a leader that went.
+func (c *cluster) await(signals <-chan os.Signal) (lastJobManagerExited bool) {
 	for {
 		select {
 		case <-signals:
 			return false
 		case d := <-c.exited:
-			if d == jm {
-				return true
+			if d.jobManager {
+				if c.jobManagers--; c.jobManagers == 0 {
+					return true
+				}
 			}
 			c.stderrMu.Lock()
 			fmt.Fprintf(c.stderr, "flink: the %s daemon (pid %d) exited by itself (%s); the cluster runs on without it.\n", d.daemon, d.pid(), d.cmd.ProcessState)
@@ -169,14 +196,22 @@ func (c *cluster) await(signals <-chan os.Signal, jm *daemon) (jobManagerExited 
 	}
 }
 
-// startJobManager starts the JobManager process and waits until it
-// serves.
-func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
+// startJobManager starts the index-th JobManager process and waits until
+// it serves. The JobManagers of an HA cluster take consecutive ports from
+// the ones given (as Flink's rest.bind-port range does), unless those are
+// 0, a free port.
+func (c *cluster) startJobManager(action, daemonName string, index int) (*daemon, error) {
+	port := func(p int) string {
+		if p == 0 {
+			return "0"
+		}
+		return strconv.Itoa(p + index)
+	}
 	args := []string{
 		"--host", c.opts.host,
-		"--rpc-port", strconv.Itoa(c.opts.rpcPort),
-		"--rest-port", strconv.Itoa(c.opts.restPort),
-		"--blob-port", strconv.Itoa(c.opts.blobPort),
+		"--rpc-port", port(c.opts.rpcPort),
+		"--rest-port", port(c.opts.restPort),
+		"--blob-port", port(c.opts.blobPort),
 	}
 	args = append(args, c.opts.properties.args()...)
 	if action == "standalone-job" {
@@ -187,25 +222,34 @@ func (c *cluster) startJobManager(action, daemonName string) (*daemon, error) {
 		args = append(args, "-p", strconv.Itoa(c.opts.parallelism), jar)
 		args = append(args, c.opts.args...)
 	}
-	jm, err := c.startDaemon(action, daemonName, 0, args)
+	jm, err := c.startDaemon(action, daemonName, index, args)
 	if err != nil {
 		return nil, err
 	}
+	jm.jobManager = true
+	c.jobManagers++
 	fmt.Fprintf(c.stdout, "Starting %s daemon on host %s (pid %d): RPC %s, REST endpoint http://%s, BLOB server %s, log %s\n",
 		daemonName, hostname(), jm.pid(), jm.field("rpc"), jm.field("rest"), jm.field("blob"), jm.field("log"))
+	if c.leaders != nil {
+		c.leaders.add(jm)
+	}
 	return jm, nil
 }
 
-// startTaskManagers starts the TaskManagers, each registering at the
-// JobManager's RPC address, and waits until each runs.
+// startTaskManagers starts the TaskManagers and waits until each runs.
+// Each registers at the JobManager's RPC address, or, with ZooKeeper HA,
+// at the leader's, which it finds through ZooKeeper, and downloads jars
+// from the BlobServer the ResourceManager leader names.
 func (c *cluster) startTaskManagers(jm *daemon) error {
+	var leaders []string
+	if !c.opts.highlyAvailable() {
+		leaders = []string{"--jobmanager", jm.field("rpc"), "--blob-server", jm.field("blob")}
+	}
 	for i := range c.opts.taskManagers {
-		tm, err := c.startDaemon("taskmanager", entrypoint.DaemonTaskExecutor, i, append([]string{
-			"--jobmanager", jm.field("rpc"),
-			"--blob-server", jm.field("blob"),
+		tm, err := c.startDaemon("taskmanager", entrypoint.DaemonTaskExecutor, i, append(append(leaders,
 			"--host", c.opts.host,
 			"--slots", strconv.Itoa(c.opts.slots),
-		}, c.opts.properties.args()...))
+		), c.opts.properties.args()...))
 		if err != nil {
 			return err
 		}
@@ -216,10 +260,14 @@ func (c *cluster) startTaskManagers(jm *daemon) error {
 }
 
 // stop stops every process still running, the last started first: the
-// TaskManagers, then the JobManager, each with SIGTERM, and with SIGKILL
+// TaskManagers, then the JobManagers, each with SIGTERM, and with SIGKILL
 // if it has not exited daemonStopTimeout later. It reports whether each
 // of them stopped cleanly, with exit code 0.
 func (c *cluster) stop() (clean bool) {
+	if c.leaders != nil {
+		c.leaders.Close()
+		c.leaders = nil
+	}
 	clean = true
 	for i := len(c.daemons) - 1; i >= 0; i-- {
 		d := c.daemons[i]
@@ -241,12 +289,13 @@ func (c *cluster) stop() (clean bool) {
 // daemon is one process of the cluster: this binary, started with one of
 // the cluster's actions.
 type daemon struct {
-	daemon string // Flink's daemon name: standalonesession, taskexecutor, standalonejob
-	out    string // the .out file: its standard output
-	cmd    *exec.Cmd
-	ready  map[string]string // what its ready line said: rpc=…, rest=…, log=…
-	done   chan struct{}     // closed once it has exited
-	err    error             // how it exited; read after done
+	daemon     string // Flink's daemon name: standalonesession, taskexecutor, standalonejob
+	jobManager bool
+	out        string // the .out file: its standard output
+	cmd        *exec.Cmd
+	ready      map[string]string // what its ready line said: rpc=…, rest=…, log=…
+	done       chan struct{}     // closed once it has exited
+	err        error             // how it exited; read after done
 }
 
 // startDaemon starts this binary with action and args, logging into the
@@ -385,4 +434,17 @@ func hostname() string {
 		return name
 	}
 	return "localhost"
+}
+
+// lockedWriter is start-cluster's stdout: the leader's changes are
+// printed from the goroutine that follows ZooKeeper.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -110,6 +110,11 @@ Action "start-cluster" starts a standalone session cluster on this machine.
 
   Syntax: start-cluster [OPTIONS]
   "start-cluster" action options:
+     --jobmanagers <n>                JobManager processes to start (default 1):
+                                      a leader and standbys, which needs -D
+                                      high-availability.type=zookeeper. They
+                                      take consecutive ports from the RPC,
+                                      REST and BLOB ports given.
      --taskmanagers <n>               TaskManager processes to start (default 1).
      --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
      --host <host>                    jobmanager.rpc.address (default localhost).
@@ -127,7 +132,10 @@ Action "start-cluster" starts a standalone session cluster on this machine.
   Starts the JobManager (jobmanager) and the TaskManagers (taskmanager) as
   processes of this binary, and stays in the foreground: Ctrl-C (SIGINT)
   or SIGTERM stops them all, TaskManagers first. A TaskManager that dies
-  is reported, and the cluster runs on without it. The TaskManagers'
+  is reported, and the cluster runs on without it; so is a JobManager of
+  several, whose standby takes over: each JobManager that becomes the
+  leader is printed ("JobManager pid PID (REST port PORT) is now the
+  leader"). The TaskManagers'
   memory comes from -D taskmanager.memory.* (default
   taskmanager.memory.process.size=1728m, as in Flink's distribution); if
   it does not add up, nothing starts.
@@ -168,10 +176,13 @@ Action "taskmanager" runs a TaskManager.
                                       jobmanager.rpc.port). Required,
                                       unless -D high-availability.type=
                                       zookeeper: then the leaders are found
-                                      through ZooKeeper, and --blob-server
-                                      is required.
-     --blob-server <host:port>        The JobManager's BLOB server (default
-                                      its host and blob.server.port 6124).
+                                      through ZooKeeper.
+     --blob-server <host:port>        The JobManager's BLOB server, kept
+                                      whatever the ResourceManager says
+                                      (default: the one the ResourceManager
+                                      leader names; until then, the
+                                      JobManager's host and blob.server.port
+                                      6124).
      --slots <m>                      taskmanager.numberOfTaskSlots (default 1).
      --host <host>                    taskmanager.host (default localhost).
      --log-dir <dir>                  env.log.dir.

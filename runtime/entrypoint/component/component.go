@@ -24,7 +24,10 @@ type DispatcherResourceManagerComponent struct {
 	// dispatcherRunner, with HA services that elect, runs a Dispatcher
 	// while the process leads (dispatcher stays nil then).
 	dispatcherRunner *dispatcher.Runner
-	restServer       *rest.Server // nil without Config.REST
+	// leaderGateway is what the REST endpoint sees of the Dispatcher
+	// with an election: the leader's, wherever it runs.
+	leaderGateway *dispatcher.LeaderGateway
+	restServer    *rest.Server // nil without Config.REST
 }
 
 // Dispatcher returns the component's Dispatcher: with an election, the
@@ -66,6 +69,10 @@ func (c *DispatcherResourceManagerComponent) CloseDispatcher() error {
 	if c.restServer != nil {
 		errs = append(errs, c.restServer.Close(context.Background()))
 		c.restServer = nil
+	}
+	if c.leaderGateway != nil {
+		errs = append(errs, c.leaderGateway.Close())
+		c.leaderGateway = nil
 	}
 	if c.dispatcher != nil {
 		errs = append(errs, c.dispatcher.Close())

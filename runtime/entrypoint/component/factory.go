@@ -3,7 +3,9 @@ package component
 import (
 	"errors"
 	"log/slog"
+	"net"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"flinklab/runtime/blob"
@@ -122,6 +124,7 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 		RequirementCheckDelay: cfg.RequirementCheckDelay,
 		Heartbeat:             cfg.Heartbeat,
 		StartUpPeriod:         cfg.StartUpPeriod,
+		ClusterInformation:    clusterInformation(deps.BlobServer),
 		Logger:                cfg.Logger,
 	}, resourcemanager.Deps{RPC: deps.RPC, HA: deps.HA, Trace: deps.Trace, Faults: deps.Faults})
 	if err != nil {
@@ -136,6 +139,7 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 		RPC:                    deps.RPC,
 		JobResultStore:         deps.HA.JobResultStore(),
 		CreateJobManagerRunner: jobManagerRunnerFactory(cfg, deps),
+		BlobServer:             blobServerOf(deps),
 		Trace:                  deps.Trace,
 		Faults:                 deps.Faults,
 	}
@@ -177,6 +181,34 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 // highlyAvailable are HA services that keep the cluster's JobGraphs where
 // every JobManager finds them (ZooKeeper's): with them the Dispatcher is
 // elected.
+// clusterInformation is where the BlobServer listens, which the
+// ResourceManager tells every TaskExecutor that registers; zero when it
+// does not listen (the MiniCluster's, whose TaskExecutors call it in the
+// same process).
+func clusterInformation(blobServer *blob.BlobServer) gateway.ClusterInformation {
+	if blobServer == nil {
+		return gateway.ClusterInformation{}
+	}
+	host, port, err := net.SplitHostPort(blobServer.Address())
+	if err != nil {
+		return gateway.ClusterInformation{}
+	}
+	portNumber, err := strconv.Atoi(port)
+	if err != nil {
+		return gateway.ClusterInformation{}
+	}
+	return gateway.ClusterInformation{BlobServerHostname: host, BlobServerPort: portNumber}
+}
+
+// blobServerOf is deps.BlobServer for the Dispatcher's cleanup; a nil
+// interface when there is none.
+func blobServerOf(deps Deps) dispatcher.BlobServer {
+	if deps.BlobServer == nil {
+		return nil
+	}
+	return deps.BlobServer
+}
+
 type highlyAvailable interface {
 	JobGraphStore() (jobmanager.JobGraphStore, error)
 }
@@ -190,7 +222,13 @@ func (c *DispatcherResourceManagerComponent) startRESTEndpoint(cfg Config, deps 
 	}
 	var restDispatcher gateway.DispatcherGateway = c.dispatcher
 	if c.dispatcherRunner != nil {
-		restDispatcher = c.dispatcherRunner.Gateway() // whichever Dispatcher leads now
+		// Flink's LeaderRetrievalHandler: whichever Dispatcher leads now,
+		// in this JobManager or in another.
+		leader, err := dispatcher.NewLeaderGateway(deps.RPC, deps.HA.DispatcherLeaderRetriever(), cfg.Logger)
+		if err != nil {
+			return err
+		}
+		c.leaderGateway, restDispatcher = leader, leader
 	}
 	if deps.RESTDispatcherGateway != nil {
 		restDispatcher = deps.RESTDispatcherGateway(c.dispatcher)

@@ -59,6 +59,10 @@ type Deps struct {
 	BlobSource blob.Source
 	// BlobServerAddress names the BlobServer in log lines and errors.
 	BlobServerAddress string
+	// FixedBlobServer keeps the BlobCache on BlobSource, whatever
+	// BlobServer the ResourceManager names when the TaskExecutor
+	// registers (see taskexecutor.Config.FixedBlobServer).
+	FixedBlobServer bool
 	// Shuffle is the data plane of the TaskManager's tasks.
 	Shuffle *network.ShuffleEnvironment
 	// Trace records steps m9 to m11; nil records nothing.
@@ -111,6 +115,7 @@ func StartTaskManager(cfg Config, deps Deps) (*TaskManager, error) {
 		RPCTimeout:           cfg.RPCTimeout,
 		Registration:         cfg.Registration,
 		Heartbeat:            cfg.Heartbeat,
+		FixedBlobServer:      deps.FixedBlobServer,
 		Logger:               cfg.Logger,
 	}, taskexecutor.Deps{
 		RPC:       deps.RPC,
