@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: run test bench lint vet diagrams
+.PHONY: run test bench lint vet diagrams chaos
 
 # run: the embedded demo (a MiniCluster runs WordCount and prints its trace).
 # INJECT=mN breaks step mN once (e.g. make run INJECT=m9, or INJECT=m10:jar-corrupted).
@@ -28,6 +28,11 @@ test-verify:
 
 vet:
 	$(GO) vet ./...
+
+# chaos: 20 leader kills in a row on a ZooKeeper HA cluster of real
+# processes, with a job running (about 40 s; CI runs it after make test).
+chaos:
+	$(GO) test -race -count=1 -tags chaos -run '^TestLeaderKillsInARow$$' ./tools/flink/
 
 # bench: the benchmarks, a few runs each (compare runs with benchstat),
 # then the learner's loop: `learn check` timed in a copy of the tree, on an

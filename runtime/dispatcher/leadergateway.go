@@ -3,8 +3,6 @@ package dispatcher
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -30,75 +28,28 @@ import (
 // temporarily unavailable due to an ongoing leader election. Please
 // refresh.").
 type LeaderGateway struct {
-	rpc       rpc.Service
-	retrieval highavailability.LeaderRetrievalService
-	log       *slog.Logger
-
-	mu      sync.Mutex
-	address string // "" while no leader is known
-	session api.LeaderSessionID
-	leader  gateway.DispatcherGateway // connected on first use; nil until then
+	*gateway.LeaderGatewayRetriever[gateway.DispatcherGateway]
 }
 
 var _ gateway.DispatcherGateway = (*LeaderGateway)(nil)
 
 // NewLeaderGateway starts following the Dispatcher's leader with
-// retrieval. Close stops it.
-func NewLeaderGateway(rpcService rpc.Service, retrieval highavailability.LeaderRetrievalService, logger *slog.Logger) (*LeaderGateway, error) {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	g := &LeaderGateway{rpc: rpcService, retrieval: retrieval, log: logger.With("logger", "LeaderGatewayRetriever")}
-	if err := retrieval.Start(g); err != nil {
-		return nil, fmt.Errorf("start the retrieval of the Dispatcher's leader: %w", err)
-	}
-	return g, nil
-}
-
-// NotifyLeaderAddress is told each new leader, and "" when none is known.
-func (g *LeaderGateway) NotifyLeaderAddress(address string, session api.LeaderSessionID) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if address == g.address && session == g.session {
-		return
-	}
-	g.address, g.session, g.leader = address, session, nil
-	if address != "" {
-		g.log.Debug(fmt.Sprintf("New leader of the Dispatcher: %s with session %s.", address, session))
-	}
-}
-
-// gateway returns the Dispatcher that leads now, connecting to it the
-// first time it is asked for.
-func (g *LeaderGateway) gateway(ctx context.Context) (gateway.DispatcherGateway, error) {
-	g.mu.Lock()
-	address, session, leader := g.address, g.session, g.leader
-	g.mu.Unlock()
-	if address == "" {
-		return nil, gateway.ErrNoLeader
-	}
-	if leader != nil {
-		return leader, nil
-	}
-	leader, err := rpc.ConnectFenced[gateway.DispatcherGateway](ctx, g.rpc, address, api.DispatcherID(session))
+// retrieval, connecting through rpcService. Close stops it.
+func NewLeaderGateway(rpcService rpc.Service, retrieval highavailability.LeaderRetrievalService) (*LeaderGateway, error) {
+	retriever, err := gateway.NewLeaderGatewayRetriever(retrieval,
+		func(ctx context.Context, address string, session api.LeaderSessionID) (gateway.DispatcherGateway, error) {
+			return rpc.ConnectFenced[gateway.DispatcherGateway](ctx, rpcService, address, api.DispatcherID(session))
+		})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("follow the Dispatcher's leader: %w", err)
 	}
-	g.mu.Lock()
-	if g.address == address && g.session == session {
-		g.leader = leader
-	}
-	g.mu.Unlock()
-	return leader, nil
+	return &LeaderGateway{retriever}, nil
 }
-
-// Close stops following the leader.
-func (g *LeaderGateway) Close() error { return g.retrieval.Stop() }
 
 // The calls of the DispatcherGateway, each sent to the leader.
 
 func (g *LeaderGateway) SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGraph) error {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,7 +57,7 @@ func (g *LeaderGateway) SubmitJob(ctx context.Context, jobGraph *jobgraph.JobGra
 }
 
 func (g *LeaderGateway) CancelJob(ctx context.Context, jobID api.JobID) error {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return err
 	}
@@ -114,7 +65,7 @@ func (g *LeaderGateway) CancelJob(ctx context.Context, jobID api.JobID) error {
 }
 
 func (g *LeaderGateway) RequestJobStatus(ctx context.Context, jobID api.JobID) (api.JobStatus, error) {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		var none api.JobStatus
 		return none, err
@@ -123,7 +74,7 @@ func (g *LeaderGateway) RequestJobStatus(ctx context.Context, jobID api.JobID) (
 }
 
 func (g *LeaderGateway) RequestJob(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error) {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +82,7 @@ func (g *LeaderGateway) RequestJob(ctx context.Context, jobID api.JobID) (*gatew
 }
 
 func (g *LeaderGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +90,7 @@ func (g *LeaderGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
 }
 
 func (g *LeaderGateway) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return api.JobResult{}, err
 	}
@@ -147,7 +98,7 @@ func (g *LeaderGateway) RequestJobResult(ctx context.Context, jobID api.JobID) (
 }
 
 func (g *LeaderGateway) RequestJobResourceRequirements(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error) {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return jobgraph.JobResourceRequirements{}, err
 	}
@@ -155,7 +106,7 @@ func (g *LeaderGateway) RequestJobResourceRequirements(ctx context.Context, jobI
 }
 
 func (g *LeaderGateway) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error {
-	d, err := g.gateway(ctx)
+	d, err := g.Gateway(ctx)
 	if err != nil {
 		return err
 	}

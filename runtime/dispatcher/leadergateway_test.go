@@ -58,7 +58,7 @@ func TestTheLeaderGatewayCallsTheLeaderOfTheSessionItKnows(t *testing.T) {
 	require.NoError(t, leaderProcess.Register(address, leadingDispatcher{serve, api.DispatcherID(first)}))
 
 	retrieval := &handRetrieval{}
-	g, err := NewLeaderGateway(standbyProcess, retrieval, nil)
+	g, err := NewLeaderGateway(standbyProcess, retrieval)
 	require.NoError(t, err)
 	_, err = g.ListJobs(ctx)
 	require.ErrorIs(t, err, gateway.ErrNoLeader, "no leader known yet")

@@ -127,7 +127,15 @@ func (r *Runner) do(op func()) {
 }
 
 // startLeader recovers the stored jobs and starts a Dispatcher with them.
-func (r *Runner) startLeader(session api.LeaderSessionID) error {
+// A panic on the way fails the leadership as an error would (Flink runs
+// the recovery on an executor, where an exception fails the leader
+// process's future).
+func (r *Runner) startLeader(session api.LeaderSessionID) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
 	r.dlog.Info("Start SessionDispatcherLeaderProcess.")
 	dirty, err := r.deps.JobResultStore.DirtyResults()
 	if err != nil {
@@ -159,8 +167,13 @@ func (r *Runner) startLeader(session api.LeaderSessionID) error {
 }
 
 // recoverJobs reads every stored job that has no result yet (Flink's
-// SessionDispatcherLeaderProcess#recoverJobs).
+// SessionDispatcherLeaderProcess#recoverJobs). A job whose result is dirty
+// is skipped: it ended under the last leader, which did not finish its
+// cleanup. An error fails the whole recovery: the leader process does not
+// start, rather than run without a job it could not read.
 func (r *Runner) recoverJobs(dirty []api.JobResult) ([]*jobgraph.JobGraph, error) {
+	// Step h4: the new leader recovers the jobs the last one left in the
+	// JobGraphStore, before its Dispatcher takes any request.
 	r.dlog.Info("Recover all persisted job graphs that are not finished, yet.")
 	ids, err := r.deps.JobGraphStore.JobIDs()
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +17,12 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 	"flinklab/runtime/internal/logbuf"
+	"flinklab/runtime/rest"
 )
 
 // TestMain stops the ZooKeeper server the HA tests share.
@@ -32,13 +37,19 @@ func TestMain(m *testing.M) {
 // storage directory.
 func startHAJobManager(t *testing.T, quorum, clusterID, storageDir string, logs *logbuf.Buffer) *ClusterEntrypoint {
 	t.Helper()
+	return startHAJobManagerWith(t, haConfiguration(quorum, clusterID, storageDir), logs)
+}
+
+// startHAJobManagerWith starts a JobManager with the configuration conf.
+func startHAJobManagerWith(t *testing.T, conf map[string]string, logs *logbuf.Buffer) *ClusterEntrypoint {
+	t.Helper()
 	jm := NewStandaloneSessionClusterEntrypoint(Config{
 		RPCAddress:        "127.0.0.1:0",
 		RESTAddress:       "127.0.0.1:0",
 		BlobServerAddress: "127.0.0.1:0",
 		WorkingDir:        t.TempDir(),
 		Logger:            slog.New(slog.NewJSONHandler(logs, nil)),
-		Configuration:     haConfiguration(quorum, clusterID, storageDir),
+		Configuration:     conf,
 	})
 	require.NoError(t, jm.Start())
 	t.Cleanup(func() { _ = jm.Close() })
@@ -63,12 +74,18 @@ func haConfiguration(quorum, clusterID, storageDir string) map[string]string {
 // ResourceManager leader names.
 func startHATaskManager(t *testing.T, quorum, clusterID, storageDir string, slots int, logs *logbuf.Buffer) *TaskManagerRunner {
 	t.Helper()
+	return startHATaskManagerWith(t, haConfiguration(quorum, clusterID, storageDir), slots, logs)
+}
+
+// startHATaskManagerWith starts a TaskManager with the configuration conf.
+func startHATaskManagerWith(t *testing.T, conf map[string]string, slots int, logs *logbuf.Buffer) *TaskManagerRunner {
+	t.Helper()
 	tm := NewTaskManagerRunner(TaskManagerConfig{
-		RPCAddress:        "127.0.0.1:0",
-		NumberOfSlots:     slots,
-		WorkingDir:        t.TempDir(),
-		Logger:            slog.New(slog.NewJSONHandler(logs, nil)),
-		Configuration:     haConfiguration(quorum, clusterID, storageDir),
+		RPCAddress:    "127.0.0.1:0",
+		NumberOfSlots: slots,
+		WorkingDir:    t.TempDir(),
+		Logger:        slog.New(slog.NewJSONHandler(logs, nil)),
+		Configuration: conf,
 	})
 	require.NoError(t, tm.Start())
 	t.Cleanup(func() { assert.NoError(t, tm.Close()) })
@@ -162,7 +179,9 @@ func awaitLeadingREST(t *testing.T, jm *ClusterEntrypoint) client.JobsOverview {
 
 // A TaskManager of an HA cluster finds the ResourceManager where
 // ZooKeeper says it leads, and follows it: when the leading JobManager
-// goes, the TaskManager registers at the standby's ResourceManager.
+// goes, the TaskManager registers at the standby's ResourceManager. Every
+// REST endpoint lists the TaskManagers of the leading ResourceManager,
+// the standby's too.
 func TestATaskManagerFollowsTheResourceManagerLeader(t *testing.T) {
 	server := zookeepertest.Shared(t)
 	storage := t.TempDir()
@@ -174,6 +193,7 @@ func TestATaskManagerFollowsTheResourceManagerLeader(t *testing.T) {
 
 	tm := startHATaskManager(t, server.Address(), clusterID, storage, 1, &tmLogs)
 	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+leader.RPCAddress()+"/user/rpc/resourcemanager_0")
+	awaitTaskManagers(t, client.NewRestClusterClient(standby.RESTAddress()), 1)
 
 	require.NoError(t, leader.Close())
 	awaitLine(t, &tmLogs, "Successful registration at resource manager pekko.tcp://flink@"+standby.RPCAddress()+"/user/rpc/resourcemanager_0")
@@ -206,4 +226,166 @@ func TestAFinishedJobIsNotRunAgainAfterAFailover(t *testing.T) {
 	awaitLine(t, &standbyLogs, "Successfully recovered 0 persisted job graphs.")
 	jobs := awaitLeadingREST(t, standby)
 	assert.Empty(t, jobs.Jobs, "the finished job is not run again")
+}
+
+// submitTicker submits the unbounded ticker with POST /jobs.
+func submitTicker(t *testing.T, jm *ClusterEntrypoint, parallelism int) api.JobID {
+	t.Helper()
+	jar, err := ticker.Jar()
+	require.NoError(t, err)
+	program, err := client.ReadPackagedProgram(jar)
+	require.NoError(t, err)
+	g, err := client.StreamingProgramRunner{}.JobGraph(program, "", nil, parallelism)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	jobID, err := client.NewRestClusterClient(jm.RESTAddress()).SubmitJob(ctx, g, "Ticker.jar", jar)
+	require.NoError(t, err)
+	return jobID
+}
+
+// awaitRunning asks the JobManager's REST endpoint for the job until it
+// is RUNNING with every task running, as a client that polls
+// GET /jobs/{jobid} does. A failover answers 500 or 503 for a moment.
+func awaitRunning(t *testing.T, jm *ClusterEntrypoint, jobID api.JobID) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var last rest.JobDetailsInfo
+	for {
+		err := client.NewRestClusterClient(jm.RESTAddress()).SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String(), &last)
+		if err == nil {
+			require.NotEqual(t, api.JobFailed, last.State, "the job must not fail: it is recovered, not failed")
+			tasks := 0
+			for _, v := range last.Vertices {
+				tasks += v.Parallelism
+			}
+			if last.State == api.JobRunning && tasks > 0 && last.StatusCounts[api.ExecutionRunning] == tasks {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("job %s is not RUNNING with every task running within %v: %+v (%v)", jobID, testTimeout, last, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// The leader JobManager is cut off from ZooKeeper (its connection runs
+// through a proxy that the test blocks), as a network partition or a long
+// pause would cut it off. Its connection is SUSPENDED, and by default
+// (high-availability.zookeeper.client.tolerate-suspended-connections:
+// false) it stops leading at once: its job is SUSPENDED, not failed, and
+// nothing is written to the JobResultStore. The standby leads once the
+// cut-off leader's session has expired, recovers the job and runs it on
+// the TaskManagers, which follow it. When the old leader reaches
+// ZooKeeper again, its session is gone (LOST): it is a standby now, and
+// its REST endpoint answers through the new leader.
+func TestALeaderCutOffFromZooKeeperSuspendsItsJobAndTheStandbyTakesOver(t *testing.T) {
+	server := zookeepertest.Shared(t)
+	proxy := zookeepertest.NewProxy(t, server.Address())
+	storage := t.TempDir()
+	clusterID := "/ha-" + api.NewJobID().String()
+	var leaderLogs, standbyLogs, tmLogs logbuf.Buffer
+	leader := startHAJobManager(t, proxy.Address(), clusterID, storage, &leaderLogs)
+	awaitLeadingREST(t, leader)
+	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
+	startHATaskManager(t, server.Address(), clusterID, storage, 2, &tmLogs)
+	jobID := submitTicker(t, leader, 2)
+	awaitRunning(t, leader, jobID)
+
+	proxy.Block() // the leader can no longer reach ZooKeeper
+	awaitLine(t, &leaderLogs, "Connection to ZooKeeper suspended, waiting for reconnection.")
+	awaitLine(t, &leaderLogs, "Job "+jobID.String()+" reached terminal state SUSPENDED.")
+	awaitLine(t, &standbyLogs, "Successfully recovered 1 persisted job graphs.")
+	awaitRunning(t, standby, jobID)
+	results, err := os.ReadDir(filepath.Join(storage, "job-result-store", strings.Trim(clusterID, "/")))
+	require.NoError(t, err)
+	assert.Empty(t, results, "a SUSPENDED job has no result: it is not over")
+
+	proxy.Unblock() // the old leader reaches ZooKeeper again
+	awaitLine(t, &leaderLogs, "Connection to ZooKeeper was reconnected. Leader election can be restarted.")
+	jobs := awaitLeadingREST(t, leader)
+	require.Len(t, jobs.Jobs, 1, "the old leader's REST endpoint answers through the new leader")
+	assert.Equal(t, api.JobRunning, jobs.Jobs[0].JobState)
+	assert.Empty(t, leaderLogs.Messages("Successfully recovered 1 persisted job graphs."), "the old leader does not lead again")
+}
+
+// ZooKeeper is out of reach of the whole cluster for a moment, shorter
+// than the session timeout: every process's connection, through one
+// proxy, is cut, then let through again. By default
+// (tolerate-suspended-connections: false) a SUSPENDED connection ends the
+// leadership at once: the leader suspends its job (it does not fail it),
+// and when ZooKeeper is back, the JobManagers enter the election anew and
+// the one that leads now recovers the job and runs it. With
+// tolerate-suspended-connections: true the leader keeps leading through
+// the outage, and the job runs on, untouched.
+func TestZooKeeperOutOfReachForAMoment(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		tolerate bool
+	}{
+		{"the leadership ends at SUSPENDED", false},
+		{"tolerate-suspended-connections keeps it", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := zookeepertest.Shared(t)
+			zookeeperDown := zookeepertest.NewProxy(t, server.Address())
+			storage := t.TempDir()
+			clusterID := "/ha-" + api.NewJobID().String()
+			conf := haConfiguration(zookeeperDown.Address(), clusterID, storage)
+			conf[zookeeper.KeyTolerateSuspendedConn] = strconv.FormatBool(tc.tolerate)
+			var firstLogs, secondLogs, tmLogs logbuf.Buffer
+			first := startHAJobManagerWith(t, conf, &firstLogs)
+			awaitLeadingREST(t, first)
+			second := startHAJobManagerWith(t, conf, &secondLogs)
+			startHATaskManagerWith(t, conf, 2, &tmLogs)
+			jobID := submitTicker(t, first, 2)
+			awaitRunning(t, first, jobID)
+
+			zookeeperDown.Block()
+			awaitLine(t, &firstLogs, "Connection to ZooKeeper suspended, waiting for reconnection.")
+			if !tc.tolerate {
+				awaitLine(t, &firstLogs, "Job "+jobID.String()+" reached terminal state SUSPENDED.")
+			}
+			zookeeperDown.Unblock()
+			awaitLine(t, &firstLogs, "Connection to ZooKeeper was reconnected. Leader election can be restarted.")
+
+			if tc.tolerate {
+				awaitRunning(t, first, jobID)
+				assert.Empty(t, firstLogs.Messages("DefaultDispatcherRunner was revoked the leadership"), "the leader kept leading")
+				assert.Empty(t, firstLogs.Messages("Job "+jobID.String()+" reached terminal state SUSPENDED."))
+				assert.Empty(t, secondLogs.Messages("Successfully recovered 1 persisted job graphs."), "no failover")
+				return
+			}
+			// One of the two leads now, and runs the job again.
+			awaitAnyLine(t, "Successfully recovered 1 persisted job graphs.", &firstLogs, &secondLogs)
+			awaitRunning(t, second, jobID) // through whichever leads
+			results, err := os.ReadDir(filepath.Join(storage, "job-result-store", strings.Trim(clusterID, "/")))
+			require.NoError(t, err)
+			assert.Empty(t, results, "the job did not end")
+		})
+	}
+}
+
+// awaitAnyLine waits until one of the logs has a line with message.
+func awaitAnyLine(t *testing.T, message string, logs ...*logbuf.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, l := range logs {
+			if len(l.Messages(message)) > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line %q within %v", message, testTimeout)
+		}
+		<-tick.C
+	}
 }

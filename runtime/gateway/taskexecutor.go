@@ -25,10 +25,18 @@ type TaskExecutorGateway interface {
 	CancelTask(ctx context.Context, attemptID api.ExecutionAttemptID) error
 	// FreeSlot returns a slot; its tasks are failed first. The TaskExecutor
 	// then tells the ResourceManager that the slot is free.
-	FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error
+	// The JobMaster of jobMasterID frees it: a slot the TaskExecutor has
+	// offered to another JobMaster of the job since, a newer leader's, is
+	// not freed (Flink's freeSlot names no JobMasterID).
+	FreeSlot(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error
 	// DisconnectJobManager tells the TaskExecutor that the job's JobMaster
-	// is gone.
-	DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error
+	// of jobMasterID is gone. The TaskExecutor ignores it if it is
+	// connected to another JobMaster of the job, a newer leader's.
+	//
+	// Differs from Flink: Flink's disconnectJobManager(JobID, Exception)
+	// names no JobMasterID, and an old leader that wakes from a pause and
+	// lets its TaskExecutors go would disconnect them from the new one.
+	DisconnectJobManager(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error
 	// ReleasePartitions releases the job's BLOCKING partitions of the
 	// given IDs, which the TaskExecutor keeps after their producers
 	// finished until it is told that no consumer needs them any more.

@@ -204,6 +204,15 @@ func (r *JobMasterServiceLeadershipRunner) startJobMasterServiceProcess(session 
 	// Step m4: leadership granted → JobMaster created (its ExecutionGraph
 	// and scheduler built) → JobMaster started.
 	jobMaster, err := r.cfg.JobMasterFactory(api.JobMasterID(session), func(g *gateway.ArchivedExecutionGraph) {
+		// Flink's runIfValidLeader: the end of a job is the job's end only
+		// if its JobMaster still leads. A JobManager that lost the
+		// leadership without knowing it yet (paused, cut off) may see its
+		// tasks fail as the TaskManagers leave it for the new leader; that
+		// is not the job failing, and must not reach the JobResultStore.
+		if !r.cfg.LeaderElection.HasLeadership(session) {
+			r.log.Debug(fmt.Sprintf("Ignore leader action 'result future forwarding' because the leadership runner is no longer the valid leader for %s.", session))
+			return
+		}
 		r.complete(JobManagerRunnerResult{ExecutionGraph: r.withInitializationTimestamp(g)})
 	})
 	if err != nil {

@@ -259,7 +259,7 @@ func (f *fakeTaskExecutor) CancelTask(ctx context.Context, attemptID api.Executi
 	return nil
 }
 
-func (f *fakeTaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, _ error) error {
+func (f *fakeTaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, _ api.JobMasterID, _ error) error {
 	r := slotRelease{TaskManager: f.location.ResourceID, AllocationID: allocationID}
 	f.journal.add("FreeSlot", r)
 	return nil
@@ -268,7 +268,7 @@ func (f *fakeTaskExecutor) FreeSlot(ctx context.Context, allocationID api.Alloca
 // DisconnectJobManager is journaled with its cause, as
 // "TaskExecutor.DisconnectJobManager" (the ResourceManager has a method of
 // the same name).
-func (f *fakeTaskExecutor) DisconnectJobManager(ctx context.Context, _ api.JobID, cause error) error {
+func (f *fakeTaskExecutor) DisconnectJobManager(ctx context.Context, _ api.JobID, _ api.JobMasterID, cause error) error {
 	f.journal.add("TaskExecutor.DisconnectJobManager", cause)
 	if f.disconnectJobManager != nil {
 		return f.disconnectJobManager(ctx, cause)

@@ -387,9 +387,10 @@ func (jm *JobMaster) disconnectTaskManagerResourceManagerConnections(cause error
 		tm := jm.taskManagers[id]
 		jm.log.Info(fmt.Sprintf("Disconnect TaskExecutor %s because: %v", id, cause))
 		jm.taskManagerHeartbeatManager.UnmonitorTarget(id)
+		jobMasterID := jm.FencingToken()
 		for _, slot := range jm.slotPool.ReleaseTaskManager(id) {
 			rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-				return struct{}{}, tm.gateway.FreeSlot(ctx, slot.AllocationID, cause)
+				return struct{}{}, tm.gateway.FreeSlot(ctx, slot.AllocationID, jobMasterID, cause)
 			}, func(_ struct{}, err error) {
 				if err != nil { // the TaskExecutor frees it all the same when it is disconnected
 					jm.log.Debug(fmt.Sprintf("Releasing slot [%s] of registered TaskExecutor %s failed. Discarding slot.", slot.AllocationID, id), "cause", err.Error())
@@ -398,7 +399,7 @@ func (jm *JobMaster) disconnectTaskManagerResourceManagerConnections(cause error
 		}
 		delete(jm.taskManagers, id) // its answer (DisconnectTaskManager) then finds nothing to do
 		rpc.AskInOrder(jm.Endpoint, resourceManagerLane, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
+			return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, jobMasterID, cause)
 		}, func(_ struct{}, err error) {
 			if err != nil {
 				jm.log.Warn(fmt.Sprintf("Could not disconnect job %s from TaskManager %s.", jobID, id), "cause", err.Error())
@@ -648,9 +649,9 @@ func (jm *JobMaster) disconnectTaskManagerAndTell(taskManager api.ResourceID, ca
 	if !ok || !tell {
 		return
 	}
-	jobID := jm.jobGraph.JobID
+	jobID, jobMasterID := jm.jobGraph.JobID, jm.FencingToken()
 	rpc.Ask(jm.Endpoint, jm.cfg.RPCTimeout, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, cause)
+		return struct{}{}, tm.gateway.DisconnectJobManager(ctx, jobID, jobMasterID, cause)
 	}, func(struct{}, error) {}) // a TaskExecutor that does not answer is gone anyway
 }
 

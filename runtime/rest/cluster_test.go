@@ -167,3 +167,16 @@ func TestClusterEndpointsWhenTheResourceManagerFails(t *testing.T) {
 		assert.True(t, strings.Contains(r.errors[1], "rpc timeout"), "%s: %s", path, r.errors[1])
 	}
 }
+
+// While no Dispatcher leads (a failover), every request that needs one is
+// answered 503 with Flink's words, and, as Flink's LeaderRetrievalHandler
+// does, nothing is logged: the client is told to ask again.
+func TestNoLeaderIsA503ThatLogsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.dispatcher.ListJobsFunc = func(context.Context) ([]api.JobID, error) { return nil, gateway.ErrNoLeader }
+
+	r := h.get("/jobs/overview")
+	require.Equal(t, http.StatusServiceUnavailable, r.status, string(r.body))
+	assert.JSONEq(t, `{"errors": ["Service temporarily unavailable due to an ongoing leader election. Please refresh."]}`, string(r.body))
+	assert.NotContains(t, h.logs.String(), "level=ERROR", "a failover is not an error of the REST endpoint")
+}

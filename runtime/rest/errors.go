@@ -150,6 +150,9 @@ func errorResponse(err error) (int, ErrorResponseBody) {
 	var he *handlerError
 	var tooLarge *http.MaxBytesError
 	switch {
+	case errors.Is(err, gateway.ErrNoLeader):
+		// Flink's LeaderRetrievalHandler answers with its own words only.
+		return status, ErrorResponseBody{Errors: []string{gateway.ErrNoLeader.Error()}}
 	case status == http.StatusInternalServerError:
 		return status, ErrorResponseBody{Errors: []string{
 			"Internal server error.",

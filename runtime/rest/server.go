@@ -104,17 +104,23 @@ type ProgramRunner interface {
 	JobGraph(program *client.PackagedProgram, entryClass string, args []string, parallelism int) (*jobgraph.JobGraph, error)
 }
 
+// ResourceManagerGateway is what the endpoint asks the ResourceManager:
+// the two calls of Flink's ResourceManagerGateway its handlers make. The
+// ResourceManager itself is one; so is the leader's, wherever it runs,
+// through a gateway.LeaderGatewayRetriever.
+type ResourceManagerGateway interface {
+	RequestResourceOverview(ctx context.Context) (gateway.ResourceOverview, error)
+	RequestTaskManagerInfo(ctx context.Context) ([]gateway.TaskManagerInfo, error)
+}
+
 // Deps are the components the endpoint talks to. All but Trace, Faults and
 // Configuration are required.
 type Deps struct {
 	// Dispatcher receives the jobs (step m3) and answers questions about
 	// them.
 	Dispatcher gateway.DispatcherGateway
-	// ResourceManager answers questions about the TaskManagers and slots
-	// (RequestResourceOverview and RequestTaskManagerInfo, as Flink's
-	// handlers ask the ResourceManagerGateway); the endpoint calls nothing
-	// else on it.
-	ResourceManager gateway.ResourceManagerGateway
+	// ResourceManager answers questions about the TaskManagers and slots.
+	ResourceManager ResourceManagerGateway
 	// BlobServer stores each job's jar under its JobID before the job is
 	// submitted; the TaskExecutors fetch it from there at step m10.
 	BlobServer *blob.BlobServer
@@ -333,9 +339,14 @@ func (s *Server) handler(h handlerFunc) http.Handler {
 		body, err := h(w, r)
 		if err != nil {
 			status, errBody := errorResponse(err)
-			if status >= http.StatusInternalServerError {
+			switch {
+			case errors.Is(err, gateway.ErrNoLeader):
+				// Flink's LeaderRetrievalHandler answers it without a word
+				// in the log: a failover is under way, and the client is
+				// told to ask again.
+			case status >= http.StatusInternalServerError:
 				s.log.Error("Unhandled exception.", "request", r.Method+" "+r.URL.Path, "cause", err.Error())
-			} else {
+			default:
 				s.log.Error("Exception occurred in REST handler: "+strings.Join(errBody.Errors, " "), "request", r.Method+" "+r.URL.Path)
 			}
 			writeJSON(w, status, errBody)

@@ -32,19 +32,22 @@ func (e *FencedEndpoint[F]) SetFencingToken(token F) { e.fencingToken = token }
 // call with an error wrapping ErrFencingTokenMismatch when they differ.
 func CallFenced[F comparable, T any](ctx context.Context, e *FencedEndpoint[F], token F, fn func() (T, error)) (T, error) {
 	return CallAsync(ctx, e.Endpoint, func() (T, error) {
-		var unset F
-		if e.fencingToken == unset {
+		if err := checkFencingToken("for "+e.name, tokenString(token), tokenString(e.fencingToken)); err != nil {
 			var zero T
-			return zero, fmt.Errorf("%w: Fencing token not set: Ignoring message for %s because the fencing token is null.",
-				ErrFencingTokenMismatch, e.name)
-		}
-		if token != e.fencingToken {
-			var zero T
-			return zero, fmt.Errorf("%w: Fencing token mismatch: Ignoring message for %s because the fencing token %v did not match the expected fencing token %v.",
-				ErrFencingTokenMismatch, e.name, token, e.fencingToken)
+			return zero, err
 		}
 		return fn()
 	})
+}
+
+// tokenString is a fencing token as checkFencingToken compares it: its
+// String form, or "" for the zero token, which is Java's null.
+func tokenString[F comparable](token F) string {
+	var unset F
+	if token == unset {
+		return ""
+	}
+	return fmt.Sprint(token)
 }
 
 // FencedGateway is an endpoint whose calls carry its fencing token in the
@@ -89,10 +92,16 @@ func ConnectFenced[G any](ctx context.Context, s Service, address string, token 
 	return asGateway[G](raw, address)
 }
 
-// checkFencingToken compares the token a message carries with the one the
-// endpoint expects, with the words of Flink's FencedPekkoRpcActor. An
-// empty token is Java's null.
+// checkFencingToken is the check of Flink's FencedPekkoRpcActor, which
+// every fenced call passes before it reaches its endpoint: the token the
+// message carries against the one the endpoint expects, both in their
+// String form, "" standing for Java's null. message names the call in the
+// error.
 func checkFencingToken(message, token, expected string) error {
+	// A leader's calls are fenced: an endpoint answers only the calls of
+	// the leader session it runs under, so that a process that lost the
+	// leadership (paused, cut off, not yet told) cannot act for it any
+	// more. An endpoint with no token is not leading, and answers nobody.
 	if expected == "" {
 		return fmt.Errorf("%w: Fencing token not set: Ignoring message %s because the fencing token is null.",
 			ErrFencingTokenMismatch, message)

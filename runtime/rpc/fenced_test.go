@@ -64,3 +64,31 @@ func TestConnectFencedInOneProcessChecksTheTokenOnce(t *testing.T) {
 	_, err = ConnectFenced[echoGateway](ctx, server, server.Address("dispatcher_0"), token("session-1"))
 	require.ErrorIs(t, err, ErrFencingTokenMismatch)
 }
+
+// panickyEcho is an endpoint whose fencing token cannot be read.
+type panickyEcho struct{ *echoServer }
+
+func (panickyEcho) ExpectedFencingToken() string { panic("no token here") }
+
+// A panic while a call is served, before the endpoint's own main thread
+// (which recovers its handlers' panics), becomes the caller's error, and
+// the connection serves on.
+func TestAPanicWhileServingACallBecomesTheCallersError(t *testing.T) {
+	server, _ := newTCP(t, TCPConfig{})
+	require.NoError(t, server.Register(server.Address("broken"), panickyEcho{&echoServer{}}))
+	require.NoError(t, server.Register(server.Address("echo"), &echoServer{}))
+	caller, _ := newTCP(t, TCPConfig{})
+	ctx := testContext(t)
+
+	broken, err := ConnectFenced[echoGateway](ctx, caller, server.Address("broken"), token("t"))
+	require.NoError(t, err)
+	_, err = broken.Echo(ctx, "a", 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Reporting back error thrown in remote procedure RemoteRpcInvocation(Echo): no token here")
+
+	echo, err := Connect[echoGateway](ctx, caller, server.Address("echo"))
+	require.NoError(t, err)
+	got, err := echo.Echo(ctx, "a", 2)
+	require.NoError(t, err, "the connection serves on")
+	assert.Equal(t, "aa", got)
+}

@@ -94,8 +94,15 @@ func (c *serverConn) logReadError(err error) {
 }
 
 // handle runs one call, with the caller's deadline (none if zero), and
-// returns its answer.
-func (c *serverConn) handle(req request, deadline time.Time) response {
+// returns its answer. A panic while serving it becomes the caller's error,
+// as Flink's PekkoRpcActor reports back what a remote procedure threw,
+// and the connection serves on.
+func (c *serverConn) handle(req request, deadline time.Time) (resp response) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = errorResponse(req.ID, fmt.Errorf("Reporting back error thrown in remote procedure %s: %v", invocationName(req.Method), r))
+		}
+	}()
 	address := c.service.Address(req.Target)
 	ep := c.service.endpoint(req.Target)
 	switch {

@@ -145,7 +145,7 @@ func TestFinishedTaskKeepsItsBlockingPartitionUntilReleasePartitions(t *testing.
 
 		// The JobMaster frees the producer's slot: the partition, and so the
 		// job, stay.
-		require.NoError(t, h.te.FreeSlot(ctx, job.allocationID, errors.New("the producer finished")))
+		require.NoError(t, h.te.FreeSlot(ctx, job.allocationID, job.jmID, errors.New("the producer finished")))
 		synctest.Wait()
 		assert.True(t, h.slotIsFree(0))
 		assert.Equal(t, []api.JobID{job.jobID}, h.jobs(), "the job stays for its partition")
@@ -182,7 +182,7 @@ func TestReleasingTheJobReleasesAllItsBlockingPartitions(t *testing.T) {
 		release func(h *harness, job deployableJob)
 	}{
 		{"the JobMaster disconnects", func(h *harness, job deployableJob) {
-			require.NoError(h.t, h.te.DisconnectJobManager(context.Background(), job.jobID, errors.New("The job finished.")))
+			require.NoError(h.t, h.te.DisconnectJobManager(context.Background(), job.jobID, job.jmID, errors.New("The job finished.")))
 		}},
 		{"the TaskExecutor shuts down", func(h *harness, _ deployableJob) {
 			require.NoError(h.t, h.te.Close())
@@ -229,7 +229,7 @@ func TestAFailedTasksBlockingPartitionIsNotKept(t *testing.T) {
 		assert.Empty(t, h.tracked(job.jobID))
 		assert.Zero(t, h.files())
 
-		require.NoError(t, h.te.FreeSlot(ctx, job.allocationID, errors.New("the job failed over")))
+		require.NoError(t, h.te.FreeSlot(ctx, job.allocationID, job.jmID, errors.New("the job failed over")))
 		synctest.Wait()
 		assert.True(t, h.slotIsFree(0))
 		assert.Empty(t, h.jobs(), "nothing keeps the job")

@@ -251,8 +251,8 @@ func TestAKilledTaskExecutorAnswersNothingAndTellsNobody(t *testing.T) {
 			},
 			"SubmitTask":           func(ctx context.Context) error { return h.te.SubmitTask(ctx, tdd, job.jmID) },
 			"CancelTask":           func(ctx context.Context) error { return h.te.CancelTask(ctx, tdd.ExecutionAttemptID) },
-			"FreeSlot":             func(ctx context.Context) error { return h.te.FreeSlot(ctx, job.allocationID, nil) },
-			"DisconnectJobManager": func(ctx context.Context) error { return h.te.DisconnectJobManager(ctx, job.jobID, nil) },
+			"FreeSlot":             func(ctx context.Context) error { return h.te.FreeSlot(ctx, job.allocationID, job.jmID, nil) },
+			"DisconnectJobManager": func(ctx context.Context) error { return h.te.DisconnectJobManager(ctx, job.jobID, job.jmID, nil) },
 			"HeartbeatFromJobManager": func(ctx context.Context) error {
 				return h.te.HeartbeatFromJobManager(ctx, job.jm.resourceID, gateway.AllocatedSlotReport{})
 			},

@@ -40,35 +40,43 @@ type jobLeaderService struct {
 	listener   jobLeaderListener
 	jobs       map[api.JobID]*jobManagerLeaderListener
 
-	// disconnecting counts, per job, the DisconnectTaskManager messages
-	// sent to a JobMaster and not yet answered; a registration at the
-	// job's leader waits for them in deferred. Pekko delivers the messages
-	// between two actors in order, so in Flink a JobMaster can never see
-	// the old connection's goodbye after the new connection's
-	// registration; here the registration waits for the goodbye's answer.
-	disconnecting map[api.JobID]int
-	deferred      map[api.JobID][]func()
+	// disconnecting counts, per JobMaster (a job's leader session), the
+	// DisconnectTaskManager messages sent to it and not yet answered; a
+	// registration at that same JobMaster waits for them in deferred.
+	// Pekko delivers the messages between two actors in order, so in Flink
+	// a JobMaster can never see the old connection's goodbye after the new
+	// connection's registration; here a registration at the JobMaster we
+	// said goodbye to waits for the goodbye's answer. A registration at a
+	// new leader does not wait: the goodbye went to another JobMaster,
+	// which may be gone, or paused, and never answer.
+	disconnecting map[jobLeader]int
+	deferred      map[jobLeader][]func()
 }
 
-// disconnectSent notes a DisconnectTaskManager on its way to the job's
-// JobMaster.
-func (s *jobLeaderService) disconnectSent(jobID api.JobID) {
+// jobLeader is one leader session of a job: its JobMaster.
+type jobLeader struct {
+	jobID       api.JobID
+	jobMasterID api.JobMasterID
+}
+
+// disconnectSent notes a DisconnectTaskManager on its way to a JobMaster.
+func (s *jobLeaderService) disconnectSent(to jobLeader) {
 	if s.disconnecting == nil {
-		s.disconnecting = make(map[api.JobID]int)
-		s.deferred = make(map[api.JobID][]func())
+		s.disconnecting = make(map[jobLeader]int)
+		s.deferred = make(map[jobLeader][]func())
 	}
-	s.disconnecting[jobID]++
+	s.disconnecting[to]++
 }
 
-// disconnectAnswered notes its answer, and starts the registrations that
-// waited for it.
-func (s *jobLeaderService) disconnectAnswered(jobID api.JobID) {
-	if s.disconnecting[jobID]--; s.disconnecting[jobID] > 0 {
+// disconnectAnswered notes its answer, and starts the registrations at
+// that JobMaster that waited for it.
+func (s *jobLeaderService) disconnectAnswered(to jobLeader) {
+	if s.disconnecting[to]--; s.disconnecting[to] > 0 {
 		return
 	}
-	delete(s.disconnecting, jobID)
-	waiting := s.deferred[jobID]
-	delete(s.deferred, jobID)
+	delete(s.disconnecting, to)
+	waiting := s.deferred[to]
+	delete(s.deferred, to)
 	for _, start := range waiting {
 		start()
 	}
@@ -161,12 +169,12 @@ func (s *jobLeaderService) notifyLeaderAddress(l *jobManagerLeaderListener, addr
 	s.openRPCConnectionTo(l, address, jobMasterID)
 }
 
-// openRPCConnectionTo registers at a job's new leader, with retries, once
-// every goodbye to the job's JobMaster has been answered.
+// openRPCConnectionTo registers at a job's leader, with retries, once
+// every goodbye we sent to that same JobMaster has been answered.
 func (s *jobLeaderService) openRPCConnectionTo(l *jobManagerLeaderListener, address string, jobMasterID api.JobMasterID) {
 	l.jobMasterID = jobMasterID
-	if s.disconnecting[l.jobID] > 0 {
-		s.deferred[l.jobID] = append(s.deferred[l.jobID], func() {
+	if leader := (jobLeader{l.jobID, jobMasterID}); s.disconnecting[leader] > 0 {
+		s.deferred[leader] = append(s.deferred[leader], func() {
 			if !l.stopped && l.jobMasterID == jobMasterID && l.registration == nil {
 				s.openRPCConnectionTo(l, address, jobMasterID)
 			}

@@ -93,11 +93,11 @@ func (te *TaskExecutor) establishJobManagerConnection(job *jobTableEntry, conn *
 // closeJobManagerConnection) and tells the JobMaster.
 func (te *TaskExecutor) disconnectJobManagerConnection(job *jobTableEntry, cause error) {
 	conn := te.closeJobManagerConnection(job, cause)
-	jobID := job.id
-	te.jobLeaderService.disconnectSent(jobID)
+	to := jobLeader{job.id, conn.jobMasterID}
+	te.jobLeaderService.disconnectSent(to)
 	te.askAck(func(ctx context.Context) error {
 		return conn.gateway.DisconnectTaskManager(ctx, conn.jobMasterID, te.cfg.ResourceID, cause)
-	}, func(error) { te.jobLeaderService.disconnectAnswered(jobID) })
+	}, func(error) { te.jobLeaderService.disconnectAnswered(to) })
 }
 
 // closeJobManagerConnection ends the job's connection on this side and

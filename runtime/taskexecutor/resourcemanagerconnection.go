@@ -43,6 +43,10 @@ func (te *TaskExecutor) notifyOfNewResourceManagerLeader(address string, rmID ap
 	if te.stopping {
 		return
 	}
+	// Step h5: the TaskManager reconnects: it leaves the old
+	// ResourceManager and registers at the new leader, whose session it
+	// carries as the ResourceManagerID; its slots are offered again to the
+	// jobs' new JobMasters, which the JobLeaderService finds the same way.
 	if address == "" {
 		te.resourceManagerAddress = nil
 	} else {

@@ -672,9 +672,19 @@ func (te *TaskExecutor) CancelTask(ctx context.Context, attemptID api.ExecutionA
 // FreeSlot frees a slot: its tasks are failed with cause, and once they
 // have stopped the slot is free and the ResourceManager is told (Flink's
 // TaskExecutor#freeSlot). Freeing an unknown allocation is not an error.
-func (te *TaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
+// Only the JobMaster the slot's job is connected to may free it: a
+// JobMaster of an older leader session, which lost the leadership without
+// knowing it yet, must not free a slot the TaskExecutor has since offered
+// to the job's new leader, and fail its tasks.
+func (te *TaskExecutor) FreeSlot(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error {
 	cause = orUnknownCause(cause)
 	return te.callAsync(ctx, func() error {
+		if jobID, ok := te.taskSlotTable.OwningJob(allocationID); ok {
+			if job := te.jobTable[jobID]; job == nil || job.connection == nil || job.connection.jobMasterID != jobMasterID {
+				te.logger.Debug(fmt.Sprintf("Ignore freeing slot %s of job %s by JobMaster %s: it is not the job's JobMaster here.", allocationID, jobID, jobMasterID))
+				return nil
+			}
+		}
 		te.freeSlotInternal(allocationID, cause)
 		return nil
 	})
@@ -687,11 +697,16 @@ func (te *TaskExecutor) FreeSlot(ctx context.Context, allocationID api.Allocatio
 // Differs from Flink: Flink only marks the slots inactive and reconnects to
 // the job's leader; the slots are freed later by taskmanager.slot.timeout,
 // which we do not have. So we free them at once.
-func (te *TaskExecutor) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
+func (te *TaskExecutor) DisconnectJobManager(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error {
 	cause = orUnknownCause(cause)
 	return te.callAsync(ctx, func() error {
 		job := te.jobTable[jobID]
 		if job == nil || job.connection == nil {
+			return nil
+		}
+		if job.connection.jobMasterID != jobMasterID {
+			te.logger.Debug(fmt.Sprintf("Ignore the disconnection of job %s by JobMaster %s: connected to its leader %s.",
+				jobID, jobMasterID, job.connection.jobMasterID))
 			return nil
 		}
 		te.disconnectJobManager(job, cause)

@@ -621,7 +621,7 @@ func TestFreeSlotFailsItsTasksAndNotifiesTheResourceManager(t *testing.T) {
 		drain(job.jm.states)
 
 		released := errors.New("the JobMaster released the slot")
-		require.NoError(t, h.te.FreeSlot(context.Background(), job.allocationID, released))
+		require.NoError(t, h.te.FreeSlot(context.Background(), job.allocationID, job.jmID, released))
 		synctest.Wait()
 
 		final := drain(job.jm.states)
@@ -637,6 +637,48 @@ func TestFreeSlotFailsItsTasksAndNotifiesTheResourceManager(t *testing.T) {
 	})
 }
 
+// A JobMaster of an older leader session, which lost the leadership
+// without knowing it yet (it was paused), lets the TaskExecutor go. The
+// TaskExecutor is connected to the job's new leader by then: it ignores
+// the old one, and the new leader's tasks run on.
+func TestDisconnectJobManagerOfAnOldLeaderIsIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		require.NoError(t, h.te.SubmitTask(context.Background(), h.tdd(job, blockingTask), job.jmID))
+		synctest.Wait()
+		drain(job.jm.states)
+
+		oldLeader := api.NewJobMasterID()
+		require.NoError(t, h.te.DisconnectJobManager(context.Background(), job.jobID, oldLeader, errors.New("Job leader for job id lost leadership.")))
+		synctest.Wait()
+
+		assert.Empty(t, drain(job.jm.states), "the new leader's task keeps running")
+		free, err := h.te.NumberOfFreeSlots(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, free, "its slot stays the job's")
+	})
+}
+
+// A JobMaster of an older leader session frees the slots it held, as a
+// stopping JobMaster does. The TaskExecutor has offered them to the job's
+// new leader since: they stay, and so does the new leader's task.
+func TestFreeSlotByAnOldLeaderIsIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		job := h.newDeployableJob()
+		require.NoError(t, h.te.SubmitTask(context.Background(), h.tdd(job, blockingTask), job.jmID))
+		synctest.Wait()
+		drain(job.jm.states)
+
+		require.NoError(t, h.te.FreeSlot(context.Background(), job.allocationID, api.NewJobMasterID(), errors.New("Stopping JobMaster for job 'Ticker'.")))
+		synctest.Wait()
+
+		assert.Empty(t, drain(job.jm.states), "the new leader's task keeps running")
+		assert.Empty(t, drain(h.rm.slotsAvailable), "the slot stays the job's")
+	})
+}
+
 func TestDisconnectJobManagerFailsTheJobsTasksAndFreesItsSlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, nil)
@@ -645,7 +687,7 @@ func TestDisconnectJobManagerFailsTheJobsTasksAndFreesItsSlots(t *testing.T) {
 		synctest.Wait()
 		drain(job.jm.states)
 
-		require.NoError(t, h.te.DisconnectJobManager(context.Background(), job.jobID, errors.New("JobMaster is shutting down")))
+		require.NoError(t, h.te.DisconnectJobManager(context.Background(), job.jobID, job.jmID, errors.New("JobMaster is shutting down")))
 		synctest.Wait()
 
 		final := drain(job.jm.states)

@@ -32,6 +32,19 @@
 // it no longer needs to show. A nil *Recorder records nothing: components
 // may run without one, and Await on it waits only for its ctx.
 //
+// A failover has steps of its own, h1…h5, marked "// Step hN:" in the
+// code as the submission's are (lessons/02b-high-availability.md):
+//
+//	h1  LeaderLatch                      the lowest latch node leads: its process is granted the leadership
+//	h2  leader election service          the leader publishes its address and session (connection_info)
+//	h3  leader retrieval                 TaskManagers, JobMasters and REST endpoints read it, and watch it
+//	h4  SessionDispatcherLeaderProcess   the new leader recovers the jobs the last one left
+//	h5  TaskExecutor                     the TaskManagers register at the new leader and offer their slots
+//
+// They span processes, and they are not recorded here: they are read from
+// the logs of the JobManagers and TaskManagers, where each leaves Flink's
+// lines.
+//
 // This package is ours; Flink has no such trace. The closest thing in Flink
 // is reading the JobManager and TaskManager logs side by side, which is
 // exactly what the trace is meant to teach.

@@ -26,8 +26,9 @@ type DispatcherResourceManagerComponent struct {
 	dispatcherRunner *dispatcher.Runner
 	// leaderGateway is what the REST endpoint sees of the Dispatcher
 	// with an election: the leader's, wherever it runs.
-	leaderGateway *dispatcher.LeaderGateway
-	restServer    *rest.Server // nil without Config.REST
+	leaderGateway         *dispatcher.LeaderGateway
+	leaderResourceManager *leaderResourceManager
+	restServer            *rest.Server // nil without Config.REST
 }
 
 // Dispatcher returns the component's Dispatcher: with an election, the
@@ -71,8 +72,8 @@ func (c *DispatcherResourceManagerComponent) CloseDispatcher() error {
 		c.restServer = nil
 	}
 	if c.leaderGateway != nil {
-		errs = append(errs, c.leaderGateway.Close())
-		c.leaderGateway = nil
+		errs = append(errs, c.leaderGateway.Close(), c.leaderResourceManager.Close())
+		c.leaderGateway, c.leaderResourceManager = nil, nil
 	}
 	if c.dispatcher != nil {
 		errs = append(errs, c.dispatcher.Close())

@@ -221,21 +221,27 @@ func (c *DispatcherResourceManagerComponent) startRESTEndpoint(cfg Config, deps 
 		restCfg.Logger = cfg.Logger
 	}
 	var restDispatcher gateway.DispatcherGateway = c.dispatcher
+	var restResourceManager rest.ResourceManagerGateway = c.resourceManager
 	if c.dispatcherRunner != nil {
-		// Flink's LeaderRetrievalHandler: whichever Dispatcher leads now,
-		// in this JobManager or in another.
-		leader, err := dispatcher.NewLeaderGateway(deps.RPC, deps.HA.DispatcherLeaderRetriever(), cfg.Logger)
+		// Flink's LeaderRetrievalHandler: whichever Dispatcher and
+		// ResourceManager lead now, in this JobManager or in another.
+		leader, err := dispatcher.NewLeaderGateway(deps.RPC, deps.HA.DispatcherLeaderRetriever())
 		if err != nil {
 			return err
 		}
 		c.leaderGateway, restDispatcher = leader, leader
+		rm, err := newLeaderResourceManager(deps.RPC, deps.HA.ResourceManagerLeaderRetriever())
+		if err != nil {
+			return err
+		}
+		c.leaderResourceManager, restResourceManager = rm, rm
 	}
 	if deps.RESTDispatcherGateway != nil {
 		restDispatcher = deps.RESTDispatcherGateway(c.dispatcher)
 	}
 	server, err := rest.NewServer(restCfg, rest.Deps{
 		Dispatcher:      restDispatcher,
-		ResourceManager: c.resourceManager,
+		ResourceManager: restResourceManager,
 		BlobServer:      deps.BlobServer,
 		Programs:        client.StreamingProgramRunner{},
 		Trace:           deps.Trace,

@@ -14,8 +14,8 @@ type TaskExecutorGateway struct {
 		profile api.ResourceProfile, jobMasterAddress string, rmID api.ResourceManagerID) error
 	SubmitTaskFunc           func(ctx context.Context, tdd gateway.TaskDeploymentDescriptor, jobMasterID api.JobMasterID) error
 	CancelTaskFunc           func(ctx context.Context, attemptID api.ExecutionAttemptID) error
-	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, cause error) error
-	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, cause error) error
+	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error
+	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error
 	ReleasePartitionsFunc    func(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error
 
 	HeartbeatFromJobManagerFunc      func(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error
@@ -50,17 +50,17 @@ func (f *TaskExecutorGateway) CancelTask(ctx context.Context, attemptID api.Exec
 }
 
 // FreeSlot calls FreeSlotFunc, or succeeds.
-func (f *TaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
+func (f *TaskExecutorGateway) FreeSlot(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error {
 	if f.FreeSlotFunc != nil {
-		return f.FreeSlotFunc(ctx, allocationID, cause)
+		return f.FreeSlotFunc(ctx, allocationID, jobMasterID, cause)
 	}
 	return nil
 }
 
 // DisconnectJobManager calls DisconnectJobManagerFunc, or succeeds.
-func (f *TaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
+func (f *TaskExecutorGateway) DisconnectJobManager(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error {
 	if f.DisconnectJobManagerFunc != nil {
-		return f.DisconnectJobManagerFunc(ctx, jobID, cause)
+		return f.DisconnectJobManagerFunc(ctx, jobID, jobMasterID, cause)
 	}
 	return nil
 }

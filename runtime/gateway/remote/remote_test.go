@@ -565,9 +565,12 @@ var roundTrips = map[string]func(t *testing.T){
 		var got api.AllocationID
 		var gotCause error
 		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
-			FreeSlotFunc: func(_ context.Context, id api.AllocationID, c error) error { got, gotCause = id, c; return nil },
+			FreeSlotFunc: func(_ context.Context, id api.AllocationID, _ api.JobMasterID, c error) error {
+				got, gotCause = id, c
+				return nil
+			},
 		})
-		require.NoError(t, g.FreeSlot(testContext(t), allocationID, cause))
+		require.NoError(t, g.FreeSlot(testContext(t), allocationID, api.NewJobMasterID(), cause))
 		assert.Equal(t, allocationID, got)
 		assert.EqualError(t, gotCause, cause.Error())
 	},
@@ -575,9 +578,12 @@ var roundTrips = map[string]func(t *testing.T){
 		var got api.JobID
 		var gotCause error
 		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
-			DisconnectJobManagerFunc: func(_ context.Context, id api.JobID, c error) error { got, gotCause = id, c; return nil },
+			DisconnectJobManagerFunc: func(_ context.Context, id api.JobID, _ api.JobMasterID, c error) error {
+				got, gotCause = id, c
+				return nil
+			},
 		})
-		require.NoError(t, g.DisconnectJobManager(testContext(t), jobID, heartbeatTimeout))
+		require.NoError(t, g.DisconnectJobManager(testContext(t), jobID, api.NewJobMasterID(), heartbeatTimeout))
 		assert.Equal(t, jobID, got)
 		assertTimeoutCause(t, gotCause)
 	},

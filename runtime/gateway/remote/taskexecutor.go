@@ -26,12 +26,12 @@ func (s taskExecutorStub) CancelTask(ctx context.Context, attemptID api.Executio
 	return s.inv.Call(ctx, "CancelTask", attemptID)
 }
 
-func (s taskExecutorStub) FreeSlot(ctx context.Context, allocationID api.AllocationID, cause error) error {
-	return s.inv.Call(ctx, "FreeSlot", allocationID, cause)
+func (s taskExecutorStub) FreeSlot(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error {
+	return s.inv.Call(ctx, "FreeSlot", allocationID, jobMasterID, cause)
 }
 
-func (s taskExecutorStub) DisconnectJobManager(ctx context.Context, jobID api.JobID, cause error) error {
-	return s.inv.Call(ctx, "DisconnectJobManager", jobID, cause)
+func (s taskExecutorStub) DisconnectJobManager(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error {
+	return s.inv.Call(ctx, "DisconnectJobManager", jobID, jobMasterID, cause)
 }
 
 func (s taskExecutorStub) ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error {

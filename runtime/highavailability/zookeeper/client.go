@@ -55,6 +55,14 @@ type Client struct {
 	nextID    int
 	lost      *time.Timer // while Suspended: declares Lost after the session timeout
 	closed    bool
+
+	// heardAt is when the last request that ZooKeeper answered in session
+	// heardSession was sent: the server had heard from that session then,
+	// so it lives at least until heardAt + the session timeout. See
+	// SessionAlive.
+	heardAt      time.Time
+	heardSession int64
+	stop         chan struct{}
 }
 
 // Connect connects to cfg's quorum and waits for the first session, for
@@ -75,8 +83,10 @@ func Connect(cfg Config, logger *slog.Logger) (*Client, error) {
 		return nil, err
 	}
 	c.conn = conn
+	c.stop = make(chan struct{})
 	connected := make(chan struct{})
 	go c.follow(events, connected)
+	go c.probe()
 	c.log.Info(fmt.Sprintf("Using '%s' as Zookeeper namespace.", cfg.Namespace()))
 	select {
 	case <-connected:
@@ -85,6 +95,81 @@ func Connect(cfg Config, logger *slog.Logger) (*Client, error) {
 		conn.Close()
 		return nil, fmt.Errorf("Could not connect to ZooKeeper (%s) within the connection timeout of %v.", cfg.Quorum, cfg.ConnectionTimeout)
 	}
+}
+
+// probe asks ZooKeeper something every third of the session timeout and
+// notes when each answered request was sent (heardAt).
+func (c *Client) probe() {
+	tick := time.NewTicker(c.cfg.SessionTimeout / 3)
+	defer tick.Stop()
+	for {
+		c.ask()
+		select {
+		case <-tick.C:
+		case <-c.stop:
+			return
+		}
+	}
+}
+
+// SessionAlive reports whether the ZooKeeper session of the given ID is
+// surely alive now: ZooKeeper answered a request of that session sent
+// less than the session timeout ago, so it cannot have expired the
+// session yet. A process that was paused (a long garbage collection,
+// SIGSTOP) longer than the session timeout learns from this, before any
+// event of the ZooKeeper client reaches it, that another process may lead
+// by now: the leadership it remembers is not to be acted on. Nor is one
+// won in a session the client has since replaced by a new one, whose
+// ephemeral nodes are gone.
+//
+// Differs from Flink: Curator's LeaderLatch acts on connection events
+// alone, and Flink counts on fencing for what an old leader does before
+// they arrive. This lease is a second guard, for the acts fencing cannot
+// stop: the end of a job, written to the JobResultStore, and the leader
+// information in ZooKeeper.
+//
+// If the client has not heard from that session lately, SessionAlive asks
+// ZooKeeper now, waiting for the session timeout at most.
+func (c *Client) SessionAlive(session int64) bool {
+	if session == 0 {
+		return false
+	}
+	if c.heardLately(session) {
+		return true
+	}
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		c.ask()
+	}()
+	select {
+	case <-asked:
+	case <-time.After(c.cfg.SessionTimeout):
+	}
+	return c.heardLately(session)
+}
+
+// ask sends ZooKeeper a request and, if it is answered, notes when it was
+// sent and in which session it was answered.
+func (c *Client) ask() {
+	sent := time.Now()
+	if _, _, err := c.conn.Exists("/"); err != nil {
+		return
+	}
+	session := c.conn.SessionID()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sent.After(c.heardAt) {
+		c.heardAt, c.heardSession = sent, session
+	}
+}
+
+// heardLately reports whether ZooKeeper answered a request of session
+// sent less than the session timeout ago.
+func (c *Client) heardLately(session int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.heardSession == session && time.Since(c.heardAt) < c.cfg.SessionTimeout
 }
 
 // printfLogger writes the ZooKeeper client's own lines ("connected to
@@ -208,10 +293,15 @@ func (c *Client) EnsurePath(p string) error {
 // Close ends the session: the server deletes its ephemeral nodes at once.
 func (c *Client) Close() {
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
 	c.closed = true
 	if c.lost != nil {
 		c.lost.Stop()
 	}
 	c.mu.Unlock()
+	close(c.stop)
 	c.conn.Close()
 }

@@ -222,6 +222,8 @@ func (e *leaderElection) ConfirmLeadership(sessionID api.LeaderSessionID, addres
 				sessionID, e.component, s.issued))
 			return
 		}
+		// Step h2: the leader publishes where it serves, under its
+		// session: leader/<component>/connection_info, an ephemeral node.
 		info := LeaderInformation{Address: address, SessionID: sessionID}
 		if err := s.publish(e.component, info); err != nil {
 			s.log.Warn(fmt.Sprintf("Could not publish the leader information of component '%s': %v", e.component, err))
@@ -236,7 +238,7 @@ func (e *leaderElection) ConfirmLeadership(sessionID api.LeaderSessionID, addres
 // (a leader before us whose session has not expired yet) is deleted and
 // written anew. Flink: ZooKeeperLeaderElectionDriver.publishLeaderInformation.
 func (s *LeaderElectionService) publish(component string, info LeaderInformation) error {
-	if !s.latch.HasLeadership() {
+	if !s.latch.Leads() {
 		return errors.New("the process does not lead")
 	}
 	data, err := json.Marshal(info)
@@ -274,7 +276,7 @@ func (e *leaderElection) HasLeadership(sessionID api.LeaderSessionID) bool {
 	s := e.service
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !sessionID.IsZero() && s.leads == sessionID
+	return !sessionID.IsZero() && s.leads == sessionID && s.latch.Leads()
 }
 
 // Close deregisters the contender; if the process leads, its leader
@@ -291,10 +293,28 @@ func (e *leaderElection) Close() error {
 		if !s.issued.IsZero() {
 			c.RevokeLeadership()
 			delete(s.confirmed, e.component)
-			_ = s.client.Conn().Delete(s.client.Path(connectionInfoPath(e.component)), -1)
+			s.deleteLeaderInformation(e.component)
 		}
 	})
 	return nil
+}
+
+// deleteLeaderInformation deletes the component's leader information if
+// it is this process's, of the session it leads under: a process that was
+// paused and does not know yet that it lost the leadership must not delete
+// what the next leader wrote there. (Flink deletes it if the latch says
+// the process leads.)
+func (s *LeaderElectionService) deleteLeaderInformation(component string) {
+	p := s.client.Path(connectionInfoPath(component))
+	data, stat, err := s.client.Conn().Get(p)
+	if err != nil {
+		return
+	}
+	var info LeaderInformation
+	if json.Unmarshal(data, &info) != nil || info.SessionID != s.issued || !s.latch.Leads() {
+		return
+	}
+	_ = s.client.Conn().Delete(p, stat.Version)
 }
 
 // Close leaves the election: the latch's node is deleted, so that a

@@ -52,6 +52,7 @@ type LeaderLatch struct {
 	started       bool
 	hasLeadership bool
 	ourPath       string // our latch node, "" while we have none
+	ourSession    int64  // the ZooKeeper session our node lives in
 }
 
 // latchEvent is what the latch's goroutine reacts to.
@@ -156,7 +157,7 @@ func (l *LeaderLatch) reset() {
 		return
 	}
 	l.mu.Lock()
-	l.ourPath = created
+	l.ourPath, l.ourSession = created, conn.SessionID()
 	l.mu.Unlock()
 	l.checkLeadership()
 }
@@ -177,19 +178,18 @@ func (l *LeaderLatch) checkLeadership() {
 			l.log.Debug(fmt.Sprintf("Could not read the latch nodes: %v", err))
 			return
 		}
-		SortLatchNodes(children)
-		i := slices.Index(children, ours)
+		decision := DecideLeadership(children, ours)
 		switch {
-		case i < 0:
+		case decision.Missing:
 			l.log.Error("Can't find our node. Resetting.")
 			l.reset()
 			return
-		case i == 0:
+		case decision.Leads:
 			l.setLeadership(true)
 			return
 		}
 		l.setLeadership(false)
-		predecessor := l.client.Path(path.Join(l.latchPath, children[i-1]))
+		predecessor := l.client.Path(path.Join(l.latchPath, decision.Watch))
 		exists, _, watch, err := conn.ExistsW(predecessor)
 		if err != nil {
 			l.log.Debug(fmt.Sprintf("Could not watch %s: %v", predecessor, err))
@@ -209,6 +209,41 @@ func (l *LeaderLatch) checkLeadership() {
 		}()
 		return
 	}
+}
+
+// LatchDecision is what a latch concludes from the latch nodes it reads.
+type LatchDecision struct {
+	// Leads: our node has the lowest sequence number.
+	Leads bool
+	// Watch is, when we do not lead, the node just before ours, whose
+	// end makes us look again.
+	Watch string
+	// Missing: our node is not among the latch nodes (its session
+	// expired, or it was deleted): the latch must enter the election
+	// again with a new node.
+	Missing bool
+}
+
+// DecideLeadership is the decision of Curator's LeaderLatch#checkLeadership:
+// the latch nodes (children of the latch path, in the order ZooKeeper
+// lists them: no order at all) and the name of ours, e.g.
+// "_c_3f0e…-latch-0000000007", decide whether we lead, and whom we watch
+// if we do not.
+func DecideLeadership(children []string, ours string) LatchDecision {
+	// Step h1: the leader is elected. Latch nodes are ordered by their
+	// sequence number (ZooKeeper's ten digits after "latch-"), not by their
+	// whole names, whose protection prefix is random. The lowest leads;
+	// each of the others watches only the node just before its own.
+	sorted := slices.Clone(children)
+	SortLatchNodes(sorted)
+	i := slices.Index(sorted, ours)
+	switch {
+	case i < 0:
+		return LatchDecision{Missing: true}
+	case i == 0:
+		return LatchDecision{Leads: true}
+	}
+	return LatchDecision{Watch: sorted[i-1]}
 }
 
 // SortLatchNodes sorts latch nodes by their sequence number, the part
@@ -246,6 +281,17 @@ func (l *LeaderLatch) HasLeadership() bool {
 }
 
 // OurPath is the latch's node, "" while it has none.
+// Leads reports whether the latch leads and the ZooKeeper session its
+// node lives in is surely alive now (Client.SessionAlive): what a process
+// may act on as a leader. HasLeadership alone is what the latch last
+// concluded, which a paused process has not had the chance to revise.
+func (l *LeaderLatch) Leads() bool {
+	l.mu.Lock()
+	leads, session := l.hasLeadership, l.ourSession
+	l.mu.Unlock()
+	return leads && l.client.SessionAlive(session)
+}
+
 func (l *LeaderLatch) OurPath() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -100,6 +100,9 @@ func (r *LeaderRetriever) run() {
 		data, _, w, err := conn.GetW(p)
 		switch {
 		case err == nil:
+			// Step h3: the leader is retrieved: a TaskManager, a JobMaster
+			// or a REST endpoint reads where the leader serves and its
+			// session, and watches the node for the next change.
 			watch = w
 			var info LeaderInformation
 			if json.Unmarshal(data, &info) != nil {

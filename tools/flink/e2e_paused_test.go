@@ -1,0 +1,82 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/highavailability/zookeeper"
+	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
+)
+
+// The leader JobManager is paused with SIGSTOP, as a long garbage
+// collection or a frozen VM pauses a real one, for longer than its
+// ZooKeeper session timeout (2 s). It neither acts nor answers; ZooKeeper
+// expires its session, and the standby leads and runs the job. Then the
+// paused leader resumes with SIGCONT, with the state of a leader: its
+// Dispatcher, its JobMaster and the messages that waited for it. It must
+// not act as the leader: it learns that its session is gone and stops
+// leading, its job is SUSPENDED (not FAILED: nothing goes to the
+// JobResultStore), and no task of it deploys. The job runs on under the
+// new leader, one attempt per subtask, every one of the new leader's
+// ExecutionGraph.
+func TestAPausedLeaderIsFencedOffWhenItResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes: skipped with -short")
+	}
+	server := zookeepertest.Shared(t)
+	bin := buildFlink(t)
+	storageDir := t.TempDir()
+	cl := startHACluster(t, bin, t.TempDir(), haConfiguration(server.Address(), storageDir, 2*time.Second))
+	leader, standby := cl.leaderAndStandby(t)
+	awaitRegisteredTaskManagers(t, leader.rc(), 2)
+	tickerID := submitDetached(t, bin, leader.rest(), writeTickerJar(t, bin), 2)
+	awaitJob(t, leader.rc(), tickerID, "every task RUNNING", everyTaskRunning)
+
+	// The leader is paused; the standby leads once its session expires.
+	require.NoError(t, syscall.Kill(leader.pid(), syscall.SIGSTOP))
+	cl.awaitLeader(t, "the standby leads", func(jm *daemonProcess) bool { return jm == standby })
+	awaitJob(t, standby.rc(), tickerID, "RUNNING under the new leader, every task", everyTaskRunning)
+
+	// The paused leader resumes, and learns that it no longer leads.
+	require.NoError(t, syscall.Kill(leader.pid(), syscall.SIGCONT))
+	awaitLogLine(t, leader, "Job "+tickerID.String()+" reached terminal state SUSPENDED.")
+	assert.False(t, dispatcherRunnerLeads(t, leader), "the resumed JobManager's Dispatcher must not lead")
+	results, err := os.ReadDir(filepath.Join(storageDir, "job-result-store", strings.Trim(cl.conf[zookeeper.KeyClusterID], "/")))
+	require.NoError(t, err)
+	assert.Empty(t, results, "the job did not end: the old leader must not write a result")
+	details := awaitJob(t, standby.rc(), tickerID, "still RUNNING under the new leader, every task", everyTaskRunning)
+	cl.checkInvariants(t, 1, standby, tickerID, details)
+	for _, line := range logLines(t, leader.logPath()) {
+		assert.NotContains(t, line, "reached terminal state FAILED", "the old leader must not fail the job")
+	}
+
+	cl.stop(t)
+}
+
+// awaitLogLine waits until the process's log has a line containing want.
+func awaitLogLine(t testing.TB, p *daemonProcess, want string) {
+	t.Helper()
+	deadline := time.Now().Add(e2eTimeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, line := range logLines(t, p.logPath()) {
+			if strings.Contains(line, want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s logged no line with %q within %v", p, want, e2eTimeout)
+		}
+		<-tick.C
+	}
+}
