@@ -41,9 +41,9 @@
 //	h4  SessionDispatcherLeaderProcess   the new leader recovers the jobs the last one left
 //	h5  TaskExecutor                     the TaskManagers register at the new leader and offer their slots
 //
-// They span processes, and they are not recorded here: they are read from
-// the logs of the JobManagers and TaskManagers, where each leaves Flink's
-// lines.
+// They span processes, and they are not recorded here: package
+// highavailability/hatrace reads them from the logs of the JobManagers and
+// TaskManagers, where each leaves Flink's lines (flink ha-trace).
 //
 // This package is ours; Flink has no such trace. The closest thing in Flink
 // is reading the JobManager and TaskManager logs side by side, which is

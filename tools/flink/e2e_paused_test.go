@@ -55,6 +55,12 @@ func TestAPausedLeaderIsFencedOffWhenItResumes(t *testing.T) {
 	assert.Empty(t, results, "the job did not end: the old leader must not write a result")
 	details := awaitJob(t, standby.rc(), tickerID, "still RUNNING under the new leader, every task", everyTaskRunning)
 	cl.checkInvariants(t, 1, standby, tickerID, details)
+
+	// flink ha-trace reads the failover from the logs: the standby elected
+	// (h1), the job recovered (h4), every TaskManager registered there (h5).
+	trace := runFlink(t, bin, "ha-trace", "--log-dir", cl.logDir)
+	assert.Regexp(t, `(?s)h1  standalonesession-1 .*h4  standalonesession-1 .*h5  taskexecutor-\d .*h5  taskexecutor-\d `, trace)
+	assert.Contains(t, trace, "diagnosis: the failover is complete: standalonesession-1 leads under session ")
 	for _, line := range logLines(t, leader.logPath()) {
 		assert.NotContains(t, line, "reached terminal state FAILED", "the old leader must not fail the job")
 	}

@@ -108,6 +108,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = withOptions(parseCancel, args, func(o cancelOptions) error { return cancel(clientCtx, o, stdout) })
 	case "jar":
 		err = withOptions(parseJar, args, func(o jarOptions) error { return writeJar(o, stdout) })
+	case "ha-trace":
+		err = withOptions(parseHATrace, args, func(o haTraceOptions) error { return haTrace(o, stdout) })
 	case "start-zookeeper-quorum":
 		stop() // it handles SIGINT and SIGTERM itself
 		opts, err := parseStartZooKeeperQuorum(args)

@@ -194,6 +194,21 @@ Action "taskmanager" runs a TaskManager.
   A TaskManager whose memory does not add up does not start, with Flink's
   message ("TaskManager memory configuration failed: ...").
 `},
+	{"ha-trace", `
+Action "ha-trace" reads the last failover of a high-availability cluster
+from its processes' logs.
+
+  Syntax: ha-trace [OPTIONS]
+  "ha-trace" action options:
+     --log-dir <dir>                  The cluster's log directory (default
+                                      $FLINK_LOG_DIR, or flinklab-log in the
+                                      temporary directory).
+  Prints the steps h1–h5 of the leader session granted last, each with the
+  process and the log line that shows it (h1 the leader elected, h2 its
+  leader information, h3 read by each TaskManager, h4 the jobs recovered,
+  h5 each TaskManager registered), and the first step that is missing,
+  with the component to open and where to look.
+`},
 	{"start-zookeeper-quorum", `
 Action "start-zookeeper-quorum" runs a ZooKeeper server for high
 availability, in the foreground, until Ctrl-C.
