@@ -61,15 +61,16 @@
 // with the others, under a DispatcherID that is the leader session. When
 // the leadership is revoked, that Dispatcher closes: its jobs are
 // SUSPENDED, their JobGraphs stay for the next leader, and this process
-// gives up its lock on them. The REST endpoint reaches whichever
-// Dispatcher runs now (Runner.Gateway) and answers 503 while none does.
+// gives up its lock on them. Every JobManager's REST endpoint reaches
+// the Dispatcher that leads now, in its process or another's, through a
+// LeaderGateway that follows the leader in ZooKeeper; its calls are
+// fenced with the leader session (the Dispatcher is an
+// rpc.FencedGateway), and it answers 503 while no leader is known.
 //
 // Differs from Flink: Flink's Dispatcher does not validate the JobGraph; a
 // vertex without an invokable fails later, when the JobMaster builds the
 // ExecutionGraph. We check the whole graph at step m3 so that a malformed
 // job is refused where it enters, before anything is persisted. Without
 // high availability the Dispatcher is not elected (Flink's is, by the
-// standalone services, which grant at once). The Dispatcher's calls are
-// not fenced yet, and a standby's REST endpoint answers 503 where
-// Flink's forwards to the leader.
+// standalone services, which grant at once).
 package dispatcher

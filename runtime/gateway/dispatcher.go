@@ -42,7 +42,9 @@ func (e *JobTerminatedWithoutCancellationException) Error() string {
 // DispatcherGateway is the cluster's front door (Flink's DispatcherGateway):
 // the REST endpoint and the MiniCluster submit and manage jobs through it.
 //
-// Differs from Flink: it is not fenced; a cluster here has one Dispatcher.
+// The Dispatcher is fenced with its DispatcherID in the message, not as
+// an argument (rpc.FencedGateway): a caller in another process connects
+// with rpc.ConnectFenced and the leader session it retrieved.
 type DispatcherGateway interface {
 	// SubmitJob accepts a job (step m3). It returns once the job is
 	// persisted and its JobManagerRunner started, before the JobMaster runs.

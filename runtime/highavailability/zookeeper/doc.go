@@ -74,4 +74,11 @@
 //     the connection states; Curator's retry policy is the Go client's
 //     reconnecting, and an operation that fails on a broken connection is
 //     simply done again on RECONNECTED.
+//   - A process leads only while ZooKeeper has answered a request of its
+//     latch node's session within the session timeout
+//     (Client.SessionAlive, LeaderLatch.Leads): a JobManager paused longer
+//     than that, which Curator would let act on its old leadership until
+//     the connection's events reach it, asks first and learns it does not
+//     lead. Leader information is deleted only if it is the deleting
+//     process's own session's.
 package zookeeper
