@@ -30,3 +30,7 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 )
+
+// A patched copy of v1.0.4: the data race on Conn.lastZxid fixed
+// (third_party/go-zookeeper/zk/PATCHED.md).
+replace github.com/go-zookeeper/zk => ./third_party/go-zookeeper/zk
