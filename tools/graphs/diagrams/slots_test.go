@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,8 +58,10 @@ func TestRunningSlotsOverREST(t *testing.T) {
 	allRunning := func(events []trace.Event) bool { return trace.Count(events, trace.M11) >= 4 }
 	require.NoError(t, cluster.Trace().Await(ctx, jobID, allRunning))
 
-	running, err := RunningSlots(ctx, cluster.RESTAddress(), jobID.String())
-	require.NoError(t, err)
+	// The tasks have reported RUNNING (m11); the JobMaster's
+	// ExecutionGraph, which the REST endpoint shows, has it a moment
+	// later: ask until it does, bounded by ctx.
+	running := awaitRunningSlots(t, ctx, cluster.RESTAddress(), jobID.String(), 4)
 	assert.Equal(t, ticker.JobName, running.JobName)
 	require.Len(t, running.TaskManagers, 1)
 	tm := running.TaskManagers[0]
@@ -111,4 +114,32 @@ func TestPlanSlotsOfAJobGraphFile(t *testing.T) {
 	assert.ErrorContains(t, err, "a JobGraph file is read as it is")
 	_, _, err = PlanSlots(filepath.Join(t.TempDir(), "missing.json"), nil, 0, cluster)
 	assert.Error(t, err)
+}
+
+// awaitRunningSlots asks for the job's running slots until n of its
+// subtasks are RUNNING.
+func awaitRunningSlots(t *testing.T, ctx context.Context, restAddress, jobID string, n int) *slots.Running {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		running, err := RunningSlots(ctx, restAddress, jobID)
+		require.NoError(t, err)
+		count := 0
+		for _, tm := range running.TaskManagers {
+			for _, s := range tm.Subtasks {
+				if strings.HasSuffix(s.String(), " RUNNING") {
+					count++
+				}
+			}
+		}
+		if count >= n {
+			return running
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of the job's subtasks are RUNNING, want %d", count, n)
+		case <-tick.C:
+		}
+	}
 }
