@@ -95,15 +95,7 @@ func startHATaskManagerWith(t *testing.T, conf map[string]string, slots int, log
 // awaitLine waits until the log has a line with message.
 func awaitLine(t *testing.T, logs *logbuf.Buffer, message string) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for len(logs.Messages(message)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no line %q within %v", message, testTimeout)
-		}
-		<-tick.C
-	}
+	awaitAnyLine(t, message, logs)
 }
 
 // Two JobManagers share a ZooKeeper and a storage directory. The first

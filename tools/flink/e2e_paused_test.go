@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 )
@@ -48,7 +49,7 @@ func TestAPausedLeaderIsFencedOffWhenItResumes(t *testing.T) {
 
 	// The paused leader resumes, and learns that it no longer leads.
 	require.NoError(t, syscall.Kill(leader.pid(), syscall.SIGCONT))
-	awaitLogLine(t, leader, "Job "+tickerID.String()+" reached terminal state SUSPENDED.")
+	awaitLog(t, cl.logDir, entrypoint.DaemonStandaloneSession, leader.index, "Job "+tickerID.String()+" reached terminal state SUSPENDED.")
 	assert.False(t, dispatcherRunnerLeads(t, leader), "the resumed JobManager's Dispatcher must not lead")
 	results, err := os.ReadDir(filepath.Join(storageDir, "job-result-store", strings.Trim(cl.conf[zookeeper.KeyClusterID], "/")))
 	require.NoError(t, err)
@@ -66,23 +67,4 @@ func TestAPausedLeaderIsFencedOffWhenItResumes(t *testing.T) {
 	}
 
 	cl.stop(t)
-}
-
-// awaitLogLine waits until the process's log has a line containing want.
-func awaitLogLine(t testing.TB, p *daemonProcess, want string) {
-	t.Helper()
-	deadline := time.Now().Add(e2eTimeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		for _, line := range logLines(t, p.logPath()) {
-			if strings.Contains(line, want) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s logged no line with %q within %v", p, want, e2eTimeout)
-		}
-		<-tick.C
-	}
 }
