@@ -19,6 +19,7 @@ import (
 	"flinklab/runtime/client"
 	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/examples/wordcount"
+	"flinklab/runtime/highavailability/hatrace"
 	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 	"flinklab/runtime/internal/logbuf"
@@ -266,62 +267,84 @@ func awaitRunning(t *testing.T, jm *ClusterEntrypoint, jobID api.JobID) {
 	}
 }
 
-// The leader JobManager is cut off from ZooKeeper (its connection runs
-// through a proxy that the test blocks), as a network partition or a long
-// pause would cut it off. Its connection is SUSPENDED, and by default
+// A leader JobManager is cut off from ZooKeeper (its connection goes
+// through a proxy that the test blocks), as a network partition would cut
+// it off; the other processes reach ZooKeeper. Its connection is
+// SUSPENDED. By default
 // (high-availability.zookeeper.client.tolerate-suspended-connections:
-// false) it stops leading at once: its job is SUSPENDED, not failed, and
-// nothing is written to the JobResultStore. The standby leads once the
-// cut-off leader's session has expired, recovers the job and runs it on
-// the TaskManagers, which follow it. When the old leader reaches
-// ZooKeeper again, its session is gone (LOST): it is a standby now, and
-// its REST endpoint answers through the new leader.
+// false) it stops leading at once; with tolerate-suspended-connections it
+// leads on until its session is LOST, a session timeout later. Either
+// way its job is SUSPENDED, not failed, and nothing is written to the
+// JobResultStore. The standby leads once the cut-off leader's session has
+// expired, recovers the job and runs it on the TaskManagers, which follow
+// it. When the old leader reaches ZooKeeper again, its session is gone:
+// it is a standby now, and its REST endpoint answers through the new
+// leader. hatrace reads from the logs which of the two happened.
 func TestALeaderCutOffFromZooKeeperSuspendsItsJobAndTheStandbyTakesOver(t *testing.T) {
-	server := zookeepertest.Shared(t)
-	proxy := zookeepertest.NewProxy(t, server.Address())
-	storage := t.TempDir()
-	clusterID := "/ha-" + api.NewJobID().String()
-	var leaderLogs, standbyLogs, tmLogs logbuf.Buffer
-	leader := startHAJobManager(t, proxy.Address(), clusterID, storage, &leaderLogs)
-	awaitLeadingREST(t, leader)
-	standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
-	startHATaskManager(t, server.Address(), clusterID, storage, 2, &tmLogs)
-	jobID := submitTicker(t, leader, 2)
-	awaitRunning(t, leader, jobID)
-
-	proxy.Block() // the leader can no longer reach ZooKeeper
-	awaitLine(t, &leaderLogs, "Connection to ZooKeeper suspended, waiting for reconnection.")
-	awaitLine(t, &leaderLogs, "Job "+jobID.String()+" reached terminal state SUSPENDED.")
-	awaitLine(t, &standbyLogs, "Successfully recovered 1 persisted job graphs.")
-	awaitRunning(t, standby, jobID)
-	results, err := os.ReadDir(filepath.Join(storage, "job-result-store", strings.Trim(clusterID, "/")))
-	require.NoError(t, err)
-	assert.Empty(t, results, "a SUSPENDED job has no result: it is not over")
-
-	proxy.Unblock() // the old leader reaches ZooKeeper again
-	awaitLine(t, &leaderLogs, "Connection to ZooKeeper was reconnected. Leader election can be restarted.")
-	jobs := awaitLeadingREST(t, leader)
-	require.Len(t, jobs.Jobs, 1, "the old leader's REST endpoint answers through the new leader")
-	assert.Equal(t, api.JobRunning, jobs.Jobs[0].JobState)
-	assert.Empty(t, leaderLogs.Messages("Successfully recovered 1 persisted job graphs."), "the old leader does not lead again")
-}
-
-// ZooKeeper is out of reach of the whole cluster for a moment, shorter
-// than the session timeout: every process's connection, through one
-// proxy, is cut, then let through again. By default
-// (tolerate-suspended-connections: false) a SUSPENDED connection ends the
-// leadership at once: the leader suspends its job (it does not fail it),
-// and when ZooKeeper is back, the JobManagers enter the election anew and
-// the one that leads now recovers the job and runs it. With
-// tolerate-suspended-connections: true the leader keeps leading through
-// the outage, and the job runs on, untouched.
-func TestZooKeeperOutOfReachForAMoment(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		tolerate bool
+		cause    hatrace.Kind
 	}{
-		{"the leadership ends at SUSPENDED", false},
-		{"tolerate-suspended-connections keeps it", true},
+		{"the leadership ends at SUSPENDED", false, hatrace.ConnectionSuspended},
+		{"tolerate-suspended-connections: it ends when the session is LOST", true, hatrace.SessionExpired},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := zookeepertest.Shared(t)
+			proxy := zookeepertest.NewProxy(t, server.Address())
+			storage := t.TempDir()
+			clusterID := "/ha-" + api.NewJobID().String()
+			conf := haConfiguration(proxy.Address(), clusterID, storage)
+			conf[zookeeper.KeyTolerateSuspendedConn] = strconv.FormatBool(tc.tolerate)
+			var leaderLogs, standbyLogs, tmLogs logbuf.Buffer
+			leader := startHAJobManagerWith(t, conf, &leaderLogs)
+			awaitLeadingREST(t, leader)
+			standby := startHAJobManager(t, server.Address(), clusterID, storage, &standbyLogs)
+			startHATaskManager(t, server.Address(), clusterID, storage, 2, &tmLogs)
+			jobID := submitTicker(t, leader, 2)
+			awaitRunning(t, leader, jobID)
+
+			proxy.Block() // the leader can no longer reach ZooKeeper
+			awaitLine(t, &leaderLogs, "Connection to ZooKeeper suspended, waiting for reconnection.")
+			awaitLine(t, &leaderLogs, "Job "+jobID.String()+" reached terminal state SUSPENDED.")
+			awaitLine(t, &standbyLogs, "Successfully recovered 1 persisted job graphs.")
+			awaitRunning(t, standby, jobID)
+			results, err := os.ReadDir(filepath.Join(storage, "job-result-store", strings.Trim(clusterID, "/")))
+			require.NoError(t, err)
+			assert.Empty(t, results, "a SUSPENDED job has no result: it is not over")
+
+			proxy.Unblock() // the old leader reaches ZooKeeper again
+			awaitLine(t, &leaderLogs, "Connection to ZooKeeper was reconnected. Leader election can be restarted.")
+			jobs := awaitLeadingREST(t, leader)
+			require.Len(t, jobs.Jobs, 1, "the old leader's REST endpoint answers through the new leader")
+			assert.Equal(t, api.JobRunning, jobs.Jobs[0].JobState)
+			assert.Empty(t, leaderLogs.Messages("Successfully recovered 1 persisted job graphs."), "the old leader does not lead again")
+			assertCause(t, tc.cause, "standalonesession-0", map[string]*logbuf.Buffer{
+				"standalonesession-0": &leaderLogs, "standalonesession-1": &standbyLogs, "taskexecutor-0": &tmLogs})
+		})
+	}
+}
+
+// ZooKeeper is out of reach of the whole cluster for a while: every
+// process's connection, through one proxy, is cut, then let through
+// again. By default (tolerate-suspended-connections: false) a SUSPENDED
+// connection ends the leadership at once: the leader suspends its job (it
+// does not fail it), and when ZooKeeper is back, the JobManagers enter
+// the election anew and the one that leads now recovers the job and runs
+// it. With tolerate-suspended-connections: true the leader keeps leading
+// through an outage shorter than the session timeout, and the job runs
+// on, untouched; an outage longer than that loses every session, and the
+// leadership with it.
+func TestZooKeeperOutOfReachForAWhile(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		tolerate bool
+		longer   bool // than the session timeout
+		cause    hatrace.Kind
+	}{
+		{"the leadership ends at SUSPENDED", false, false, hatrace.ZooKeeperDown},
+		{"tolerate-suspended-connections keeps it", true, false, hatrace.SuspensionTolerated},
+		{"tolerate-suspended-connections, longer than the session timeout", true, true, hatrace.ZooKeeperDown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			server := zookeepertest.Shared(t)
@@ -331,6 +354,7 @@ func TestZooKeeperOutOfReachForAMoment(t *testing.T) {
 			conf := haConfiguration(zookeeperDown.Address(), clusterID, storage)
 			conf[zookeeper.KeyTolerateSuspendedConn] = strconv.FormatBool(tc.tolerate)
 			var firstLogs, secondLogs, tmLogs logbuf.Buffer
+			logs := map[string]*logbuf.Buffer{"standalonesession-0": &firstLogs, "standalonesession-1": &secondLogs, "taskexecutor-0": &tmLogs}
 			first := startHAJobManagerWith(t, conf, &firstLogs)
 			awaitLeadingREST(t, first)
 			second := startHAJobManagerWith(t, conf, &secondLogs)
@@ -340,17 +364,21 @@ func TestZooKeeperOutOfReachForAMoment(t *testing.T) {
 
 			zookeeperDown.Block()
 			awaitLine(t, &firstLogs, "Connection to ZooKeeper suspended, waiting for reconnection.")
-			if !tc.tolerate {
+			if tc.longer {
+				awaitLine(t, &firstLogs, "Connection to ZooKeeper lost.")
+			}
+			if !tc.tolerate || tc.longer {
 				awaitLine(t, &firstLogs, "Job "+jobID.String()+" reached terminal state SUSPENDED.")
 			}
 			zookeeperDown.Unblock()
 			awaitLine(t, &firstLogs, "Connection to ZooKeeper was reconnected. Leader election can be restarted.")
 
-			if tc.tolerate {
+			if tc.tolerate && !tc.longer {
 				awaitRunning(t, first, jobID)
 				assert.Empty(t, firstLogs.Messages("DefaultDispatcherRunner was revoked the leadership"), "the leader kept leading")
 				assert.Empty(t, firstLogs.Messages("Job "+jobID.String()+" reached terminal state SUSPENDED."))
 				assert.Empty(t, secondLogs.Messages("Successfully recovered 1 persisted job graphs."), "no failover")
+				assertCause(t, tc.cause, "standalonesession-0", logs)
 				return
 			}
 			// One of the two leads now, and runs the job again.
@@ -359,8 +387,29 @@ func TestZooKeeperOutOfReachForAMoment(t *testing.T) {
 			results, err := os.ReadDir(filepath.Join(storage, "job-result-store", strings.Trim(clusterID, "/")))
 			require.NoError(t, err)
 			assert.Empty(t, results, "the job did not end")
+			assertCause(t, tc.cause, "standalonesession-0", logs)
 		})
 	}
+}
+
+// assertCause asserts that hatrace reads the cause kind, of the leader
+// process, from the logs of an in-process cluster, each under the name
+// its process's log file would have.
+func assertCause(t *testing.T, kind hatrace.Kind, process string, logs map[string]*logbuf.Buffer) {
+	t.Helper()
+	var read []hatrace.Log
+	for name, buf := range logs {
+		l := hatrace.Log{Process: name}
+		for _, r := range buf.Records() {
+			l.Records = append(l.Records, hatrace.Record{Time: r.Time, Level: r.Level, Logger: r.Logger, Message: r.Msg})
+		}
+		read = append(read, l)
+	}
+	cause, ok := hatrace.Explain(read)
+	require.True(t, ok, "hatrace finds no cause in the logs")
+	t.Log(cause)
+	assert.Equal(t, kind, cause.Kind, "%s", cause)
+	assert.Equal(t, process, cause.Process, "%s", cause)
 }
 
 // awaitAnyLine waits until one of the logs has a line with message.
@@ -376,6 +425,9 @@ func awaitAnyLine(t *testing.T, message string, logs ...*logbuf.Buffer) {
 			}
 		}
 		if time.Now().After(deadline) {
+			for i, l := range logs {
+				t.Logf("log %d of the awaited ones:\n%s", i, l.String())
+			}
 			t.Fatalf("no line %q within %v", message, testTimeout)
 		}
 		<-tick.C

@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // The client's actions against a MiniCluster with its REST endpoint: the
@@ -63,17 +63,6 @@ func writeJarOf(t *testing.T, program string) string {
 	return path
 }
 
-var submitted = regexp.MustCompile(`Job has been submitted with JobID ([0-9a-f]{32})`)
-
-func submittedJobID(t *testing.T, stdout string) api.JobID {
-	t.Helper()
-	m := submitted.FindStringSubmatch(stdout)
-	require.NotNil(t, m, "no JobID in:\n%s", stdout)
-	jobID, err := api.ParseJobID(m[1])
-	require.NoError(t, err)
-	return jobID
-}
-
 func TestRunAttachedWaitsAndPrintsTheTraceAndTheResult(t *testing.T) {
 	cluster := startMiniCluster(t)
 	jar := writeJarOf(t, wordcount.ProgramClass)
@@ -82,7 +71,7 @@ func TestRunAttachedWaitsAndPrintsTheTraceAndTheResult(t *testing.T) {
 	code, out, errOut := flink(t, "run", "-m", cluster.RESTAddress(), "-p", "2", jar, "--output", wordcount.OutputCollect)
 
 	require.Equal(t, 0, code, out+errOut)
-	jobID := submittedJobID(t, out)
+	jobID := flinktest.SubmittedJobID(t, out)
 	assert.Contains(t, out, "Submission trace:")
 	for _, step := range []string{" m1 ", " m2 ", " m3 ", " m4 ", " m7 ", " m9 ", " m10 ", " m11 "} {
 		assert.Contains(t, out, step)
@@ -99,7 +88,7 @@ func TestRunAttachedReportsAFailedJob(t *testing.T) {
 	code, out, errOut := flink(t, "run", "-m", cluster.RESTAddress(), jar, "--input", "no/such/resource.txt", "--output", wordcount.OutputCollect)
 
 	assert.Equal(t, 1, code)
-	jobID := submittedJobID(t, out)
+	jobID := flinktest.SubmittedJobID(t, out)
 	assert.Contains(t, errOut, "The program finished with the following exception:")
 	assert.Contains(t, errOut, "Job failed (JobID: "+jobID.String()+")\nCaused by: ")
 	assert.Contains(t, errOut, "no/such/resource.txt")
@@ -111,7 +100,7 @@ func TestRunDetachedListAndCancel(t *testing.T) {
 
 	code, out, errOut := flink(t, "run", "-d", "-m", cluster.RESTAddress(), jar, "--output", ticker.OutputCollect)
 	require.Equal(t, 0, code, out+errOut)
-	jobID := submittedJobID(t, out)
+	jobID := flinktest.SubmittedJobID(t, out)
 	assert.Equal(t, "Job has been submitted with JobID "+jobID.String()+"\n", out, "detached: nothing else")
 
 	code, out, _ = flink(t, "list", "-m", cluster.RESTAddress())

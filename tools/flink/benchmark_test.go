@@ -15,6 +15,7 @@ import (
 	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // BenchmarkSubmitToRunningAcrossProcesses is BenchmarkSubmitToRunning
@@ -45,7 +46,7 @@ import (
 //
 //	go test -run '^$' -bench SubmitToRunningAcrossProcesses -benchtime 100x ./tools/flink
 func BenchmarkSubmitToRunningAcrossProcesses(b *testing.B) {
-	bin := buildFlink(b)
+	bin := flinktest.Build(b)
 	for _, bc := range []struct{ name, delay string }{
 		{"requirementCheckDelay=1µs", "1µs"},
 		{"requirementCheckDelay=50ms", "50ms"},

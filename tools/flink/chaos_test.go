@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // Twenty leader kills in a row, with the ticker running. The cluster has
@@ -63,34 +64,34 @@ func TestLeaderKillsInARow(t *testing.T) {
 	}
 	const leaderKills = 20
 	server := zookeepertest.Shared(t)
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	started := time.Now()
-	cl := startHACluster(t, bin, t.TempDir(), haConfiguration(server.Address(), t.TempDir(), time.Second))
+	cl := flinktest.StartHACluster(t, bin, t.TempDir(), flinktest.HAConfiguration(server.Address(), t.TempDir(), time.Second))
 
 	// The ticker runs at parallelism 2, submitted to the leader.
-	leader, _ := cl.leaderAndStandby(t)
-	awaitRegisteredTaskManagers(t, leader.rc(), 2)
-	tickerID := submitDetached(t, bin, leader.rest(), writeTickerJar(t, bin), 2)
-	details := awaitJob(t, leader.rc(), tickerID, "every task RUNNING", everyTaskRunning)
-	cl.checkInvariants(t, 0, leader, tickerID, details)
+	leader, _ := cl.LeaderAndStandby(t)
+	awaitRegisteredTaskManagers(t, leader.RestClient(), 2)
+	tickerID := flinktest.SubmitDetached(t, bin, leader.REST(), writeTickerJar(t, bin), 2)
+	details := flinktest.AwaitJob(t, leader.RestClient(), tickerID, "every task RUNNING", flinktest.EveryTaskRunning)
+	checkInvariants(t, cl, 0, leader, tickerID, details)
 
 	for kill := 1; kill <= leaderKills; kill++ {
 		// The JobManager that leads now is killed, without a goodbye.
-		leader, standby := cl.leaderAndStandby(t)
-		leader.kill(t)
+		leader, standby := cl.LeaderAndStandby(t)
+		leader.Kill(t)
 		// A new standby joins while the killed leader's session expires.
-		cl.startJobManager(t)
+		cl.StartJobManager(t)
 		// ZooKeeper names a new leader: the standby of before, whose latch
 		// node is now the oldest.
-		next := cl.awaitLeader(t, fmt.Sprintf("kill %d: a new leader", kill), func(jm *daemonProcess) bool { return jm != leader })
+		next := cl.AwaitLeader(t, fmt.Sprintf("kill %d: a new leader", kill), func(jm *flinktest.Process) bool { return jm != leader })
 		if next != standby {
 			t.Logf("kill %d: the newest standby %s leads, not the standby of before %s: see that one's log for a suspended ZooKeeper connection", kill, next, standby)
 		}
 		// The ticker runs again under the new leader.
-		details := awaitJob(t, next.rc(), tickerID, fmt.Sprintf("RUNNING again after kill %d, every task", kill), everyTaskRunning)
-		cl.checkInvariants(t, kill, next, tickerID, details)
+		details := flinktest.AwaitJob(t, next.RestClient(), tickerID, fmt.Sprintf("RUNNING again after kill %d, every task", kill), flinktest.EveryTaskRunning)
+		checkInvariants(t, cl, kill, next, tickerID, details)
 	}
 	t.Logf("the cluster's start, the ticker's submission and %d leader kills took %v", leaderKills, time.Since(started).Round(time.Millisecond))
 
-	cl.stop(t)
+	cl.Stop(t)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"flinklab/runtime/entrypoint"
+	"flinklab/tools/flink/internal/procattr"
 )
 
 // How long start-cluster waits for a process it started to be up, and for
@@ -331,7 +332,7 @@ func (c *cluster) startDaemon(action, daemonName string, index int, args []strin
 	stderr := &lineWriter{mu: &c.stderrMu, w: c.stderr, prefix: fmt.Sprintf("%s-%d | ", daemonName, index)}
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the child
-	cmd.SysProcAttr = daemonSysProcAttr()
+	cmd.SysProcAttr = procattr.Daemon()
 	err = cmd.Start()
 	_ = readyW.Close() // the child's copy is the only one left: its exit ends our read
 	if err != nil {

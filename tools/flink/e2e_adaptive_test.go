@@ -14,6 +14,7 @@ import (
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/rest"
 	"flinklab/runtime/scheduler/adaptive"
+	"flinklab/tools/flink/flinktest"
 )
 
 // The AdaptiveScheduler on a cluster of real processes: the ticker at
@@ -27,7 +28,7 @@ func TestAdaptiveSchedulerRescalesWithTheTaskManagersEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	heartbeats := []string{"-D", entrypoint.KeyHeartbeatInterval + "=200", "-D", entrypoint.KeyHeartbeatTimeout + "=1000"}
 	cl := startTestCluster(t, bin, logDir, append(heartbeats,
@@ -41,10 +42,10 @@ func TestAdaptiveSchedulerRescalesWithTheTaskManagersEndToEnd(t *testing.T) {
 	require.NotNil(t, jobManager, "no RPC and BLOB addresses in:\n%s", cl.stdout())
 	jar := writeTickerJar(t, bin)
 
-	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
+	jobID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
 	runningAt := func(p int) func(rest.JobDetailsInfo) bool {
 		return func(d rest.JobDetailsInfo) bool {
-			if !everyTaskRunning(d) {
+			if !flinktest.EveryTaskRunning(d) {
 				return false
 			}
 			for _, v := range d.Vertices {
@@ -55,7 +56,7 @@ func TestAdaptiveSchedulerRescalesWithTheTaskManagersEndToEnd(t *testing.T) {
 			return true
 		}
 	}
-	awaitJob(t, cl.rc, jobID, "RUNNING at parallelism 4", runningAt(4))
+	flinktest.AwaitJob(t, cl.rc, jobID, "RUNNING at parallelism 4", runningAt(4))
 
 	// Stop one TaskManager.
 	pids := cl.taskManagerPIDs(t)
@@ -65,13 +66,13 @@ func TestAdaptiveSchedulerRescalesWithTheTaskManagersEndToEnd(t *testing.T) {
 		break
 	}
 	require.NoError(t, syscall.Kill(pids[victim], syscall.SIGTERM))
-	awaitJob(t, cl.rc, jobID, "RUNNING at parallelism 2", runningAt(2))
+	flinktest.AwaitJob(t, cl.rc, jobID, "RUNNING at parallelism 2", runningAt(2))
 
 	// Another joins.
 	newcomer := startClusterProcess(t, bin, append([]string{"taskmanager", "-m", jobManager[1], "--slots", "2", "--log-dir", logDir,
 		"--blob-server", jobManager[2]}, heartbeats...)...)
 	t.Cleanup(func() { _ = newcomer.cmd.Process.Signal(syscall.SIGTERM); newcomer.awaitExit(t) })
-	awaitJob(t, cl.rc, jobID, "RUNNING at parallelism 4 again", runningAt(4))
+	flinktest.AwaitJob(t, cl.rc, jobID, "RUNNING at parallelism 4 again", runningAt(4))
 
 	jmLog := readLog(t, logDir, entrypoint.DaemonStandaloneSession, 0)
 	assert.Contains(t, jmLog, "Restarting job.", "the lost TaskManager's tasks failed, and the job restarted")

@@ -6,12 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,9 +23,9 @@ import (
 	"flinklab/runtime/client"
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/wordcount"
-	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // High availability on a cluster of real processes. `flink start-cluster
@@ -60,14 +58,14 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 		t.Skip("starts real processes: skipped with -short")
 	}
 	server := zookeepertest.Shared(t)
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
-	ha := haConfiguration(server.Address(), t.TempDir(), 2*time.Second)
+	ha := flinktest.HAConfiguration(server.Address(), t.TempDir(), 2*time.Second)
 
 	// flink start-cluster --jobmanagers 2 --taskmanagers 2 --slots 2, with
 	// ZooKeeper HA, on free ports.
 	c := startClusterProcess(t, bin, append([]string{"start-cluster", "--jobmanagers", "2", "--taskmanagers", "2", "--slots", "2",
-		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir}, haArgs(ha)...)...)
+		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir}, flinktest.HAArgs(ha)...)...)
 	c.awaitLine(t, regexp.MustCompile(`The cluster runs in the foreground`))
 	jobManagers := startedJobManagers(t, c)
 	require.Len(t, jobManagers, 2, "a leader and a standby:\n%s", c.stdout())
@@ -90,13 +88,13 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 	// parallelism 1 are submitted through the standby's REST endpoint.
 	tickerJar := writeTickerJar(t, bin)
 	wordCountJar := filepath.Join(t.TempDir(), "WordCount.jar")
-	runFlink(t, bin, "jar", wordcount.ProgramClass, "-o", wordCountJar)
-	tickerID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", standby.rest, "-p", "2", tickerJar))
-	wordCountID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", standby.rest, "-p", "1", wordCountJar))
+	flinktest.Run(t, bin, "jar", wordcount.ProgramClass, "-o", wordCountJar)
+	tickerID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", standby.rest, "-p", "2", tickerJar))
+	wordCountID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", standby.rest, "-p", "1", wordCountJar))
 
 	// The ticker runs; WordCount runs to its end and prints exact counts.
-	awaitJob(t, rc, tickerID, "every task RUNNING", everyTaskRunning)
-	awaitJob(t, rc, wordCountID, "FINISHED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobFinished })
+	flinktest.AwaitJob(t, rc, tickerID, "every task RUNNING", flinktest.EveryTaskRunning)
+	flinktest.AwaitJob(t, rc, wordCountID, "FINISHED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobFinished })
 	require.Equal(t, wordCounts(), printedCounts(t, logDir), "the counts WordCount printed before the failover")
 	printedBefore := printedRecords(t, logDir)
 
@@ -122,7 +120,7 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 
 	// The ticker runs again, with the same JobID, every task RUNNING, as
 	// the new leader's REST endpoint says.
-	details := awaitJob(t, rc, tickerID, "RUNNING again, every task", everyTaskRunning)
+	details := flinktest.AwaitJob(t, rc, tickerID, "RUNNING again, every task", flinktest.EveryTaskRunning)
 	assert.Equal(t, tickerID, details.JobID)
 	assert.Equal(t, 4, details.StatusCounts[api.ExecutionRunning], "2 sources and 2 running-count -> print-sink tasks")
 	assert.Len(t, subtasksOf(t, rc, tickerID, details), 4, "one current attempt per subtask")
@@ -177,6 +175,13 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 	assert.Equal(t, printedBefore, printedRecords(t, logDir), "WordCount printed records after the failover: it ran again")
 	assert.Equal(t, wordCounts(), printedCounts(t, logDir), "the counts WordCount printed, after the failover")
 
+	// flink ha-trace reads the cause from the logs: the old leader's log
+	// stops with no word of losing the leadership, and the standby was
+	// granted it a session timeout later.
+	trace := flinktest.Run(t, bin, "ha-trace", "--log-dir", logDir)
+	assert.Contains(t, trace, fmt.Sprintf("cause: leader-killed — standalonesession-%d's log stops at ", leader.index))
+	assert.Contains(t, trace, fmt.Sprintf("and standalonesession-%d was granted it ", standby.index))
+
 	// SIGTERM stops start-cluster and every process it started that is
 	// still there. It exits 0: a JobManager that exited by itself while
 	// another ran on was reported when it went ("exited by itself ... the
@@ -191,30 +196,6 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 	assert.Contains(t, c.stdout(), fmt.Sprintf("Stopping standalonesession daemon (pid: %d)", standby.pid))
 	assertGone(t, pids)
 	assert.NotContains(t, c.stderr.String(), "DATA RACE")
-}
-
-// haConfiguration is what every process of an HA cluster on the test's
-// ZooKeeper is given, as -D options: the quorum, a cluster-id of its own
-// (so that tests sharing the ZooKeeper server keep apart, each under its
-// own root node), the storage directory for JobGraphs and jars, and the
-// session timeout after which a killed leader's nodes are gone.
-func haConfiguration(quorum, storageDir string, sessionTimeout time.Duration) map[string]string {
-	return map[string]string{
-		zookeeper.KeyHighAvailabilityType: "zookeeper",
-		zookeeper.KeyQuorum:               quorum,
-		zookeeper.KeyClusterID:            "/e2e-" + api.NewJobID().String(),
-		zookeeper.KeyStorageDir:           storageDir,
-		zookeeper.KeySessionTimeout:       strconv.FormatInt(sessionTimeout.Milliseconds(), 10),
-	}
-}
-
-// haArgs returns the configuration as -D key=value options, sorted by key.
-func haArgs(conf map[string]string) []string {
-	var args []string
-	for _, key := range slices.Sorted(maps.Keys(conf)) {
-		args = append(args, "-D", key+"="+conf[key])
-	}
-	return args
 }
 
 // startedJobManager is a JobManager process as start-cluster announced it:
@@ -260,27 +241,11 @@ func awaitLeaderLine(t *testing.T, c *clusterProcess, pidPattern string) (pid in
 	return pid, m[2]
 }
 
-// awaitLog reads a process's log until it has a line containing want, and
-// returns the log. A process writes its log on its own; only reading it
-// again tells when a line has come, so the polling is bounded by
-// e2eTimeout.
+// awaitLog waits until the log of a daemon of the cluster in logDir has a
+// line containing want, and returns the log (flinktest.AwaitLogFile).
 func awaitLog(t testing.TB, logDir, daemon string, index int, want string) string {
 	t.Helper()
-	path := filepath.Join(logDir, entrypoint.LogFileBase(daemon, index)+".log")
-	timeout := time.After(e2eTimeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		data, err := os.ReadFile(path)
-		if err == nil && strings.Contains(string(data), want) {
-			return string(data)
-		}
-		select {
-		case <-timeout:
-			t.Fatalf("%s has no line %q within %v (error: %v)", path, want, e2eTimeout, err)
-		case <-tick.C:
-		}
-	}
+	return flinktest.AwaitLogFile(t, filepath.Join(logDir, entrypoint.LogFileBase(daemon, index)+".log"), want)
 }
 
 // printedRecords counts the "(word,n)" records the print sinks printed

@@ -24,6 +24,7 @@ import (
 	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/heartbeat"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // What happens to a running job on a cluster of real processes: it is
@@ -45,28 +46,28 @@ func TestCancelEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir)
 	jar := writeTickerJar(t, bin)
 
-	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
-	details := awaitJob(t, cl.rc, jobID, "every task RUNNING", everyTaskRunning)
+	jobID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
+	details := flinktest.AwaitJob(t, cl.rc, jobID, "every task RUNNING", flinktest.EveryTaskRunning)
 	require.Equal(t, 8, details.StatusCounts[api.ExecutionRunning], "4 sources and 4 running-count -> print-sink tasks")
 	running := subtasksOf(t, cl.rc, jobID, details)
 	assert.Len(t, taskManagersOf(running), 2, "four subtasks fill both TaskManagers: %v", running)
 
-	out := runFlink(t, bin, "cancel", "-m", cl.restAddress, jobID.String())
+	out := flinktest.Run(t, bin, "cancel", "-m", cl.restAddress, jobID.String())
 
 	assert.Equal(t, "Cancelling job "+jobID.String()+".\nCancelled job "+jobID.String()+".\n", out)
-	details = awaitJob(t, cl.rc, jobID, "CANCELED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobCanceled })
+	details = flinktest.AwaitJob(t, cl.rc, jobID, "CANCELED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobCanceled })
 	assert.Equal(t, 8, details.StatusCounts[api.ExecutionCanceled], "every task CANCELED: %v", details.StatusCounts)
 	assert.Positive(t, details.Timestamps[api.JobCancelling], "the job went through CANCELLING")
 	awaitFreeSlots(t, cl.rc, 4)
 
 	assert.Equal(t, "Waiting for response...\nNo running jobs.\nNo scheduled jobs.\n",
-		runFlink(t, bin, "list", "-m", cl.restAddress), "flink list: the running and the scheduled jobs only")
-	assert.Contains(t, runFlink(t, bin, "list", "-a", "-m", cl.restAddress), " : "+jobID.String()+" : "+ticker.JobName+" (CANCELED)\n")
+		flinktest.Run(t, bin, "list", "-m", cl.restAddress), "flink list: the running and the scheduled jobs only")
+	assert.Contains(t, flinktest.Run(t, bin, "list", "-a", "-m", cl.restAddress), " : "+jobID.String()+" : "+ticker.JobName+" (CANCELED)\n")
 
 	pids := cl.pids(t)
 	cl.stop(t)
@@ -106,7 +107,7 @@ func TestKilledTaskManagerEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir,
 		"-D", entrypoint.KeyHeartbeatInterval+"=200",
@@ -117,8 +118,8 @@ func TestKilledTaskManagerEndToEnd(t *testing.T) {
 	assert.Equal(t, "1000", jobManagerConfig(t, cl.rc)[entrypoint.KeyHeartbeatTimeout], "the JobManager runs with the configured heartbeat timeout")
 	jar := writeTickerJar(t, bin)
 
-	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "2", jar))
-	details := awaitJob(t, cl.rc, jobID, "every task RUNNING", everyTaskRunning)
+	jobID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "2", jar))
+	details := flinktest.AwaitJob(t, cl.rc, jobID, "every task RUNNING", flinktest.EveryTaskRunning)
 	first := subtasksOf(t, cl.rc, jobID, details)
 	require.Len(t, first, 4, "2 sources and 2 running-count -> print-sink tasks")
 	onTaskManagers := taskManagersOf(first)
@@ -140,8 +141,8 @@ func TestKilledTaskManagerEndToEnd(t *testing.T) {
 	// The job restarts on the survivor: every subtask RUNNING there, in
 	// attempt 1.
 	var again []rest.SubtaskExecutionAttemptDetailsInfo
-	details = awaitJob(t, cl.rc, jobID, "every task RUNNING on "+survivor, func(d rest.JobDetailsInfo) bool {
-		if !everyTaskRunning(d) {
+	details = flinktest.AwaitJob(t, cl.rc, jobID, "every task RUNNING on "+survivor, func(d rest.JobDetailsInfo) bool {
+		if !flinktest.EveryTaskRunning(d) {
 			return false
 		}
 		again = subtasksOf(t, cl.rc, jobID, d)
@@ -234,41 +235,8 @@ func assertGone(t testing.TB, pids []int) {
 func writeTickerJar(t testing.TB, bin string) string {
 	t.Helper()
 	jar := filepath.Join(t.TempDir(), "Ticker.jar")
-	runFlink(t, bin, "jar", ticker.ProgramClass, "-o", jar)
+	flinktest.Run(t, bin, "jar", ticker.ProgramClass, "-o", jar)
 	return jar
-}
-
-// awaitJob asks GET /jobs/{jobid} until done holds for the answer, and
-// returns it. A job's state changes in the JobManager process, and only
-// asking tells when; the polling is bounded by e2eTimeout.
-func awaitJob(t testing.TB, rc *client.RestClusterClient, jobID api.JobID, what string, done func(rest.JobDetailsInfo) bool) rest.JobDetailsInfo {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		var details rest.JobDetailsInfo
-		err := rc.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String(), &details)
-		if err == nil && done(details) {
-			return details
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("job %s: not %s within %v: state %s, tasks %v (last error: %v)", jobID, what, e2eTimeout, details.State, details.StatusCounts, err)
-		case <-tick.C:
-		}
-	}
-}
-
-// everyTaskRunning says that the job is RUNNING and so is each of its
-// tasks.
-func everyTaskRunning(d rest.JobDetailsInfo) bool {
-	total := 0
-	for _, v := range d.Vertices {
-		total += v.Parallelism
-	}
-	return d.State == api.JobRunning && total > 0 && d.StatusCounts[api.ExecutionRunning] == total
 }
 
 // subtasksOf returns the current attempt of every subtask of the job, of

@@ -21,6 +21,7 @@ import (
 	"flinklab/runtime/examples/pipelines"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // Region failover on a cluster of real processes. The pipelines example
@@ -34,7 +35,7 @@ func TestRegionFailoverOfAKilledTaskManagerEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	heartbeats := []string{"-D", entrypoint.KeyHeartbeatInterval + "=200", "-D", entrypoint.KeyHeartbeatTimeout + "=1000"}
 	cl := startTestCluster(t, bin, logDir, append(heartbeats,
@@ -46,10 +47,10 @@ func TestRegionFailoverOfAKilledTaskManagerEndToEnd(t *testing.T) {
 	jobManager := regexp.MustCompile(`daemon on host \S+ \(pid \d+\): RPC (\S+), REST endpoint \S+, BLOB server (\S+),`).FindStringSubmatch(cl.stdout())
 	require.NotNil(t, jobManager, "no RPC and BLOB addresses in:\n%s", cl.stdout())
 	jar := filepath.Join(t.TempDir(), "Pipelines.jar")
-	runFlink(t, bin, "jar", pipelines.ProgramClass, "-o", jar)
+	flinktest.Run(t, bin, "jar", pipelines.ProgramClass, "-o", jar)
 
-	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
-	details := awaitJob(t, cl.rc, jobID, "every task RUNNING", everyTaskRunning)
+	jobID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", cl.restAddress, "-p", "4", jar))
+	details := flinktest.AwaitJob(t, cl.rc, jobID, "every task RUNNING", flinktest.EveryTaskRunning)
 	first := subtasksByName(t, cl.rc, details)
 	require.Len(t, first, 8, "4 sources and 4 work -> print-sink tasks")
 	resourceIDs := cl.taskManagerPIDs(t)
@@ -69,8 +70,8 @@ func TestRegionFailoverOfAKilledTaskManagerEndToEnd(t *testing.T) {
 	t.Cleanup(func() { _ = newcomer.cmd.Process.Signal(syscall.SIGTERM); newcomer.awaitExit(t) })
 
 	var again map[string]rest.SubtaskExecutionAttemptDetailsInfo
-	awaitJob(t, cl.rc, jobID, "every task RUNNING, four of them again", func(d rest.JobDetailsInfo) bool {
-		if !everyTaskRunning(d) {
+	flinktest.AwaitJob(t, cl.rc, jobID, "every task RUNNING, four of them again", func(d rest.JobDetailsInfo) bool {
+		if !flinktest.EveryTaskRunning(d) {
 			return false
 		}
 		again = subtasksByName(t, cl.rc, d)
@@ -121,13 +122,13 @@ func TestBatchWordCountRunsStageAfterStageEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir)
 	jar := filepath.Join(t.TempDir(), "WordCount.jar")
-	runFlink(t, bin, "jar", wordcount.ProgramClass, "-o", jar)
+	flinktest.Run(t, bin, "jar", wordcount.ProgramClass, "-o", jar)
 
-	out := runFlink(t, bin, "run", "-m", cl.restAddress, "-p", "8", jar, "--execution-mode", "BATCH")
+	out := flinktest.Run(t, bin, "run", "-m", cl.restAddress, "-p", "8", jar, "--execution-mode", "BATCH")
 	assert.Contains(t, out, "Program execution finished")
 	cl.stop(t)
 

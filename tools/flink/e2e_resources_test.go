@@ -22,6 +22,7 @@ import (
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/sharing"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // flink start-cluster --taskmanagers 1 --slots 2, then GET
@@ -35,7 +36,7 @@ func TestTaskManagerMemoryEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	tests := []struct {
 		name       string
 		properties []string
@@ -117,19 +118,19 @@ func TestAnIllegalTaskManagerMemoryConfigurationStartsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	const flinks = "TaskManager memory configuration failed: Sum of configured Framework Heap Memory " +
 		"(128.000mb (134217728 bytes)), Framework Off-Heap Memory (128.000mb (134217728 bytes)), Task Off-Heap Memory " +
 		"(0 bytes), Managed Memory (100.800mb (105696462 bytes)) and Network Memory (64.000mb (67108864 bytes)) " +
 		"exceed configured Total Flink Memory (252.000mb (264241152 bytes))."
 
-	stdout, stderr, code := runFlinkCode(t, bin, "start-cluster", "--rpc-port", "0", "--rest-port", "0", "--blob-port", "0",
+	stdout, stderr, code := flinktest.RunCode(t, bin, "start-cluster", "--rpc-port", "0", "--rest-port", "0", "--blob-port", "0",
 		"--log-dir", t.TempDir(), "-D", "taskmanager.memory.process.size=700m")
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "flink: the TaskManagers cannot start: "+flinks+"\n", stderr)
 	assert.NotContains(t, stdout, "daemon", "no process was started")
 
-	_, stderr, code = runFlinkCode(t, bin, "taskmanager", "-m", "localhost:6123", "--log-dir", "",
+	_, stderr, code = flinktest.RunCode(t, bin, "taskmanager", "-m", "localhost:6123", "--log-dir", "",
 		"-D", "taskmanager.memory.process.size=700m")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "flink: could not start the TaskManager: "+flinks+"\n")
@@ -161,7 +162,7 @@ func TestASlotSharingGroupLargerThanAnyTaskManagerWaitsThenFailsEndToEnd(t *test
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	c := startClusterProcess(t, bin, "start-cluster", "--taskmanagers", "1", "--slots", "2",
 		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir,
@@ -173,9 +174,9 @@ func TestASlotSharingGroupLargerThanAnyTaskManagerWaitsThenFailsEndToEnd(t *test
 	awaitReportedSlots(t, rc, resourceID, 2)
 
 	jar := filepath.Join(t.TempDir(), "Sharing.jar")
-	runFlink(t, bin, "jar", sharing.ProgramClass, "-o", jar)
-	jobID := submittedJobID(t, runFlink(t, bin, "run", "-d", "-m", restAddress, "-p", "1", jar, "--counting-cpu", "8"))
-	awaitJob(t, rc, jobID, "FAILED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobFailed })
+	flinktest.Run(t, bin, "jar", sharing.ProgramClass, "-o", jar)
+	jobID := flinktest.SubmittedJobID(t, flinktest.Run(t, bin, "run", "-d", "-m", restAddress, "-p", "1", jar, "--counting-cpu", "8"))
+	flinktest.AwaitJob(t, rc, jobID, "FAILED", func(d rest.JobDetailsInfo) bool { return d.State == api.JobFailed })
 
 	var exceptions rest.JobExceptionsInfoWithHistory
 	require.NoError(t, rc.SendRequest(context.Background(), http.MethodGet, "/jobs/"+jobID.String()+"/exceptions", &exceptions))

@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // The end-to-end test runs a real standalone cluster: this command, built
@@ -49,13 +49,15 @@ import (
 // prints on the TaskManager, into the .out file start-cluster gave it,
 // and the test counts the words there.
 
-const e2eTimeout = 20 * time.Second
+// e2eTimeout bounds every wait of these tests, as it bounds those of
+// package flinktest.
+const e2eTimeout = flinktest.Timeout
 
 func TestStandaloneClusterEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 
 	// flink start-cluster --taskmanagers 2, on free ports.
@@ -72,9 +74,9 @@ func TestStandaloneClusterEndToEnd(t *testing.T) {
 	// subtasks fill both TaskManagers, so the keyed records cross from one
 	// process to the other over TCP.
 	jar := filepath.Join(t.TempDir(), "WordCount.jar")
-	runFlink(t, bin, "jar", "wordcount", "-o", jar)
-	runOut, runErr, runCode := runFlinkCode(t, bin, "run", "-m", restAddress, "-p", "4", jar)
-	jobID := submittedJobID(t, runOut)
+	flinktest.Run(t, bin, "jar", "wordcount", "-o", jar)
+	runOut, runErr, runCode := flinktest.RunCode(t, bin, "run", "-m", restAddress, "-p", "4", jar)
+	jobID := flinktest.SubmittedJobID(t, runOut)
 
 	require.Equal(t, 0, runCode, "flink run:\n%s%s", runOut, runErr)
 	assert.Contains(t, runOut, "Job with JobID "+jobID.String()+" has finished.")
@@ -86,7 +88,7 @@ func TestStandaloneClusterEndToEnd(t *testing.T) {
 	assert.Equal(t, wordCounts(), printedCounts(t, logDir), "the counts the print sink printed on the TaskManagers")
 
 	// flink list -a shows it.
-	listOut := runFlink(t, bin, "list", "-a", "-m", restAddress)
+	listOut := flinktest.Run(t, bin, "list", "-a", "-m", restAddress)
 	assert.Contains(t, listOut, " : "+jobID.String()+" : WordCount (FINISHED)")
 
 	// SIGTERM stops everything, the TaskManagers first, each deregistering.
@@ -128,12 +130,12 @@ func TestRunApplicationEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
-	bin := buildFlink(t)
+	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	jar := filepath.Join(t.TempDir(), "WordCount.jar")
-	runFlink(t, bin, "jar", "wordcount", "-o", jar)
+	flinktest.Run(t, bin, "jar", "wordcount", "-o", jar)
 
-	out := runFlink(t, bin, "run-application", "--taskmanagers", "2", "-p", "1",
+	out := flinktest.Run(t, bin, "run-application", "--taskmanagers", "2", "-p", "1",
 		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir, jar)
 
 	assert.Contains(t, out, "The application's JobManager exited with exit code 0.")
@@ -147,41 +149,13 @@ func TestRunApplicationEndToEnd(t *testing.T) {
 	assert.Contains(t, jmLog, "Shutting StandaloneApplicationClusterEntryPoint down with application status SUCCEEDED. Diagnostics null.")
 }
 
-// buildFlink builds this command into a temporary directory, with the
-// race detector if the test runs with it (the packages are then in the
-// build cache already).
-func buildFlink(t testing.TB) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build flink with: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "flink")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
-	return bin
-}
-
-// processEnv is the environment of the processes the test starts. Built
-// with the race detector, a process waits a second before it exits, in
-// case another goroutine is about to report a race (GORACE
-// atexit_sleep_ms, 1000 by default); a tenth of that is plenty here, and
-// saves seconds per process.
-func processEnv() []string {
-	return append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=100"))
-}
-
 // clusterProcess is a running `flink start-cluster`.
 type clusterProcess struct {
 	cmd    *exec.Cmd
 	lines  chan string // its stdout, line by line
 	mu     sync.Mutex
 	seen   []string // every line read so far
-	stderr *syncBuffer
+	stderr *flinktest.SyncBuffer
 	exited chan struct{}
 }
 
@@ -190,11 +164,11 @@ func startClusterProcess(t testing.TB, bin string, args ...string) *clusterProce
 	c := &clusterProcess{
 		cmd:    exec.Command(bin, args...),
 		lines:  make(chan string, 100),
-		stderr: &syncBuffer{},
+		stderr: &flinktest.SyncBuffer{},
 		exited: make(chan struct{}),
 	}
 	c.cmd.Stderr = c.stderr
-	c.cmd.Env = processEnv()
+	c.cmd.Env = flinktest.Env()
 	stdout, err := c.cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, c.cmd.Start())
@@ -265,7 +239,7 @@ func (c *clusterProcess) awaitExit(t testing.TB) {
 				c.mu.Unlock()
 				continue
 			}
-			require.NoError(t, ignoreExitError(c.cmd.Wait()))
+			require.NoError(t, flinktest.IgnoreExitError(c.cmd.Wait()))
 			return
 		case <-timeout:
 			t.Fatalf("start-cluster did not exit within %v of SIGTERM", e2eTimeout)
@@ -277,14 +251,6 @@ func (c *clusterProcess) stdout() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return strings.Join(c.seen, "\n")
-}
-
-func ignoreExitError(err error) error {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return nil
-	}
-	return err
 }
 
 // awaitRegisteredTaskManagers asks GET /taskmanagers until n TaskManagers
@@ -319,28 +285,6 @@ func awaitTaskManagersInfo(t testing.TB, rc *client.RestClusterClient, want stri
 		case <-tick.C:
 		}
 	}
-}
-
-// runFlink runs the built command, which must succeed, and returns its
-// stdout.
-func runFlink(t testing.TB, bin string, args ...string) string {
-	t.Helper()
-	stdout, stderr, code := runFlinkCode(t, bin, args...)
-	require.Equal(t, 0, code, "flink %s:\n%s%s", strings.Join(args, " "), stdout, stderr)
-	return stdout
-}
-
-func runFlinkCode(t testing.TB, bin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = processEnv()
-	var out, errOut syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := ignoreExitError(cmd.Run())
-	require.NoError(t, err, "flink %s", strings.Join(args, " "))
-	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // wordCounts counts the words of WordCount's text as the job does.
@@ -379,22 +323,4 @@ func readLog(t *testing.T, dir, daemon string, index int) string {
 	data, err := os.ReadFile(filepath.Join(dir, entrypoint.LogFileBase(daemon, index)+".log"))
 	require.NoError(t, err)
 	return string(data)
-}
-
-// syncBuffer is a strings.Builder safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

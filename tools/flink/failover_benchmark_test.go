@@ -14,6 +14,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
 	"flinklab/runtime/rest"
+	"flinklab/tools/flink/flinktest"
 )
 
 // BenchmarkLeaderFailover measures how long a job stands still when its
@@ -55,19 +56,19 @@ import (
 //	go test -run '^$' -bench LeaderFailover -benchtime 5x ./tools/flink
 func BenchmarkLeaderFailover(b *testing.B) {
 	server := zookeepertest.Shared(b)
-	bin := buildFlink(b)
-	cl := startHACluster(b, bin, b.TempDir(), haConfiguration(server.Address(), b.TempDir(), 2*time.Second))
-	leader, standby := cl.leaderAndStandby(b)
-	awaitRegisteredTaskManagers(b, leader.rc(), 2)
-	tickerID := submitDetached(b, bin, leader.rest(), writeTickerJar(b, bin), 2)
-	awaitJob(b, leader.rc(), tickerID, "every task RUNNING", everyTaskRunning)
+	bin := flinktest.Build(b)
+	cl := flinktest.StartHACluster(b, bin, b.TempDir(), flinktest.HAConfiguration(server.Address(), b.TempDir(), 2*time.Second))
+	leader, standby := cl.LeaderAndStandby(b)
+	awaitRegisteredTaskManagers(b, leader.RestClient(), 2)
+	tickerID := flinktest.SubmitDetached(b, bin, leader.REST(), writeTickerJar(b, bin), 2)
+	flinktest.AwaitJob(b, leader.RestClient(), tickerID, "every task RUNNING", flinktest.EveryTaskRunning)
 
 	var iterations int
 	var sum failoverPhases
 	for b.Loop() {
 		// The leader dies; the clock runs.
 		killedAt := time.Now()
-		leader.kill(b)
+		leader.Kill(b)
 		// The standby leads, recovers the ticker and runs it again.
 		awaitRunningAgain(b, standby, tickerID)
 		sum.total += time.Since(killedAt)
@@ -80,12 +81,12 @@ func BenchmarkLeaderFailover(b *testing.B) {
 		sum.deploy += p.deploy
 		iterations++
 		// Off the clock: a new standby, and the new roles.
-		cl.startJobManager(b)
-		leader, standby = cl.leaderAndStandby(b)
+		cl.StartJobManager(b)
+		leader, standby = cl.LeaderAndStandby(b)
 		b.StartTimer()
 	}
 	b.StopTimer()
-	cl.stop(b)
+	cl.Stop(b)
 
 	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(iterations) }
 	b.ReportMetric(perOp(sum.total), "ms-total/op")
@@ -105,15 +106,15 @@ type failoverPhases struct {
 // readFailoverPhases reads the phases of the failover to leader from the
 // logs. Each JobManager leads once in its life here, so the first
 // "granted" line of its log is the one of this failover.
-func readFailoverPhases(b *testing.B, cl *haCluster, leader *daemonProcess, jobID api.JobID, killedAt time.Time) failoverPhases {
+func readFailoverPhases(b *testing.B, cl *flinktest.HACluster, leader *flinktest.Process, jobID api.JobID, killedAt time.Time) failoverPhases {
 	b.Helper()
-	granted := logTime(b, firstLogLine(b, leader.logPath(), "DefaultDispatcherRunner was granted leadership with leader id "))
-	recovered := logTime(b, firstLogLine(b, leader.logPath(), "Successfully recovered 1 persisted job graphs."))
-	executionGraph := executionGraphOf(b, leader.logPath(), jobID)
+	granted := logTime(b, firstLogLine(b, leader.LogPath(), "DefaultDispatcherRunner was granted leadership with leader id "))
+	recovered := logTime(b, firstLogLine(b, leader.LogPath(), "Successfully recovered 1 persisted job graphs."))
+	executionGraph := executionGraphOf(b, leader.LogPath(), jobID)
 	var lastRunning time.Time
 	running := 0
-	for _, tm := range cl.taskManagers {
-		for _, line := range logLines(b, tm.logPath()) {
+	for _, tm := range cl.TaskManagers {
+		for _, line := range logLines(b, tm.LogPath()) {
 			m := taskSwitch.FindStringSubmatch(line)
 			if m == nil || !strings.HasPrefix(m[3], executionGraph+"_") || m[5] != api.ExecutionRunning.String() {
 				continue
@@ -136,17 +137,17 @@ func readFailoverPhases(b *testing.B, cl *haCluster, leader *daemonProcess, jobI
 // the job is RUNNING with every task. The endpoint answers 500 or 503
 // until its JobManager leads; the killed leader is gone before the first
 // question, so no answer can come from it.
-func awaitRunningAgain(b *testing.B, jm *daemonProcess, jobID api.JobID) {
+func awaitRunningAgain(b *testing.B, jm *flinktest.Process, jobID api.JobID) {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
-	rc := jm.rc()
+	rc := jm.RestClient()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var details rest.JobDetailsInfo
 		err := rc.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String(), &details)
-		if err == nil && everyTaskRunning(details) {
+		if err == nil && flinktest.EveryTaskRunning(details) {
 			return
 		}
 		select {

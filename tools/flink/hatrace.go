@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -30,11 +29,9 @@ func parseHATrace(args []string) (haTraceOptions, error) {
 	return opts, nil
 }
 
-// logFileName is a daemon's log file: flink-<user>-<daemon>-<index>-<host>.log.
-var logFileName = regexp.MustCompile(`^flink-[^-]+-(standalonesession|taskexecutor)-(\d+)-.+\.log$`)
-
 // haTrace is "ha-trace": the steps h1–h5 of the last failover, read from
-// the logs of a cluster's processes in the log directory, and the first
+// the logs of a cluster's processes in the log directory, what ended the
+// leadership before it (or what the only leader survived), and the first
 // step that is missing.
 func haTrace(opts haTraceOptions, stdout io.Writer) error {
 	entries, err := os.ReadDir(opts.logDir)
@@ -43,15 +40,15 @@ func haTrace(opts haTraceOptions, stdout io.Writer) error {
 	}
 	var logs []hatrace.Log
 	for _, e := range entries {
-		m := logFileName.FindStringSubmatch(e.Name())
-		if m == nil {
+		process := hatrace.ProcessOf(e.Name())
+		if process == "" {
 			continue
 		}
 		f, err := os.Open(filepath.Join(opts.logDir, e.Name()))
 		if err != nil {
 			return err
 		}
-		l, err := hatrace.ReadLog(m[1]+"-"+m[2], f)
+		l, err := hatrace.ReadLog(process, f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("read %s: %w", e.Name(), err)
@@ -68,6 +65,9 @@ func haTrace(opts haTraceOptions, stdout io.Writer) error {
 	}
 	for _, e := range events {
 		fmt.Fprintln(stdout, e)
+	}
+	if cause, ok := hatrace.Explain(logs); ok {
+		fmt.Fprintln(stdout, cause)
 	}
 	fmt.Fprintln(stdout, hatrace.Diagnose(logs))
 	return nil

@@ -206,8 +206,12 @@ from its processes' logs.
   Prints the steps h1–h5 of the leader session granted last, each with the
   process and the log line that shows it (h1 the leader elected, h2 its
   leader information, h3 read by each TaskManager, h4 the jobs recovered,
-  h5 each TaskManager registered), and the first step that is missing,
-  with the component to open and where to look.
+  h5 each TaskManager registered); then the cause: what ended the
+  leadership before it (leader-killed, leader-paused, connection-suspended,
+  session-expired, zookeeper-down, leader-stopped) or what the only leader
+  survived (suspension-tolerated), with Flink's outcome, where to look and
+  the lines that show it; last, the first step that is missing, with the
+  component to open and where to look.
 `},
 	{"start-zookeeper-quorum", `
 Action "start-zookeeper-quorum" runs a ZooKeeper server for high

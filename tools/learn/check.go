@@ -24,8 +24,8 @@ func (c *course) check(ctx context.Context, e *exercise.Exercise, out io.Writer)
 	case exercise.Read:
 		return c.checkReading(ctx, e, out)
 	case exercise.Predict:
-		if e.Prediction.Graphs() {
-			return c.checkGraphPrediction(ctx, e, out)
+		if e.Prediction.ByTest() {
+			return c.checkPredictionByTest(ctx, e, out)
 		}
 		return c.checkPrediction(ctx, e, out)
 	case exercise.Diagnose:

@@ -93,11 +93,14 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 	case exercise.Read:
 		fmt.Fprintf(out, "Answer in %s: the calls from %s to %s, one per line.\n", answerFile(e), e.Reading.From, e.Reading.To)
 	case exercise.Predict:
-		if e.Prediction.Graphs() {
+		switch e.Prediction.Of {
+		case exercise.PredictGraphs:
 			fmt.Fprintf(out, "Answer in %s: for each program, its JobVertices, subtasks and slots, and the operators of each task.\n", answerFile(e))
-			break
+		case exercise.PredictLogs:
+			fmt.Fprintf(out, "Answer in %s: after each log line, the processes whose logs have it, or none.\n", answerFile(e))
+		default:
+			fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
 		}
-		fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
 	case exercise.Diagnose:
 		c.describeDrill(e, out)
 	}

@@ -82,8 +82,19 @@ func TestDouble(t *testing.T) {
 // the reference of x01 as `learn solutions` does, and opens the course.
 func newTinyCourse(t *testing.T) (*course, *exercise.Exercise) {
 	t.Helper()
+	c := courseOf(t, tinyCourse)
+	require.NoError(t, c.writeSolutions(nil, &bytes.Buffer{}))
+	e, err := c.exercise("x01")
+	require.NoError(t, err)
+	return c, e
+}
+
+// courseOf writes files (by their slash-separated paths) into a
+// temporary directory and opens the course there.
+func courseOf(t *testing.T, files map[string]string) *course {
+	t.Helper()
 	root := t.TempDir()
-	for name, content := range tinyCourse {
+	for name, content := range files {
 		path := filepath.Join(root, filepath.FromSlash(name))
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
@@ -92,11 +103,7 @@ func newTinyCourse(t *testing.T) (*course, *exercise.Exercise) {
 	require.NoError(t, err)
 	p, err := loadProgress(filepath.Join(root, progressFile))
 	require.NoError(t, err)
-	c := &course{root: root, exercises: all, progress: p}
-	require.NoError(t, c.writeSolutions(nil, &bytes.Buffer{}))
-	e, err := c.exercise("x01")
-	require.NoError(t, err)
-	return c, e
+	return &course{root: root, exercises: all, progress: p}
 }
 
 // The mutants sit beside the generated reference: regenerating it must

@@ -69,6 +69,9 @@ func (c *course) produceDrill(ctx context.Context, e *exercise.Exercise, dir str
 	if err != nil {
 		return err
 	}
+	if t := result.Test("TestProduce"); result.NoTests && t != nil && t.Action == "skip" { // a failover drill without ZooKeeper
+		return fmt.Errorf("the run of %s could not start:\n%s", e.ID, indent(strings.Join(testOwnWords(t.Output), "\n"), "  "))
+	}
 	if !result.Passed {
 		return fmt.Errorf("the run of %s did not end:\n%s", e.ID, describeFailure(result))
 	}
@@ -179,7 +182,12 @@ func (c *course) describeDrill(e *exercise.Exercise, out io.Writer) {
 			continue
 		}
 		rel, _ := filepath.Rel(c.drillPath(e), f)
-		fmt.Fprintf(out, "  %-52s %5d lines  %s\n", filepath.ToSlash(rel), strings.Count(string(data), "\n"), whoseFile(rel))
+		fmt.Fprintf(out, "  %-52s %5d lines  %s\n", filepath.ToSlash(rel), strings.Count(string(data), "\n"), whoseFile(rel, e.Diagnosis.Failover()))
+	}
+	if e.Diagnosis.Failover() {
+		fmt.Fprintf(out, "\nAnswer in %s: what ended the old leader's leadership, the JobManager\n"+
+			"it happened to, and the log line that proves it, copied from the logs.\n", answerFile(e))
+		return
 	}
 	fmt.Fprintf(out, "\nAnswer in %s: the step that broke first (m1–m11), the component to open, and the\n"+
 		"log line that proves it, copied from the logs.\n", answerFile(e))
@@ -194,9 +202,12 @@ func (c *course) shown(path string) string {
 	return path
 }
 
-// whoseFile says whose a drill's file is, from its name.
-func whoseFile(name string) string {
+// whoseFile says whose a drill's file is, from its name; a failover
+// drill has a log per JobManager.
+func whoseFile(name string, failover bool) string {
 	switch {
+	case strings.Contains(name, "standalonesession") && failover:
+		return "a JobManager's log"
 	case strings.Contains(name, "standalonesession"):
 		return "the JobManager's log"
 	case strings.Contains(name, "taskexecutor"):
@@ -234,21 +245,20 @@ func (c *course) checkDrill(e *exercise.Exercise, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	answer, err := diagnose.ParseAnswer(data)
-	if err != nil {
-		fmt.Fprintf(out, "✗ %s: %v\n", answerFile(e), err)
-		return false, nil
-	}
-	key, err := drillKey(e)
+	verdict, answerErr, err := gradeDrill(e, logs, data)
 	if err != nil {
 		return false, err
 	}
-	verdict := diagnose.Grade(key, logs, answer)
-	if verdict.Err != nil {
-		return false, verdict.Err
+	if answerErr != nil {
+		fmt.Fprintf(out, "✗ %s: %v\n", answerFile(e), answerErr)
+		return false, nil
 	}
 	if verdict.Passed() {
-		fmt.Fprintf(out, "✓ %s: the step, the component and the line that proves it are right.\n", e.ID)
+		what := "the step, the component and the line that proves it"
+		if e.Diagnosis.Failover() {
+			what = "the cause, the JobManager and the line that proves it"
+		}
+		fmt.Fprintf(out, "✓ %s: %s are right.\n", e.ID, what)
 		fmt.Fprintf(out, "\nWhat the logs show, and what to read next time: go run ./tools/learn solution %s\n", e.ID)
 		return true, c.markDone(e)
 	}
@@ -259,9 +269,38 @@ func (c *course) checkDrill(e *exercise.Exercise, out io.Writer) (bool, error) {
 	return false, nil
 }
 
+// drillVerdict is the grade of a drill's answer, of the steps or of a
+// failover.
+type drillVerdict interface {
+	Passed() bool
+	String() string
+}
+
+// gradeDrill reads the learner's answer file and grades it against the
+// drill's logs. answerErr is the learner's: the file is not in the form
+// of an answer; err is the drill's own.
+func gradeDrill(e *exercise.Exercise, logs diagnose.Logs, data []byte) (v drillVerdict, answerErr, err error) {
+	if e.Diagnosis.Failover() {
+		return gradeFailoverDrill(e, logs, data)
+	}
+	answer, answerErr := diagnose.ParseAnswer(data)
+	if answerErr != nil {
+		return nil, answerErr, nil
+	}
+	key, err := drillKey(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	grade := diagnose.Grade(key, logs, answer)
+	return grade, nil, grade.Err
+}
+
 // drillSolution says what broke, in the words of package fault's
 // evidence, and quotes the lines of the learner's logs that prove it.
 func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
+	if e.Diagnosis.Failover() {
+		return c.failoverSolution(e, out)
+	}
 	key, err := drillKey(e)
 	if err != nil {
 		return err
@@ -289,7 +328,7 @@ func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
 // compared with a run without the fault, prove its answer and no other
 // from what the learner is shown, name no fault, and end alike.
 func (c *course) verifyDrill(ctx context.Context, e *exercise.Exercise) (string, error) {
-	key, err := drillKey(e)
+	judge, err := judgeOf(e)
 	if err != nil {
 		return "", err
 	}
@@ -311,20 +350,51 @@ func (c *course) verifyDrill(ctx context.Context, e *exercise.Exercise) (string,
 		if err != nil {
 			return "", err
 		}
-		if err := diagnose.CheckHonest(key, logs, healthy); err != nil {
+		if err := judge.honest(logs, healthy); err != nil {
 			return "", err
 		}
-		client, err := os.ReadFile(filepath.Join(dir, "client.txt"))
+		outcome, err := judge.outcome(dir, logs)
 		if err != nil {
 			return "", err
 		}
-		outcomes = append(outcomes, outcomeOf(string(client)))
+		outcomes = append(outcomes, outcome)
 	}
 	if outcomes[0] != outcomes[1] {
 		return "", fmt.Errorf("two runs end differently: %s, then %s", outcomes[0], outcomes[1])
 	}
-	return fmt.Sprintf("two runs prove %s (%s) and no other step before it, which a run without the fault does not, name no fault, and end alike (%s)",
-		key.Step, key.Component, outcomes[0]), nil
+	return judge.summary(outcomes[0]), nil
+}
+
+// drillJudge is how verify proves a kind of drill honest: whether one
+// run's logs, beside the run without the fault, are honest; how the run
+// ended, which must be the same in two runs; and what verify says of it.
+type drillJudge struct {
+	honest  func(logs, healthy diagnose.Logs) error
+	outcome func(dir string, logs diagnose.Logs) (string, error)
+	summary func(outcome string) string
+}
+
+// judgeOf returns the judge of drill e: a drill of the steps ends as the
+// client saw it end.
+func judgeOf(e *exercise.Exercise) (drillJudge, error) {
+	if e.Diagnosis.Failover() {
+		return failoverJudge(e)
+	}
+	key, err := drillKey(e)
+	if err != nil {
+		return drillJudge{}, err
+	}
+	return drillJudge{
+		honest: func(logs, healthy diagnose.Logs) error { return diagnose.CheckHonest(key, logs, healthy) },
+		outcome: func(dir string, _ diagnose.Logs) (string, error) {
+			client, err := os.ReadFile(filepath.Join(dir, "client.txt"))
+			return outcomeOf(string(client)), err
+		},
+		summary: func(outcome string) string {
+			return fmt.Sprintf("two runs prove %s (%s) and no other step before it, which a run without the fault does not, name no fault, and end alike (%s)",
+				key.Step, key.Component, outcome)
+		},
+	}, nil
 }
 
 // healthyRun produces, once per verify and cluster, the run of drill e's
@@ -335,6 +405,9 @@ func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose
 	spec := maps.Clone(e.Drill.Spec)
 	for _, ofTheFault := range []string{"fault", "times", "then", "seed"} {
 		delete(spec, ofTheFault)
+	}
+	if e.Diagnosis.Failover() {
+		spec["failover"] = failoverNone // every failover drill's cluster, with nothing happening to its leader
 	}
 	key, err := json.Marshal(spec) // maps are marshalled in key order
 	if err != nil {
@@ -362,6 +435,9 @@ func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose
 		healthy.Drill = &exercise.Drill{Spec: maps.Clone(e.Drill.Spec)}
 		healthy.Drill.Spec["fault"] = ""
 		delete(healthy.Drill.Spec, "then")
+		if e.Diagnosis.Failover() {
+			healthy.Drill.Spec["failover"] = failoverNone
+		}
 		if run.err = c.produceDrill(ctx, &healthy, dir, nil); run.err != nil {
 			return
 		}

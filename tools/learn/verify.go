@@ -450,8 +450,8 @@ func (c *course) verifyOne(ctx context.Context, e *exercise.Exercise, complete m
 	case exercise.Read:
 		return c.verifyReading(ctx, e)
 	case exercise.Predict:
-		if e.Prediction.Graphs() {
-			return c.verifyGraphPrediction(ctx, e, complete)
+		if e.Prediction.ByTest() {
+			return c.verifyPredictionByTest(ctx, e, complete)
 		}
 		return c.verifyPrediction(ctx, e, complete)
 	case exercise.Diagnose:

@@ -2,7 +2,8 @@
 // MiniCluster runs WordCount with a fault the learner does not see, the
 // job ends as it ends, and what an engineer on call would have is written
 // to a directory: the JobManager's log and each TaskManager's log, named
-// as Flink names its log files, and what the client was told.
+// as Flink names its log files, and what the client was told. A drill of
+// a failover runs real processes instead (see Failover drills below).
 //
 //	log/flink-flinklab-standalonesession-0-localhost.log   the JobManager
 //	log/flink-flinklab-taskexecutor-0-localhost.log        TaskManager 0
@@ -27,6 +28,29 @@
 // as the cause a real cluster would give (Spec.Cause, or the kind's usual
 // one).
 // The trace of steps m1–m11 and the diagnosis are not written at all.
+//
+// # Failover drills
+//
+// A drill of high availability (Spec.Failover) cannot run in a bubble: its
+// incident spans processes and a real ZooKeeper. ProduceFailover starts a
+// ZooKeeper server, two JobManagers and two TaskManagers of the flink
+// command (tools/flink/flinktest), runs the ticker at parallelism 2 under
+// the first JobManager, and then ends that leader's leadership as the
+// Spec says: SIGKILL ("leader-killed"), or SIGSTOP for longer than the 2 s
+// session timeout and SIGCONT once the standby runs the job
+// ("leader-paused"), or nothing ("none", the run a drill is compared
+// with). Once every TaskManager has registered at the leader of the end,
+// the four logs are written, named as Flink names them:
+//
+//	log/flink-flinklab-standalonesession-0-localhost.log   the JobManager that led first
+//	log/flink-flinklab-standalonesession-1-localhost.log   the standby
+//	log/flink-flinklab-taskexecutor-0-localhost.log        TaskManager 0
+//	log/flink-flinklab-taskexecutor-1-localhost.log        TaskManager 1
+//
+// Every wait is on what a process says, in its log or over REST, bounded
+// in time. The lines keep their order and their spacing, moved to the
+// drill's clock; what would name the machine or the test is reworded:
+// its directories, the cluster-id it drew, the host's name, the user.
 //
 // `go run ./tools/learn start dNN` runs TestProduce with the drill's Spec
 // in the environment (see Env) on the complete runtime, once: the logs

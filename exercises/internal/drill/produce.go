@@ -24,6 +24,7 @@ import (
 	"flinklab/exercises/internal/scenario"
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
+	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/logging"
@@ -240,7 +241,7 @@ type output struct {
 var bubbleEpoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 func (o output) writeLogs(logs *processLogs) error {
-	if err := o.write(filepath.Join("log", "flink-flinklab-standalonesession-0-localhost.log"), o.print(logs.jobManager.Records())); err != nil {
+	if err := o.write(logFile(entrypoint.DaemonStandaloneSession, 0), o.print(logs.jobManager.Records())); err != nil {
 		return err
 	}
 	logs.mu.Lock()
@@ -253,12 +254,19 @@ func (o output) writeLogs(logs *processLogs) error {
 		}
 	})
 	for i, id := range ids {
-		name := fmt.Sprintf("flink-flinklab-taskexecutor-%d-localhost.log", i)
-		if err := o.write(filepath.Join("log", name), o.print(logs.taskManagers[id].Records())); err != nil {
+		if err := o.write(logFile(entrypoint.DaemonTaskExecutor, i), o.print(logs.taskManagers[id].Records())); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// logFile is where a drill keeps the log of the index-th daemon of a
+// kind, named as Flink's scripts name it (entrypoint.LogFileBase) for a
+// user called flinklab on a host called localhost:
+// log/flink-flinklab-taskexecutor-0-localhost.log.
+func logFile(daemon string, index int) string {
+	return filepath.Join("log", fmt.Sprintf("flink-flinklab-%s-%d-localhost.log", daemon, index))
 }
 
 // print prints records as runtime/logging does, leaving out the fault

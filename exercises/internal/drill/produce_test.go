@@ -20,6 +20,10 @@ func TestProduce(t *testing.T) {
 	if !ok {
 		t.Skip("no drill named in " + EnvSpec + " and " + EnvDir)
 	}
+	if spec.Failover != "" {
+		ProduceFailover(t, spec, dir)
+		return
+	}
 	Produce(t, spec, dir)
 }
 
@@ -88,4 +92,16 @@ func TestSpecPicksTheSchedulerAndTheExecutionMode(t *testing.T) {
 		_, _, err := bad.withDefaults()
 		assert.Error(t, err, "%+v", bad)
 	}
+}
+
+// A Spec breaks a step or a leader, never both, and names only the
+// incidents the producer makes.
+func TestSpecRefusesAFailoverItCannotMake(t *testing.T) {
+	for _, bad := range []Spec{{Failover: "leader-stopped"}, {Failover: "killed"}, {Failover: "leader-killed", Fault: "m7"}} {
+		_, _, err := bad.withDefaults()
+		assert.Error(t, err, "%+v", bad)
+	}
+	_, faults, err := Spec{Failover: FailoverNone}.withDefaults()
+	require.NoError(t, err)
+	assert.Empty(t, faults)
 }

@@ -8,6 +8,7 @@ import (
 
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
+	"flinklab/runtime/highavailability/hatrace"
 	"flinklab/runtime/scheduler/adaptive"
 )
 
@@ -48,7 +49,21 @@ type Spec struct {
 	// "BATCH" for stages connected by blocking exchanges, each pipelined
 	// region scheduled when its inputs are finished.
 	ExecutionMode string `json:"execution-mode,omitempty" yaml:"execution-mode"`
+	// Failover makes the drill one of high availability, on a cluster of
+	// real processes (ProduceFailover) instead of a MiniCluster, with no
+	// Fault: the incident that ends the leader's leadership, named as
+	// package hatrace names its cause. "leader-killed": SIGKILL;
+	// "leader-paused": SIGSTOP for longer than the session timeout, and
+	// SIGCONT once the standby leads; FailoverNone: nothing happens, the
+	// run to compare such a drill with. Its cluster is always two
+	// JobManagers and two TaskManagers of two slots each, and its job the
+	// ticker: TaskManagers, Slots and the scheduler's fields are not read.
+	Failover string `json:"failover,omitempty" yaml:"failover"`
 }
+
+// FailoverNone is the Failover of a run of the high-availability cluster
+// in which nothing happens to the leader.
+const FailoverNone = "none"
 
 // The environment TestProduce reads: the Spec as JSON, and the directory
 // to write the drill's files to.
@@ -83,6 +98,9 @@ func fromEnv() (spec Spec, dir string, ok bool, err error) {
 // withDefaults fills in the cluster's shape and the cause, and returns the
 // faults to inject: Fault, then Then; none for a healthy run.
 func (s Spec) withDefaults() (Spec, []fault.Fault, error) {
+	if err := s.checkFailover(); err != nil {
+		return s, nil, err
+	}
 	var faults []fault.Fault
 	if s.Fault != "" {
 		parsed, err := fault.Parse(s.Fault)
@@ -115,6 +133,22 @@ func (s Spec) withDefaults() (Spec, []fault.Fault, error) {
 		s.Cause = usualCauses[faults[0].Kind]
 	}
 	return s, faults, nil
+}
+
+// checkFailover refuses a Failover that is no incident of ProduceFailover,
+// or that comes with a Fault: a drill breaks a step or a leader, not both.
+func (s Spec) checkFailover() error {
+	switch hatrace.Kind(s.Failover) {
+	case "":
+		return nil
+	case hatrace.LeaderKilled, hatrace.LeaderPaused, FailoverNone:
+	default:
+		return fmt.Errorf("failover %q: want %q, %q or %q", s.Failover, hatrace.LeaderKilled, hatrace.LeaderPaused, FailoverNone)
+	}
+	if s.Fault != "" || len(s.Then) > 0 {
+		return fmt.Errorf("failover %q with fault %q: a drill breaks a step or a leader, not both", s.Failover, s.Fault)
+	}
+	return nil
 }
 
 // scheduler returns the cluster's jobmanager.scheduler and the

@@ -19,5 +19,18 @@
 // happened; Diagnose names the first step that is missing, the component
 // to open, and what to look for.
 //
+// Explain answers the question before those: why the previous leader
+// stopped leading. It reads the Dispatcher runner's grants and
+// revocations and the ZooKeeper connection states of every process side
+// by side, and tells seven causes apart by the order of a few lines:
+//
+//	leader-killed         the old leader's log stops; no revocation
+//	leader-paused         its revocation comes after the next grant, and its log is silent across it
+//	connection-suspended  it alone was SUSPENDED, and revoked at once (the default)
+//	session-expired       it alone was SUSPENDED, led on, and revoked when LOST (tolerating)
+//	zookeeper-down        every process was SUSPENDED at the same time, TaskManagers too
+//	suspension-tolerated  the only leader was SUSPENDED and reconnected, and led on
+//	leader-stopped        it was shut down before the next grant
+//
 // This package is ours; Flink has no such reader.
 package hatrace

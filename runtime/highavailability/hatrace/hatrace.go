@@ -43,6 +43,20 @@ type Log struct {
 // "2026-12-02 06:32:43,187 INFO  DefaultDispatcherRunner [] - message".
 var recordLine = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (\w+) +(\S+) \[\] - (.*)$`)
 
+// logFileName is a daemon's log file as Flink's scripts name it:
+// flink-<user>-<daemon>-<index>-<host>.log.
+var logFileName = regexp.MustCompile(`^flink-[^-]+-((?:standalonesession|taskexecutor)-\d+)-.+\.log$`)
+
+// ProcessOf returns the process whose log file name is, as a Log names
+// it ("standalonesession-0" for flink-flinklab-standalonesession-0-localhost.log),
+// or "" for a name that is no daemon's log file.
+func ProcessOf(name string) string {
+	if m := logFileName.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // ReadLog reads the records of a process's log.
 func ReadLog(process string, r io.Reader) (Log, error) {
 	log := Log{Process: process}

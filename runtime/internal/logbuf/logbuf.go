@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Buffer is an io.Writer that is safe for concurrent use.
@@ -31,9 +32,10 @@ func (b *Buffer) String() string {
 // Record is the part of a JSON log line (as slog.JSONHandler writes it) that
 // tests look at.
 type Record struct {
-	Level  string `json:"level"`
-	Msg    string `json:"msg"`
-	Logger string `json:"logger"`
+	Time   time.Time `json:"time"`
+	Level  string    `json:"level"`
+	Msg    string    `json:"msg"`
+	Logger string    `json:"logger"`
 }
 
 // Records parses everything written so far as JSON log lines, one per line,

@@ -89,6 +89,58 @@
 //     as well as at m10, "m7" would be a fair answer that Grade calls
 //     wrong.
 //
+// # Failover drills
+//
+// A failover drill shows the logs of a cluster of processes, two
+// JobManagers and two TaskManagers, after the leader stopped leading, and
+// asks what an engineer asks after a failover:
+//
+//	cause:   what ended the old leader's leadership?
+//	process: which JobManager was it?
+//	line:    which log line proves it?
+//
+// Its FailoverKey is a cause, one of the kinds package hatrace tells apart
+// (Causes), and a process named as its log file names it
+// ("standalonesession-0"; ProcessName reads it from the file's name).
+// ParseFailoverAnswer reads the answer file by the rules of ParseAnswer.
+// A learner may name the cause in the words people use on call
+// (CanonicalCause):
+//
+//	leader-killed         killed, kill, kill -9, SIGKILL, crash, crashed, died, dead, OOM, OOM killer, OOM-killed
+//	leader-paused         paused, pause, GC, GC pause, long GC, garbage collection, SIGSTOP, frozen, froze, frozen VM, fenced, fenced off
+//	connection-suspended  suspended, connection suspended, network partition, partitioned, cut off
+//	session-expired       expired, session expired, lost, connection lost, session lost
+//	zookeeper-down        ZooKeeper down, ZK down, ZooKeeper outage, ZooKeeper unreachable, ZooKeeper failed
+//	suspension-tolerated  tolerated, suspension tolerated
+//	leader-stopped        stopped, shut down, shutdown, SIGTERM, stop-cluster
+//
+// Case, spaces, hyphens and underscores do not count. "stopped" is a
+// leader that was shut down: one stopped with SIGSTOP was paused. The
+// process may be written "standalonesession-0", "StandaloneSession 0" or
+// as the log file's name, with its directory or without
+// (CanonicalProcess).
+//
+// GradeFailover asks hatrace.Explain for the cause the logs show and
+// grades each part on its own, as Grade does: the cause and the process
+// against the key's, the line against the lines Explain quotes as its
+// proof (or the same line written by another process in the same span:
+// both TaskManagers see a dead leader's connection close). A grant of the
+// leadership is never the answer: every failover writes one, whatever
+// ended the leadership before it. A wrong cause is told what that cause
+// would look like in the logs; a wrong process, why it is not the one
+// (a TaskManager never leads, the last grant is the new leader's); a
+// wrong line, whether it is a grant, from before anything happened, or a
+// consequence. No message names the right cause or process, or quotes a
+// proving line. A line that two logs have alike, to the millisecond, is
+// told apart by its file's name pasted before it, as grep prints it.
+//
+// CheckFailoverHonest proves such a drill honest, given the logs of the
+// same cluster with nothing happening to its leader: Explain reads the
+// key's cause and process from the logs, each proving line that is no
+// grant can be pasted and found, no line names how the incident was made
+// (a signal's name, "kill -9", "drill", a cause's kind), and the healthy
+// run shows no cause at all.
+//
 // Flink has no drills; the nearest thing is its end-to-end tests, which
 // read a cluster's log files after a run (check_logs_for_errors in
 // flink-end-to-end-tests/test-scripts/common.sh).

@@ -36,14 +36,22 @@ func (v Verdict) Passed() bool {
 //	component: not yet: "JobMaster" is not the component to open. …
 //	line:      right
 func (v Verdict) String() string {
-	if v.Err != nil {
-		return "cannot grade: " + v.Err.Error()
+	return printParts(v.Err, []namedPart{{"step:", v.Step}, {"component:", v.Component}, {"line:", v.Line}})
+}
+
+// namedPart is a part of an answer and its key in the answer file.
+type namedPart struct {
+	name string
+	part Part
+}
+
+// printParts prints a verdict, a line per part, or why it cannot grade.
+func printParts(err error, parts []namedPart) string {
+	if err != nil {
+		return "cannot grade: " + err.Error()
 	}
 	var b strings.Builder
-	for _, p := range []struct {
-		name string
-		part Part
-	}{{"step:", v.Step}, {"component:", v.Component}, {"line:", v.Line}} {
+	for _, p := range parts {
 		if p.part.Right {
 			fmt.Fprintf(&b, "%-10s right\n", p.name)
 		} else {
@@ -115,16 +123,9 @@ func gradeLine(logs Logs, proof []Record, where []place, line string) Part {
 	if strings.TrimSpace(line) == "" {
 		return Part{Message: "Paste the log line that proves the failure: " + lineToLookFor(where) + "."}
 	}
-	status, i := locate(logs, readPasted(line))
-	switch status {
-	case tooShort:
-		return Part{Message: fmt.Sprintf("%s is too short to tell one line from another: paste at least %d characters of the line, or all of it.",
-			quote(line), minPasted)}
-	case notInLogs:
-		return Part{Message: fmt.Sprintf("%s is not in the logs shown: paste the line as its log file has it.", quote(line))}
-	case inSeveral:
-		return Part{Message: fmt.Sprintf("%s is in several lines of the logs: paste more of the one you mean (the whole line, with its time, says which).",
-			quote(line))}
+	i, wrong, ok := pastedRecord(logs, line)
+	if !ok {
+		return wrong
 	}
 	r := logs.All[i]
 	if slices.ContainsFunc(proof, func(p Record) bool { return p.File == r.File && p.Line == r.Line }) {
@@ -133,6 +134,28 @@ func gradeLine(logs Logs, proof []Record, where []place, line string) Part {
 	return Part{Message: fmt.Sprintf("That line is in the logs (%s), but it does not prove the failure. Look for %s: "+
 		"the line that shows the first thing that went wrong. A consequence (a restart, a FAILED job, a cancelled task) is not the proof.",
 		r.Where(), lineToLookFor(where))}
+}
+
+// pastedRecord finds the record of logs a learner's pasted line is from,
+// its index in logs.All; or, when it is too short to tell, in no record or
+// in several, says so.
+func pastedRecord(logs Logs, line string) (int, Part, bool) {
+	p := readPasted(line)
+	status, i := locate(logs, p)
+	switch {
+	case status == tooShort:
+		return -1, Part{Message: fmt.Sprintf("%s is too short to tell one line from another: paste at least %d characters of the line, or all of it.",
+			quote(line), minPasted)}, false
+	case status == notInLogs:
+		return -1, Part{Message: fmt.Sprintf("%s is not in the logs shown: paste the line as its log file has it.", quote(line))}, false
+	case status == inSeveral && p.clock != "":
+		return -1, Part{Message: fmt.Sprintf("%s is in several logs, alike to the millisecond: put the name of the file you mean before it, "+
+			"and a colon, as grep prints it (FILE:LINE).", quote(line))}, false
+	case status == inSeveral:
+		return -1, Part{Message: fmt.Sprintf("%s is in several lines of the logs: paste more of the one you mean (the whole line, with its time, says which).",
+			quote(line))}, false
+	}
+	return i, Part{}, true
 }
 
 // place is a log and a logger the proof is in.

@@ -63,19 +63,7 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 	}
 
 	// (b) Nothing but the cluster's own words is.
-	giveaway := giveawayPattern()
-	var offending []string
-	for _, r := range logs.All {
-		if m := giveaway.FindString(r.Logger + " " + r.Text()); m != "" {
-			offending = append(offending, fmt.Sprintf("%s (%q): %s", r.Where(), m, r.printedLine()))
-		}
-	}
-	for i, line := range strings.Split(logs.Client, "\n") {
-		if m := giveaway.FindString(line); m != "" {
-			offending = append(offending, fmt.Sprintf("%s:%d (%q): %s", ClientFile, i+1, m, line))
-		}
-	}
-	if len(offending) > 0 {
+	if offending := givenAway(logs, giveawayPattern()); len(offending) > 0 {
 		errs = append(errs, fmt.Errorf("%w:\n%s", ErrGivesAway, quoteLines(offending)))
 	}
 
@@ -110,6 +98,24 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// givenAway returns the lines of logs, and of what the client was told,
+// in which giveaway finds something, each with where it is and what it
+// found.
+func givenAway(logs Logs, giveaway *regexp.Regexp) []string {
+	var offending []string
+	for _, r := range logs.All {
+		if m := giveaway.FindString(r.Logger + " " + r.Text()); m != "" {
+			offending = append(offending, fmt.Sprintf("%s (%q): %s", r.Where(), m, r.printedLine()))
+		}
+	}
+	for i, line := range strings.Split(logs.Client, "\n") {
+		if m := giveaway.FindString(line); m != "" {
+			offending = append(offending, fmt.Sprintf("%s:%d (%q): %s", ClientFile, i+1, m, line))
+		}
+	}
+	return offending
 }
 
 // missingClues describes the clues of e that must be found and are not

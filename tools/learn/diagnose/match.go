@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -13,22 +14,25 @@ const minPasted = 20
 // pastedPrefix is what may come before a record's text when a learner
 // copies a whole line: a grep's "file:line:", the label of a quoted
 // proving line, the date and time, the level, the logger, and "[] - ".
-// The time and the logger, when pasted, must be the record's.
-var pastedPrefix = regexp.MustCompile(`^(?:\S*\.log:(?:\d+:)?)?\s*(?:(?:JobManager|TaskManager)\s+)?` +
+// The file, the time and the logger, when pasted, must be the record's.
+var pastedPrefix = regexp.MustCompile(`^(?:(\S*\.log):(?:\d+:)?)?\s*(?:(?:JobManager|TaskManager)\s+)?` +
 	`(?:(?:(\d{4}-\d\d-\d\d)\s+)?(\d\d:\d\d:\d\d,\d{3})\s+)?(?:(?:ERROR|WARN|INFO|DEBUG)\s+)?(?:(\S+)\s+)?\[\]\s+-(?:\s+|$)`)
 
 // pasted is a learner's line, read: the text to look for and what its
 // prefix says of the record.
 type pasted struct {
-	text                string // with runs of white space as one space
-	date, clock, logger string // "" when not pasted
+	text                      string // with runs of white space as one space
+	file, date, clock, logger string // "" when not pasted; file is a base name
 }
 
 func readPasted(s string) pasted {
 	s = strings.TrimSpace(s)
 	var p pasted
 	if m := pastedPrefix.FindStringSubmatch(s); m != nil {
-		p.date, p.clock, p.logger = m[1], m[2], m[3]
+		p.date, p.clock, p.logger = m[2], m[3], m[4]
+		if m[1] != "" {
+			p.file = path.Base(m[1])
+		}
 		s = s[len(m[0]):]
 	}
 	p.text = squash(s)
@@ -74,10 +78,10 @@ func locate(logs Logs, p pasted) (located, int) {
 	return notInLogs, -1
 }
 
-// fits reports whether r is at the time and of the logger the pasted
-// prefix names.
+// fits reports whether r is in the file, at the time and of the logger
+// the pasted prefix names.
 func (p pasted) fits(r Record) bool {
-	return (p.logger == "" || p.logger == r.Logger) &&
+	return (p.file == "" || p.file == r.File) && (p.logger == "" || p.logger == r.Logger) &&
 		(p.date == "" || p.date == r.Time.Format("2006-01-02")) &&
 		(p.clock == "" || p.clock == r.Time.Format("15:04:05,000"))
 }

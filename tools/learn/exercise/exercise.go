@@ -130,34 +130,42 @@ type Reading struct {
 // Prediction is a predict-then-run exercise: the learner writes what they
 // expect, the tool runs the test and compares. What is predicted is the
 // trace of a run (PredictTrace, r03: the messages and how often each
-// comes) or the graphs of programs (PredictGraphs, g05: the test reads
-// the answers and compares them with the graphs it builds).
+// comes), the graphs of programs (PredictGraphs, g05 and c05: the test
+// reads the answers and compares them with the graphs it builds, or the
+// restarts it runs), or the logs of a run (PredictLogs, h05: the test runs
+// a cluster of real processes and compares the answers with where each
+// line is in their logs).
 type Prediction struct {
 	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
 	Test   string `yaml:"test"`   // the test that runs the scenario and logs its trace, or compares the answers
-	Of     string `yaml:"of"`     // PredictTrace (the default) or PredictGraphs
+	Of     string `yaml:"of"`     // PredictTrace (the default), PredictGraphs or PredictLogs
 }
 
 // What a predict exercise predicts.
 const (
 	PredictTrace  = "trace"
 	PredictGraphs = "graphs"
+	PredictLogs   = "logs"
 )
 
-// Graphs reports whether the prediction is of graphs, checked by the
-// exercise's own test.
-func (p *Prediction) Graphs() bool { return p.Of == PredictGraphs }
+// ByTest reports whether the exercise's own test compares the answers
+// (graphs and logs), rather than learn (a trace).
+func (p *Prediction) ByTest() bool { return p.Of == PredictGraphs || p.Of == PredictLogs }
 
-// WrongFile is where the wrong answers of a prediction of graphs are
-// kept, relative to the repository root: "solutions/g05/wrong.yaml", a
-// list of Wrong.
+// WrongFile is where the wrong answers of a prediction its test compares
+// are kept, relative to the repository root: "solutions/g05/wrong.yaml",
+// a list of Wrong.
 func WrongFile(id string) string { return "solutions/" + id + "/wrong.yaml" }
 
-// Wrong is an answer people really write to a prediction of graphs: the
-// reference with edits. The exercise's test must refuse it.
+// Wrong is an answer people really write to a prediction its test
+// compares: the reference with edits. The exercise's test must refuse it,
+// and, if Message is set, say so in words that contain Message: the
+// mistake it names, so that a test that fails for another reason (a
+// scenario that broke) does not pass for a refusal.
 type Wrong struct {
-	Name  string `yaml:"name"`
-	Edits []Edit `yaml:"edits"`
+	Name    string `yaml:"name"`
+	Edits   []Edit `yaml:"edits"`
+	Message string `yaml:"message"`
 }
 
 // LoadWrong reads the wrong answers of exercise id under root.
@@ -176,15 +184,43 @@ func LoadWrong(root, id string) ([]Wrong, error) {
 // Diagnosis is a log-detective drill: the learner reads the logs of a
 // broken run and writes into Answer the step that broke, the component to
 // open and the line that proves it.
+// A drill Of DiagnoseFailover shows the logs of a cluster of processes
+// after a failover, and the learner writes what ended the old leader's
+// leadership, which JobManager it was, and the line that proves it.
 type Diagnosis struct {
 	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
+	Of     string `yaml:"of"`     // DiagnoseSteps (the default) or DiagnoseFailover
 }
+
+// What a drill asks.
+const (
+	DiagnoseSteps    = "steps"    // the step m1–m11 that broke first, the component, the line
+	DiagnoseFailover = "failover" // what ended a leadership, whose, the line
+)
+
+// Failover reports whether the drill asks about a failover.
+func (d *Diagnosis) Failover() bool { return d.Of == DiagnoseFailover }
 
 // Drill is a drill's run, read from DrillFile: Spec is handed as it is to
 // the producer (exercises/internal/drill.Spec), and its fault is the
-// drill's answer.
+// drill's answer. A failover drill's Spec names an incident instead
+// (spec.failover: "leader-killed", "leader-paused"), and Key says what
+// its logs must show of it.
 type Drill struct {
 	Spec map[string]any `yaml:"spec"`
+	Key  *FailoverKey   `yaml:"key"`
+}
+
+// FailoverKey is the answer of a failover drill.
+type FailoverKey struct {
+	Cause   string `yaml:"cause"`   // what ended the leadership, as package hatrace names it: "leader-killed"
+	Process string `yaml:"process"` // the JobManager it happened to, as its log file names it: "standalonesession-0"
+}
+
+// Failover returns a failover drill's incident: spec.failover.
+func (d *Drill) Failover() string {
+	f, _ := d.Spec["failover"].(string)
+	return f
 }
 
 // Fault returns the drill's fault as fault.Parse reads it: "m7", "m10:jar-corrupted".
@@ -198,6 +234,37 @@ func (d *Drill) Fault() string {
 func (d *Drill) Scheduler() string {
 	s, _ := d.Spec["scheduler"].(string)
 	return s
+}
+
+// checkDrill refuses a drill's run that does not say its answer: a drill
+// of the steps needs spec.fault and no key; a failover drill needs
+// spec.failover, no fault, and key.cause and key.process.
+func (e *Exercise) checkDrill() []error {
+	file := DrillFile(e.ID)
+	if e.Diagnosis == nil || !e.Diagnosis.Failover() {
+		var errs []error
+		if e.Drill == nil || e.Drill.Fault() == "" {
+			errs = append(errs, fmt.Errorf("%s: spec.fault is required: the step (and kind) the drill's run breaks", file))
+		}
+		if e.Drill != nil && e.Drill.Key != nil {
+			errs = append(errs, fmt.Errorf("%s: key is a failover drill's (diagnosis.of: %s); spec.fault is this drill's answer", file, DiagnoseFailover))
+		}
+		return errs
+	}
+	if e.Drill == nil {
+		return []error{fmt.Errorf("%s: spec.failover and key are required: the incident the drill's run makes, and what its logs show", file)}
+	}
+	var errs []error
+	if e.Drill.Failover() == "" {
+		errs = append(errs, fmt.Errorf("%s: spec.failover is required: the incident the drill's run makes (leader-killed, leader-paused)", file))
+	}
+	if e.Drill.Fault() != "" {
+		errs = append(errs, fmt.Errorf("%s: spec.fault %q: a failover drill breaks a leader, not a step", file, e.Drill.Fault()))
+	}
+	if e.Drill.Key == nil || e.Drill.Key.Cause == "" || e.Drill.Key.Process == "" {
+		errs = append(errs, fmt.Errorf("%s: key.cause and key.process are required: what ended the leadership, and whose", file))
+	}
+	return errs
 }
 
 // DrillFile is where the run of drill id is kept, relative to the
@@ -403,19 +470,20 @@ func (e *Exercise) validate() error {
 		if e.Prediction == nil || e.Prediction.Answer == "" || e.Prediction.Test == "" {
 			errs = append(errs, errors.New("a predict exercise needs prediction.answer and prediction.test"))
 		}
-		if e.Prediction != nil && e.Prediction.Of != "" && e.Prediction.Of != PredictTrace && e.Prediction.Of != PredictGraphs {
-			errs = append(errs, fmt.Errorf("prediction.of %q: want %q or %q", e.Prediction.Of, PredictTrace, PredictGraphs))
+		if e.Prediction != nil && !slices.Contains([]string{"", PredictTrace, PredictGraphs, PredictLogs}, e.Prediction.Of) {
+			errs = append(errs, fmt.Errorf("prediction.of %q: want %q, %q or %q", e.Prediction.Of, PredictTrace, PredictGraphs, PredictLogs))
 		}
 	case Diagnose:
 		if e.Diagnosis == nil || e.Diagnosis.Answer == "" {
 			errs = append(errs, errors.New("a drill needs diagnosis.answer"))
 		}
+		if e.Diagnosis != nil && !slices.Contains([]string{"", DiagnoseSteps, DiagnoseFailover}, e.Diagnosis.Of) {
+			errs = append(errs, fmt.Errorf("diagnosis.of %q: want %q or %q", e.Diagnosis.Of, DiagnoseSteps, DiagnoseFailover))
+		}
 		if e.Step != "" {
 			errs = append(errs, errors.New("a drill names no step: the step is its answer, kept in "+DrillFile(e.ID)))
 		}
-		if e.Drill == nil || e.Drill.Fault() == "" {
-			errs = append(errs, fmt.Errorf("%s: spec.fault is required: the step (and kind) the drill's run breaks", DrillFile(e.ID)))
-		}
+		errs = append(errs, e.checkDrill()...)
 	default:
 		errs = append(errs, fmt.Errorf("unknown kind %q", e.Kind))
 	}

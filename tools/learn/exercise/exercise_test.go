@@ -107,7 +107,7 @@ func TestLoadFileReadsAReadingExerciseWithoutMutants(t *testing.T) {
 func TestLoadFileReadsAPredictionOfGraphs(t *testing.T) {
 	e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md#counting\nhints: [a, b, c]\nprediction: {of: graphs, answer: answer.txt, test: TestYours}\n", "-")
 	require.NoError(t, err)
-	assert.True(t, e.Prediction.Graphs())
+	assert.True(t, e.Prediction.ByTest())
 	assert.Equal(t, "lessons/a.md", e.LessonFile())
 
 	root := t.TempDir()
@@ -123,6 +123,33 @@ func TestLoadFileReadsAPredictionOfGraphs(t *testing.T) {
 	assert.ErrorContains(t, err, "field answer not found", "a wrong answer is edits of the reference")
 }
 
+// A prediction of logs is compared by its test too, and a wrong answer
+// may name the words its refusal must contain.
+func TestLoadFileReadsAPredictionOfLogs(t *testing.T) {
+	e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md#exercises\nhints: [a, b, c]\nprediction: {of: logs, answer: answer.txt, test: TestYours}\n", "-")
+	require.NoError(t, err)
+	assert.True(t, e.Prediction.ByTest())
+	assert.Equal(t, PredictLogs, e.Prediction.Of)
+
+	root := t.TempDir()
+	path := filepath.Join(root, filepath.FromSlash(WrongFile("x01")))
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("- name: the killed leader says goodbye\n  edits:\n    - {replace: \"SUSPENDED. = none\", with: \"SUSPENDED. = old-leader\"}\n"+
+		"  message: \"no such line in the old leader's log\"\n"), 0o644))
+	wrong, err := LoadWrong(root, "x01")
+	require.NoError(t, err)
+	assert.Equal(t, []Wrong{{Name: "the killed leader says goodbye",
+		Edits:   []Edit{{Replace: "SUSPENDED. = none", With: "SUSPENDED. = old-leader"}},
+		Message: "no such line in the old leader's log"}}, wrong)
+}
+
+// A trace is compared by learn, not by the exercise's test.
+func TestAPredictionOfATraceIsNotComparedByItsTest(t *testing.T) {
+	e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {answer: answer.txt, test: TestTrace}\n", "-")
+	require.NoError(t, err)
+	assert.False(t, e.Prediction.ByTest())
+}
+
 func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -136,8 +163,8 @@ func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 			"holes in runtime/calc/calc.go and runtime/other/calc.go"},
 		{"a reading exercise without its answer", "id: x01\ntitle: t\nkind: read\nlesson: lessons/a.md\nhints: [a, b, c]\nreading: {from: a.F, to: a.G}\n",
 			"a reading exercise needs reading.from, reading.to, reading.answer and reading.scenario"},
-		{"a prediction of something unknown", "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: logs, answer: answer.txt, test: TestYours}\n",
-			`prediction.of "logs": want "trace" or "graphs"`},
+		{"a prediction of something unknown", "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: metrics, answer: answer.txt, test: TestYours}\n",
+			`prediction.of "metrics": want "trace", "graphs" or "logs"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -129,3 +129,52 @@ func TestCompileOnceThenExecuteTheBinaryManyTimes(t *testing.T) {
 	require.NotNil(t, failed)
 	assert.True(t, failed.BuildFailed)
 }
+
+// buildsACommand is a module whose test builds and runs a command of the
+// module, as exercise h05's builds the flink command: it passes when the
+// command prints what the test was told to want.
+var buildsACommand = map[string]string{
+	"go.mod":      "module buildsacommand\n\ngo 1.26\n",
+	"cmd/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(word) }\n",
+	"cmd/word.go": "package main\n\nvar word = \"tree\"\n",
+	"cmd/word_test.go": `package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestTheCommandSays(t *testing.T) {
+	out, err := exec.Command("go", "run", "buildsacommand/cmd").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), os.Getenv("WANT"); got != want {
+		t.Errorf("the command says %q, want %q", got, want)
+	}
+}
+`,
+}
+
+// A go command the tests run builds with the run's stand-ins too, as go
+// test does: the overlay is passed on in GOFLAGS.
+func TestAGoCommandTheTestRunsBuildsWithTheOverlay(t *testing.T) {
+	root := t.TempDir()
+	for name, content := range buildsACommand {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	run := Run{Root: root, Package: "./cmd", SkipVet: true, Env: []string{"WANT=tree"}}
+	onDisk, err := Execute(t.Context(), run)
+	require.NoError(t, err)
+	assert.True(t, onDisk.Passed, strings.Join(onDisk.Output, "\n"))
+
+	run.Overlay = map[string][]byte{"cmd/word.go": []byte("package main\n\nvar word = \"overlay\"\n")}
+	run.Env = []string{"WANT=overlay"}
+	overlaid, err := Execute(t.Context(), run)
+	require.NoError(t, err)
+	assert.True(t, overlaid.Passed, strings.Join(overlaid.Output, "\n"))
+	assert.Equal(t, []string{"WANT=overlay"}, run.Env, "the caller's Env is left as it was")
+}

@@ -31,12 +31,16 @@ import (
 
 // Run describes one `go test` invocation.
 type Run struct {
-	Root    string            // the module root: the working directory of go test
-	Package string            // "./exercises/m03"
-	Pattern string            // -run; empty: every test
-	Overlay map[string][]byte // stand-ins, keyed by path relative to Root
-	Race    bool              // -race
-	Timeout time.Duration     // -timeout; zero: 2 minutes
+	Root    string // the module root: the working directory of go test
+	Package string // "./exercises/m03"
+	Pattern string // -run; empty: every test
+	// Overlay holds stand-ins, keyed by path relative to Root. A go
+	// command the tests run themselves (exercise h05's builds the flink
+	// command) builds with them too: Execute passes the overlay on in
+	// GOFLAGS.
+	Overlay map[string][]byte
+	Race    bool          // -race
+	Timeout time.Duration // -timeout; zero: 2 minutes
 	// FailFast stops at the first failing test (-failfast), for runs that
 	// only ask whether any test fails.
 	FailFast bool
@@ -139,6 +143,7 @@ func Execute(ctx context.Context, run Run) (*Result, error) {
 		}
 		defer cleanup()
 		args = append(args, "-overlay", overlay)
+		run.Env = append(slices.Clone(run.Env), goflagsWith("-overlay="+overlay))
 	}
 	args = append(args, run.Package)
 
@@ -335,6 +340,15 @@ func parse(out []byte) *Result {
 // fatal error of the Go runtime.
 func IsCrash(line string) bool {
 	return strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ")
+}
+
+// goflagsWith returns GOFLAGS=… as the environment has it, with flag
+// added, quoted if it holds a space (as go reads GOFLAGS).
+func goflagsWith(flag string) string {
+	if strings.ContainsAny(flag, " \t") {
+		flag = "'" + flag + "'"
+	}
+	return "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" "+flag)
 }
 
 // writeOverlay writes each stand-in to a temporary directory and the

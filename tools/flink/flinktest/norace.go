@@ -1,0 +1,5 @@
+//go:build !race
+
+package flinktest
+
+const raceEnabled = false
