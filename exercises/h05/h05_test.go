@@ -45,9 +45,9 @@ var lines = []string{
 
 // The processes an answer names.
 var processes = []logpredict.Process{
-	{Name: "old-leader", Log: "the old leader's log after the kill"},
-	{Name: "new-leader", Log: "the new leader's log after the kill"},
-	{Name: "taskmanagers", Log: "the TaskManagers' logs after the kill"},
+	{Name: "old-leader"},
+	{Name: "new-leader"},
+	{Name: "taskmanagers"},
 }
 
 // TestMain stops the ZooKeeper server the scenario starts

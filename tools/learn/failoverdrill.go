@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"flinklab/tools/learn/diagnose"
@@ -79,12 +80,22 @@ func failoverJudge(e *exercise.Exercise) (drillJudge, error) {
 	}
 	return drillJudge{
 		honest: func(logs, healthy diagnose.Logs) error { return diagnose.CheckFailoverHonest(key, logs, healthy) },
+		// Both runs must show the cause, honest says; how it ends is what
+		// proves it, which must not depend on the run either: the loggers
+		// of the lines that tell it apart.
 		outcome: func(_ string, logs diagnose.Logs) (string, error) {
 			cause, _ := logs.Explain()
-			return fmt.Sprintf("%s of %s", cause.Kind, cause.Process), nil
+			var loggers []string
+			for _, l := range cause.Proof {
+				if !l.Context && !slices.Contains(loggers, l.Logger) {
+					loggers = append(loggers, l.Logger)
+				}
+			}
+			slices.Sort(loggers)
+			return fmt.Sprintf("%s of %s, proved by lines of %s", cause.Kind, cause.Process, strings.Join(loggers, " and ")), nil
 		},
 		summary: func(outcome string) string {
-			return fmt.Sprintf("two runs on real processes show %s, proved by lines that are no grant of the leadership, name no incident, "+
+			return fmt.Sprintf("two runs on real processes show %s (no grant of the leadership), name no incident, "+
 				"and a run with nothing happening to the leader shows no cause", outcome)
 		},
 	}, nil

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"flinklab/runtime/highavailability/hatrace"
 	"flinklab/tools/learn/diagnose"
 )
 
@@ -55,19 +57,22 @@ func (d *learnerDrill) lastLineOf(text string) string {
 	panic("no line with " + strconv.Quote(text) + " in the drill's logs")
 }
 
-// provingLine is a line of the drill's proof that is no grant, pasted
-// with its file's name before it, as grep prints it: two TaskManagers may
-// write the same line in the same millisecond.
+// provingLine is a line of the drill's proof that is not its context (a
+// grant, the last line before a silence), pasted with its file's name
+// before it, as grep prints it: two TaskManagers may write the same line
+// in the same millisecond.
 func (d *learnerDrill) provingLine(t *testing.T) string {
 	t.Helper()
 	cause, ok := d.logs.Explain()
 	require.True(t, ok)
 	for _, r := range d.logs.ProofOf(cause) {
-		if !strings.Contains(r.Text(), "granted leadership") {
+		if slices.ContainsFunc(cause.Proof, func(l hatrace.Line) bool {
+			return !l.Context && l.Message == strings.SplitN(r.Message, "\n", 2)[0] && l.Time.Equal(r.Time)
+		}) {
 			return r.File + ":" + strings.SplitN(r.LogRecord.String(), "\n", 2)[0]
 		}
 	}
-	t.Fatalf("no proving line but grants: %s", cause)
+	t.Fatalf("no proving line but context: %s", cause)
 	return ""
 }
 

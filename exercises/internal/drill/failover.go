@@ -145,19 +145,17 @@ func writeProcessLogs(dir string, processes []*flinktest.Process, start time.Tim
 	return nil
 }
 
-// completeLines reads a log file that its process may still be writing:
-// a last line without its end is left out.
+// completeLines reads the whole lines of a log file that its process may
+// still be writing (flinktest.WholeLines).
 func completeLines(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	text, err := flinktest.WholeLines(path)
 	if err != nil {
 		return nil, err
 	}
-	text := string(data)
-	end := strings.LastIndexByte(text, '\n')
-	if end < 0 {
+	if text == "" {
 		return nil, fmt.Errorf("%s: no complete line", path)
 	}
-	return strings.Split(text[:end], "\n"), nil
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }
 
 // recordLayout is how a record's line begins: its time, as

@@ -3,10 +3,8 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -82,17 +80,17 @@ func KilledLeader(t *testing.T) FailoverLogs {
 
 	since := make([]string, len(processes))
 	for i, p := range processes {
-		since[i] = string(wholeLines(t, p.LogPath())[at[i]:])
+		since[i] = wholeLines(t, p.LogPath())[at[i]:]
 	}
 	cl.Stop(t)
 	return FailoverLogs{OldLeader: since[0], NewLeader: since[1], TaskManagers: since[2:]}
 }
 
-// wholeLines reads a log file up to the end of its last whole line: a
-// line the process is writing at that moment is left out.
-func wholeLines(t *testing.T, path string) []byte {
+// wholeLines reads a log file up to the end of its last whole line
+// (flinktest.WholeLines).
+func wholeLines(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	text, err := flinktest.WholeLines(path)
 	require.NoError(t, err)
-	return data[:bytes.LastIndexByte(data, '\n')+1]
+	return text
 }

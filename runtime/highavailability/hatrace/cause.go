@@ -40,10 +40,14 @@ const (
 	LeaderStopped Kind = "leader-stopped"
 )
 
-// Line is one record of one process's log, quoted as proof.
+// Line is one record of one process's log, quoted as proof. A Context
+// line places the others in time but does not tell this cause from
+// another: the next leader's grant (every failover has one), or the last
+// line a leader wrote before it went silent.
 type Line struct {
 	Process string
 	Record
+	Context bool
 }
 
 func (l Line) String() string {
@@ -79,9 +83,10 @@ var (
 	// that matters to its leadership.
 	electionSuspended = regexp.MustCompile(`^Connection to ZooKeeper suspended, waiting for reconnection\.$`)
 	lost              = regexp.MustCompile(`^Connection to ZooKeeper lost\.`)
-	reconnected       = regexp.MustCompile(`^Connection to ZooKeeper was reconnected\. Leader election can be restarted\.$`)
-	shutdown          = regexp.MustCompile(`^Shutting \w+ down with application status`)
-	closedPeer        = regexp.MustCompile(`^The connection to the RPC service at \S+ was closed by the peer\.$`)
+	// Both drivers of a process say it when the connection is back.
+	reconnected = regexp.MustCompile(`^Connection to ZooKeeper was reconnected\.`)
+	shutdown    = regexp.MustCompile(`^Shutting \w+ down with application status`)
+	closedPeer  = regexp.MustCompile(`^The connection to the RPC service at \S+ was closed by the peer\.$`)
 )
 
 // leadership is one grant of the Dispatcher's leadership in a JobManager's
@@ -118,8 +123,8 @@ func leaderships(logs []Log) []leadership {
 
 // Explain says what happened to the leader before the last grant of the
 // leadership, or, when there was only one grant, what its leadership
-// survived. It returns false when the logs show neither: one leader,
-// never disturbed.
+// survived. It returns false when the logs show none of the causes: one
+// leader, never disturbed, or an order of lines it does not know.
 func Explain(logs []Log) (Cause, bool) {
 	all := leaderships(logs)
 	switch {
@@ -131,16 +136,19 @@ func Explain(logs []Log) (Cause, bool) {
 	old, next := all[len(all)-2], all[len(all)-1]
 	line := func(l *Log, r Record) Line { return Line{Process: l.Process, Record: r} }
 	grantedNext := line(next.log, next.granted)
+	grantedNext.Context = true
 
-	// The old leader's connection broke before the next grant: one of the
-	// ZooKeeper causes.
-	if old.revoked != nil {
-		if s, ok := first(*old.log, electionSuspended, old.granted.Time, next.granted.Time); ok {
-			return connectionCause(logs, old, s, grantedNext)
-		}
-	}
 	if s, ok := first(*old.log, shutdown, old.granted.Time, next.granted.Time); ok {
 		return stopped(old, line(old.log, s), grantedNext), true
+	}
+	// The old leader's connection broke before the next grant and was
+	// still broken when it stopped leading: one of the ZooKeeper causes.
+	if old.revoked != nil {
+		for _, o := range outages(*old.log, electionSuspended) {
+			if o.from.Time.Before(next.granted.Time) && !o.from.Time.After(old.revoked.Time) && o.until.After(old.revoked.Time) {
+				return connectionCause(logs, old, o, grantedNext)
+			}
+		}
 	}
 	switch {
 	case old.revoked != nil && old.revoked.Time.After(next.granted.Time) && old.log != next.log:
@@ -152,24 +160,17 @@ func Explain(logs []Log) (Cause, bool) {
 }
 
 // connectionCause tells apart the causes of a leadership that ended after
-// the leader's connection to ZooKeeper broke at s.
-func connectionCause(logs []Log, old leadership, s Record, grantedNext Line) (Cause, bool) {
-	proof := []Line{{old.log.Process, s}}
-	var others []string
-	for _, l := range logs {
-		if l.Process == old.log.Process {
-			continue
-		}
-		if o, ok := first(l, suspended, old.granted.Time, grantedNext.Time); ok {
-			others = append(others, l.Process)
-			proof = append(proof, Line{l.Process, o})
-		}
-	}
+// the leader's connection to ZooKeeper went down.
+func connectionCause(logs []Log, old leadership, down outage, grantedNext Line) (Cause, bool) {
+	s := down.from
+	proof := []Line{{Process: old.log.Process, Record: s}}
+	others, othersProof := alsoDown(logs, old.log.Process, down)
+	proof = append(proof, othersProof...)
 	lostAt, expired := first(*old.log, lost, s.Time, old.revoked.Time.Add(time.Millisecond))
 	if expired {
-		proof = append(proof, Line{old.log.Process, lostAt})
+		proof = append(proof, Line{Process: old.log.Process, Record: lostAt})
 	}
-	proof = append(proof, Line{old.log.Process, *old.revoked}, grantedNext)
+	proof = append(proof, Line{Process: old.log.Process, Record: *old.revoked}, grantedNext)
 	slices.SortStableFunc(proof, func(a, b Line) int { return a.Time.Compare(b.Time) })
 	c := Cause{Process: old.log.Process, Session: old.session, Proof: proof}
 	endedAt := "at SUSPENDED, at once, as by default (high-availability.zookeeper.client.tolerate-suspended-connections: false)"
@@ -204,7 +205,7 @@ func connectionCause(logs []Log, old leadership, s Record, grantedNext Line) (Ca
 func stopped(old leadership, shutdown, grantedNext Line) Cause {
 	proof := []Line{shutdown}
 	if old.revoked != nil {
-		proof = append(proof, Line{old.log.Process, *old.revoked})
+		proof = append(proof, Line{Process: old.log.Process, Record: *old.revoked})
 	}
 	return Cause{Kind: LeaderStopped, Process: old.log.Process, Session: old.session,
 		What:    old.log.Process + " was shut down, and gave its leadership up on its way out",
@@ -216,15 +217,20 @@ func stopped(old leadership, shutdown, grantedNext Line) Cause {
 // paused is the cause of a leadership whose end its leader learned only
 // after the next grant.
 func paused(old leadership, grantedNext Line) Cause {
-	proof := []Line{grantedNext, {old.log.Process, *old.revoked}}
+	proof := []Line{grantedNext}
+	// What it noticed first when it ran again, then the revocation.
+	if s, ok := first(*old.log, electionSuspended, grantedNext.Time, old.revoked.Time.Add(time.Millisecond)); ok {
+		proof = append(proof, Line{Process: old.log.Process, Record: s})
+	}
+	proof = append(proof, Line{Process: old.log.Process, Record: *old.revoked})
 	what := fmt.Sprintf("%s learned that it had lost the leadership %v after %s was granted it",
 		old.log.Process, old.revoked.Time.Sub(grantedNext.Time).Round(time.Millisecond), grantedNext.Process)
 	if before, after, ok := silence(*old.log, grantedNext.Time); ok {
-		proof = append([]Line{{old.log.Process, before}}, proof...)
+		proof = append(proof, Line{Process: old.log.Process, Record: before, Context: true})
 		what += fmt.Sprintf("; its log is silent for %v around that grant: the process was not running (SIGSTOP, a long garbage collection, a frozen VM)",
 			after.Time.Sub(before.Time).Round(time.Millisecond))
-		slices.SortStableFunc(proof, func(a, b Line) int { return a.Time.Compare(b.Time) })
 	}
+	slices.SortStableFunc(proof, func(a, b Line) int { return a.Time.Compare(b.Time) })
 	return Cause{Kind: LeaderPaused, Process: old.log.Process, Session: old.session, What: what,
 		Outcome: "fenced off: ZooKeeper expired the paused leader's session, so the standby led; when it resumed, it learned its session was gone, " +
 			"stopped leading and SUSPENDED its jobs (nothing was written to the JobResultStore); whatever it sent with its old fencing token was refused (FencingTokenException, an answer to the sender, not a line in the receiver's log)",
@@ -236,12 +242,13 @@ func paused(old leadership, grantedNext Line) Cause {
 // next grant, with no word of losing it.
 func killed(logs []Log, old leadership, grantedNext Line) Cause {
 	last := old.log.Records[len(old.log.Records)-1]
-	proof := []Line{{old.log.Process, last}}
-	// Its peers saw its connections close at the moment it died.
+	proof := []Line{{Process: old.log.Process, Record: last}}
+	// Its peers saw their connections to it close at the moment it died:
+	// that is what tells a death from a silence.
 	for _, l := range logs {
 		if c, ok := first(l, closedPeer, last.Time, grantedNext.Time); ok && l.Process != old.log.Process {
-			proof = append(proof, Line{l.Process, c})
-			break
+			proof = append(proof, Line{Process: l.Process, Record: c})
+			proof[0].Context = true
 		}
 	}
 	proof = append(proof, grantedNext)
@@ -258,30 +265,81 @@ func killed(logs []Log, old leadership, grantedNext Line) Cause {
 // survived is what the only leadership of the logs went through: a
 // suspension it tolerated, or nothing.
 func survived(logs []Log, only leadership) (Cause, bool) {
-	s, ok := first(*only.log, electionSuspended, only.granted.Time, farFuture)
-	if !ok || only.revoked != nil {
+	if only.revoked != nil {
 		return Cause{}, false
 	}
-	back, ok := first(*only.log, reconnected, s.Time, farFuture)
-	if !ok {
-		return Cause{}, false
-	}
-	proof := []Line{{only.log.Process, s}}
-	everyone := ""
-	for _, l := range logs {
-		if o, ok := first(l, suspended, only.granted.Time, back.Time); ok && l.Process != only.log.Process {
-			proof = append(proof, Line{l.Process, o})
-			everyone = " (so did the other processes: ZooKeeper was out of reach of the whole cluster)"
+	var down outage
+	for _, o := range outages(*only.log, electionSuspended) {
+		if !o.from.Time.Before(only.granted.Time) && o.until != farFuture {
+			down = o // the last one it came back from
 		}
 	}
-	proof = append(proof, Line{only.log.Process, back})
+	if down.from.Message == "" {
+		return Cause{}, false
+	}
+	proof := []Line{{Process: only.log.Process, Record: down.from}}
+	everyone := ""
+	if others, othersProof := alsoDown(logs, only.log.Process, down); len(others) > 0 {
+		proof = append(proof, othersProof...)
+		everyone = " (so did " + enumerate(others) + ": ZooKeeper was out of reach of the whole cluster)"
+	}
+	proof = append(proof, Line{Process: only.log.Process, Record: down.back})
 	slices.SortStableFunc(proof, func(a, b Line) int { return a.Time.Compare(b.Time) })
 	return Cause{Kind: SuspensionTolerated, Process: only.log.Process, Session: only.session,
 		What: fmt.Sprintf("%s lost its connection to ZooKeeper%s and got it back %v later, within the session timeout, and kept leading",
-			only.log.Process, everyone, back.Time.Sub(s.Time).Round(time.Millisecond)),
+			only.log.Process, everyone, down.until.Sub(down.from.Time).Round(time.Millisecond)),
 		Outcome: "nothing moved: with high-availability.zookeeper.client.tolerate-suspended-connections: true a SUSPENDED connection does not end the leadership, only a LOST session does",
 		Where:   "the network to ZooKeeper, if it happens often; without tolerate-suspended-connections each such moment would have suspended every job",
 		Proof:   proof}, true
+}
+
+// outage is a time a process's connection to ZooKeeper was down: from a
+// suspension to the reconnection after it (until is farFuture while the
+// log does not say it is back).
+type outage struct {
+	from  Record
+	back  Record // the reconnection; zero while down
+	until time.Time
+}
+
+// outages returns the outages of l, each beginning with a line that
+// matches down.
+func outages(l Log, down *regexp.Regexp) []outage {
+	var all []outage
+	var current *outage
+	for _, r := range l.Records {
+		switch {
+		case current == nil && down.MatchString(r.Message):
+			current = &outage{from: r, until: farFuture}
+		case current != nil && reconnected.MatchString(r.Message):
+			current.back, current.until = r, r.Time
+			all = append(all, *current)
+			current = nil
+		}
+	}
+	if current != nil {
+		all = append(all, *current)
+	}
+	return all
+}
+
+// alsoDown returns the other processes whose connection was down while
+// process's was: at the same time, not at another one. ZooKeeper itself
+// was down then, or out of reach of them all.
+func alsoDown(logs []Log, process string, down outage) (names []string, proof []Line) {
+	for _, l := range logs {
+		if l.Process == process {
+			continue
+		}
+		for _, o := range outages(l, suspended) {
+			if o.from.Time.Before(down.until) && down.from.Time.Before(o.until) {
+				names = append(names, l.Process)
+				proof = append(proof, Line{Process: l.Process, Record: o.from})
+				break
+			}
+		}
+	}
+	return names, proof
 }
 
 // enumerate joins names as a sentence does: "a, b and c".

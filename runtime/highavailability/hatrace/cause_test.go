@@ -60,7 +60,7 @@ func TestExplainTellsTheCausesApart(t *testing.T) {
 		kind: hatrace.LeaderPaused,
 		what: "standalonesession-0 learned that it had lost the leadership 46ms after standalonesession-1 was granted it; its log is silent for 2.357s around that grant",
 		proof: []string{"Starting execution of job", "DefaultDispatcherRunner was granted leadership with leader id 5db3",
-			"DefaultDispatcherRunner was revoked the leadership"},
+			"Connection to ZooKeeper suspended, waiting", "DefaultDispatcherRunner was revoked the leadership"},
 	}, {
 		name: "SUSPENDED, by default: the leadership ends at once",
 		jm0:  grant0 + at("24,029", retrieveAt) + at("24,029", electionAt) + at("24,029", revoke0At) + at("26,030", lostAt),
@@ -115,6 +115,29 @@ func TestExplainTellsTheCausesApart(t *testing.T) {
 	}
 }
 
+// A proof's context lines place it in time but would prove another cause
+// as well: the next grant, and the last line before a silence.
+func TestOnlyTheLinesThatTellACauseApartAreNotContext(t *testing.T) {
+	telling := func(c hatrace.Cause) []string {
+		var out []string
+		for _, l := range c.Proof {
+			if !l.Context {
+				out = append(out, l.Message)
+			}
+		}
+		return out
+	}
+	killed := explain(t, grant0+at("23,748", jobLineAt), at("23,765", closedAt)+at("26,060", grant1At), at("23,765", closedAt))
+	assert.Equal(t, []string{"The connection to the RPC service at localhost:42093 was closed by the peer.",
+		"The connection to the RPC service at localhost:42093 was closed by the peer."}, telling(killed), "every peer's")
+	paused := explain(t, grant0+at("23,748", jobLineAt)+at("26,106", electionAt)+at("26,106", revoke0At), at("26,060", grant1At), "") // the same millisecond
+	assert.Equal(t, []string{"Connection to ZooKeeper suspended, waiting for reconnection.",
+		"DefaultDispatcherRunner was revoked the leadership with leader id 1774de4133269ae7b8b827423fb5d581. Stopping the SessionDispatcherLeaderProcess."}, telling(paused))
+	alone := explain(t, grant0+at("23,748", jobLineAt), at("26,060", grant1At), "")
+	assert.Equal(t, []string{"Starting execution of job 'Ticker' (b6ce15904f48c34020f6d59cf8a6f583) under job master id 1774de4133269ae7b8b827423fb5d581."},
+		telling(alone), "with no peer that saw it die, the log's end is all there is")
+}
+
 func TestExplainFindsNoCauseInAnUndisturbedCluster(t *testing.T) {
 	_, ok := hatrace.Explain([]hatrace.Log{read(t, "standalonesession-0", grant0+at("23,748", jobLineAt)), read(t, "standalonesession-1", "")})
 	assert.False(t, ok, "one leader, never disturbed")
@@ -130,4 +153,39 @@ func TestACauseReadsAsAnEngineerWouldWriteIt(t *testing.T) {
   the lines that show it:
     standalonesession-0  10:44:23.748 INFO  JobMaster - Starting execution of job 'Ticker' (b6ce15904f48c34020f6d59cf8a6f583) under job master id 1774de4133269ae7b8b827423fb5d581.
     standalonesession-1  10:44:26.060 INFO  DefaultDispatcherRunner - DefaultDispatcherRunner was granted leadership with leader id 5db39e20bf1fdf44bb0834f93ecdc2d7. Creating new DispatcherLeaderProcess.`, cause.String())
+}
+
+// What a leader went through earlier, and came back from, is no cause of
+// what ended its leadership later; nor is another process's connection
+// that broke at another time.
+func TestExplainLooksAtTheOutageThatEndedTheLeadership(t *testing.T) {
+	earlier := at("20,000", electionAt) + at("20,500", backAt) // tolerated, long before
+	tmEarlier := at("20,000", retrieveAt) + at("20,400", " INFO  ZooKeeperLeaderRetrievalDriver [] - Connection to ZooKeeper was reconnected. Leader retrieval can be restarted.\n")
+	for _, tc := range []struct {
+		name         string
+		jm0, jm1, tm string
+		kind         hatrace.Kind
+	}{{
+		name: "a tolerated suspension, then a shutdown",
+		jm0: grant0 + earlier + at("26,131",
+			" INFO  StandaloneSessionClusterEntrypoint [] - Shutting StandaloneSessionClusterEntrypoint down with application status UNKNOWN. Diagnostics Cluster entrypoint has been closed externally..\n"),
+		jm1:  at("26,150", grant1At),
+		kind: hatrace.LeaderStopped,
+	}, {
+		name: "a tolerated suspension, then a pause",
+		jm0:  grant0 + earlier + at("23,748", jobLineAt) + at("26,105", electionAt) + at("26,106", revoke0At),
+		jm1:  at("26,060", grant1At),
+		kind: hatrace.LeaderPaused,
+	}, {
+		name: "a TaskManager's earlier outage, then the leader cut off alone",
+		jm0:  grant0 + at("24,029", electionAt) + at("24,029", revoke0At),
+		jm1:  at("26,061", grant1At),
+		tm:   tmEarlier,
+		kind: hatrace.ConnectionSuspended,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cause := explain(t, tc.jm0, tc.jm1, tc.tm)
+			assert.Equal(t, tc.kind, cause.Kind, "%s", cause)
+		})
+	}
 }

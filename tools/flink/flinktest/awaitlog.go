@@ -3,6 +3,7 @@
 package flinktest
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -36,4 +37,15 @@ func AwaitLogFile(t testing.TB, path, want string) string {
 		case <-tick.C:
 		}
 	}
+}
+
+// WholeLines reads a log file that its process may still be writing, up
+// to the end of its last whole line: a line the process is writing at
+// that moment is left out.
+func WholeLines(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return string(data[:bytes.LastIndexByte(data, '\n')+1]), nil
 }

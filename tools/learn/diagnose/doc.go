@@ -101,7 +101,7 @@
 //
 // Its FailoverKey is a cause, one of the kinds package hatrace tells apart
 // (Causes), and a process named as its log file names it
-// ("standalonesession-0"; ProcessName reads it from the file's name).
+// ("standalonesession-0"; hatrace.ProcessOf reads it from the file's name).
 // ParseFailoverAnswer reads the answer file by the rules of ParseAnswer.
 // A learner may name the cause in the words people use on call
 // (CanonicalCause):
@@ -123,14 +123,14 @@
 // GradeFailover asks hatrace.Explain for the cause the logs show and
 // grades each part on its own, as Grade does: the cause and the process
 // against the key's, the line against the lines Explain quotes as its
-// proof (or the same line written by another process in the same span:
-// both TaskManagers see a dead leader's connection close). A grant of the
-// leadership is never the answer: every failover writes one, whatever
-// ended the leadership before it. A wrong cause is told what that cause
+// proof, but for its context lines: a grant of the leadership is never
+// the answer (every failover writes one, whatever ended the leadership
+// before it), nor is the last line a leader wrote before it went silent
+// (a dead leader and a frozen one both leave one). A wrong cause is told what that cause
 // would look like in the logs; a wrong process, why it is not the one
 // (a TaskManager never leads, the last grant is the new leader's); a
-// wrong line, whether it is a grant, from before anything happened, or a
-// consequence. No message names the right cause or process, or quotes a
+// wrong line, whether it is a grant, context, from before anything
+// happened, or a consequence. No message names the right cause or process, or quotes a
 // proving line. A line that two logs have alike, to the millisecond, is
 // told apart by its file's name pasted before it, as grep prints it.
 //

@@ -97,10 +97,10 @@ var (
 	anyProcess        = regexp.MustCompile(`^(?:standalonesession|taskexecutor)-\d+$`)
 )
 
-// ProcessName returns the process whose log a file is, as package hatrace
+// processOfFile returns the process whose log a file is, as package hatrace
 // names it ("standalonesession-0" for
 // flink-flinklab-standalonesession-0-localhost.log), or "".
-func ProcessName(file string) string {
+func processOfFile(file string) string {
 	return hatrace.ProcessOf(path.Base(file))
 }
 
@@ -109,7 +109,7 @@ func ProcessName(file string) string {
 // name, with its directory or without. False for a name that is none.
 func CanonicalProcess(name string) (string, bool) {
 	name = strings.TrimSpace(name)
-	if p := ProcessName(name); p != "" {
+	if p := processOfFile(name); p != "" {
 		return p, true
 	}
 	n := strings.ToLower(strings.Join(strings.Fields(name), "-"))
@@ -120,12 +120,12 @@ func CanonicalProcess(name string) (string, bool) {
 }
 
 // haLogs returns the logs as package hatrace reads them: one Log per
-// file that is a process's, named as ProcessName names it, each record
+// file that is a process's, named as processOfFile names it, each record
 // with its first line only.
 func (l Logs) haLogs() []hatrace.Log {
 	var logs []hatrace.Log
 	for _, file := range slices.Sorted(maps.Keys(l.Files)) {
-		process := ProcessName(file)
+		process := processOfFile(file)
 		if process == "" {
 			continue
 		}
@@ -156,7 +156,7 @@ func (l Logs) ProofOf(cause hatrace.Cause) []Record {
 
 // isProof reports whether r is the record a proving line quotes.
 func isProof(r Record, proof hatrace.Line) bool {
-	return ProcessName(r.File) == proof.Process && r.Time.Equal(proof.Time) && r.Logger == proof.Logger && firstLine(r.Message) == proof.Message
+	return processOfFile(r.File) == proof.Process && r.Time.Equal(proof.Time) && r.Logger == proof.Logger && firstLine(r.Message) == proof.Message
 }
 
 // grant is how every grant of a leadership reads, whichever component's:
@@ -165,12 +165,13 @@ func isProof(r Record, proof hatrace.Line) bool {
 var grant = regexp.MustCompile(`\b(?:was|is) granted leadership with (?:leader|session) id `)
 
 // quotable returns the lines of cause's proof a learner may answer with:
-// all but the grants of the leadership, which every failover writes,
-// whatever ended the leadership before.
+// those that tell the cause apart, not its context (the next leader's
+// grant, which every failover writes, or the last line before a silence,
+// which a dead leader and a frozen one both leave).
 func quotable(cause hatrace.Cause) []hatrace.Line {
 	var lines []hatrace.Line
 	for _, l := range cause.Proof {
-		if !grant.MatchString(l.Message) {
+		if !l.Context {
 			lines = append(lines, l)
 		}
 	}

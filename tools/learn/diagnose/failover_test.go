@@ -156,12 +156,22 @@ func TestGradeFailoverRefusesWhatLearnersWrite(t *testing.T) {
 		name: "a consequence: the job recovered", key: pausedKey, logs: paused,
 		answer:   diagnose.FailoverAnswer{Line: "Successfully recovered 1 persisted job graphs."},
 		part:     line,
-		contains: []string{"does not prove what ended the leadership", "a recovered job"},
+		contains: []string{"it tells what followed, not what ended the leadership"},
 	}, {
 		name: "a consequence: the old leader's job SUSPENDED", key: pausedKey, logs: paused,
 		answer:   diagnose.FailoverAnswer{Line: "reached terminal state SUSPENDED."},
 		part:     line,
-		contains: []string{"does not prove what ended the leadership"},
+		contains: []string{"it tells what followed, not what ended the leadership"},
+	}, {
+		name: "the dead leader's last line, which a frozen one would leave too", key: killedKey, logs: killed,
+		answer:   diagnose.FailoverAnswer{Line: leaderStart[len(leaderStart)-1]},
+		part:     line,
+		contains: []string{"marks when it happened, but more than one cause would leave it just so"},
+	}, {
+		name: "the paused leader's last line before its silence", key: pausedKey, logs: paused,
+		answer:   diagnose.FailoverAnswer{Line: leaderStart[len(leaderStart)-1]},
+		part:     line,
+		contains: []string{"marks when it happened, but more than one cause would leave it just so"},
 	}, {
 		name: "a line that is in every TaskManager's log", key: killedKey, logs: killed,
 		answer:   diagnose.FailoverAnswer{Line: "Connecting to ResourceManager pekko.tcp"},
@@ -233,18 +243,19 @@ func giveawaysOf(key diagnose.FailoverKey, c hatrace.Cause) []string {
 
 // closedByPeer2 is TaskManager 1 seeing the dead leader's connection
 // close too, a few milliseconds earlier than TaskManager 0: the cause
-// quotes one of the two, and either proves it.
+// quotes both, and either proves it.
 const closedByPeer2 = "2026-11-30 16:43:17,434 INFO  PekkoRpcService [] - The connection to the RPC service at localhost:43951 was closed by the peer."
 
-// Any line of the proof but a grant is the answer, whole or in part.
+// Any line of the proof but its context (a grant, the last line before
+// a silence) is the answer, whole or in part.
 func TestGradeFailoverAcceptsEachProvingLine(t *testing.T) {
 	for _, d := range []struct {
 		key   diagnose.FailoverKey
 		files map[string][]string
 		lines []string
 	}{
-		{killedKey, withLines(leaderKilled(), tm1, closedByPeer2), []string{closedByPeer, closedByPeer2, leaderStart[len(leaderStart)-1]}},
-		{pausedKey, leaderPaused(), []string{revokedLate, "was revoked the leadership with leader id " + session0, leaderStart[len(leaderStart)-1]}},
+		{killedKey, withLines(leaderKilled(), tm1, closedByPeer2), []string{closedByPeer, closedByPeer2}},
+		{pausedKey, leaderPaused(), []string{revokedLate, "was revoked the leadership with leader id " + session0}},
 	} {
 		logs := loadDrill(t, d.files)
 		for _, l := range d.lines {

@@ -129,35 +129,22 @@ func gradeFailoverLine(logs Logs, cause hatrace.Cause, line string) Part {
 		return wrong
 	}
 	r := logs.All[i]
-	if provesLikeQuotable(r, cause) {
+	if slices.ContainsFunc(quotable(cause), func(l hatrace.Line) bool { return isProof(r, l) }) {
 		return Part{Right: true}
 	}
 	switch {
 	case grant.MatchString(firstLine(r.Message)):
 		return Part{Message: fmt.Sprintf("That line is in the logs (%s), but every failover writes it, whatever ended the leadership before: "+
 			"a grant says who leads next, not why the leader before stopped leading.", r.Where())}
+	case slices.ContainsFunc(cause.Proof, func(l hatrace.Line) bool { return isProof(r, l) }):
+		return Part{Message: fmt.Sprintf("That line is in the logs (%s) and marks when it happened, but more than one cause would leave it just so: "+
+			"find a line that tells them apart, in this log or in the others at that moment.", r.Where())}
 	case i < firstProofIndex(logs, cause):
 		return Part{Message: fmt.Sprintf("That line is in the logs (%s), but it was written while the cluster was still healthy: "+
 			"nothing had happened to the leader yet.", r.Where())}
 	}
-	return Part{Message: fmt.Sprintf("That line is in the logs (%s), but it does not prove what ended the leadership: "+
-		"whatever the cause, a failover is followed by failed tasks, a recovered job and new registrations. "+
+	return Part{Message: fmt.Sprintf("That line is in the logs (%s), but it tells what followed, not what ended the leadership. "+
 		"Look for a line that only this cause writes, or whose place in time shows it, beside the lines of the other logs at that moment.", r.Where())}
-}
-
-// provesLikeQuotable reports whether r is one of the lines of cause's
-// proof a learner may answer with, or says the same as one, in another
-// process, between the first and the last line of the proof: hatrace
-// quotes one TaskManager seeing a dead leader's connection close, and
-// the other's line proves it as well.
-func provesLikeQuotable(r Record, cause hatrace.Cause) bool {
-	if len(cause.Proof) == 0 {
-		return false
-	}
-	from, until := cause.Proof[0].Time, cause.Proof[len(cause.Proof)-1].Time
-	return slices.ContainsFunc(quotable(cause), func(l hatrace.Line) bool {
-		return isProof(r, l) || r.Logger == l.Logger && firstLine(r.Message) == l.Message && !r.Time.Before(from) && !r.Time.After(until)
-	})
 }
 
 // firstProofIndex is the index in logs.All of the earliest line of

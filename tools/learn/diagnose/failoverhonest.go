@@ -35,7 +35,7 @@ func CheckFailoverHonest(key FailoverKey, logs, healthy Logs) error {
 	default:
 		lines := quotable(cause)
 		if len(lines) == 0 {
-			errs = append(errs, fmt.Errorf("%w: the proof of %s is the grants of the leadership alone, which every failover writes", ErrIncomplete, key.Cause))
+			errs = append(errs, fmt.Errorf("%w: the proof of %s is its context alone (grants of the leadership, the last line before a silence), which other causes leave too", ErrIncomplete, key.Cause))
 		}
 		for _, r := range logs.ProofOf(cause) {
 			whole := pasted{text: squash(firstLine(r.Message)), file: r.File, date: r.Time.Format("2006-01-02"), clock: r.Time.Format("15:04:05,000"), logger: r.Logger}

@@ -55,9 +55,11 @@ func messagesOf(log string) ([]string, error) {
 }
 
 // Grade compares a prediction with the logs of a run and returns what is
-// wrong, line by line, in the order of lines: a line not answered yet, a
-// process named whose log has no such line, and how many processes whose
-// logs have it the answer leaves out, never which. An error says that the
+// wrong, line by line, in the order of lines: a line not answered yet,
+// how many of the processes it names have no such line in their logs, and
+// how many of those whose logs have it it leaves out, never which: naming
+// them would let an answer that names every process, or none, be
+// corrected into the right one without a thought. An error says that the
 // logs do not tell where a line is (see Where).
 func Grade(p Prediction, lines []string, logs Logs, processes []Process) ([]string, error) {
 	var mistakes []string
@@ -71,10 +73,17 @@ func Grade(p Prediction, lines []string, logs Logs, processes []Process) ([]stri
 		if err != nil {
 			return nil, err
 		}
-		for _, proc := range processes {
-			if slices.Contains(predicted, proc.Name) && !slices.Contains(where, proc.Name) {
-				mistakes = append(mistakes, fmt.Sprintf("%q: no such line in %s", line, proc.Log))
+		wrong := 0
+		for _, name := range predicted {
+			if !slices.Contains(where, name) {
+				wrong++
 			}
+		}
+		switch {
+		case wrong == 1:
+			mistakes = append(mistakes, fmt.Sprintf("%q: your answer names a process whose log has no such line", line))
+		case wrong > 1:
+			mistakes = append(mistakes, fmt.Sprintf("%q: your answer names %d processes whose logs have no such line", line, wrong))
 		}
 		left := 0
 		for _, name := range where {

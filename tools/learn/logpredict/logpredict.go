@@ -32,7 +32,6 @@ const None = "none"
 // leader that was killed) or several alike (the TaskManagers).
 type Process struct {
 	Name string // as the learner writes it: "old-leader"
-	Log  string // its log in a sentence, for the mistakes: "the old leader's log after the kill"
 }
 
 // Prediction holds the processes predicted for each answered line, in

@@ -18,9 +18,9 @@ var (
 		"Connecting to ResourceManager …",
 	}
 	processes = []logpredict.Process{
-		{Name: "old-leader", Log: "the old leader's log after the kill"},
-		{Name: "new-leader", Log: "the new leader's log after the kill"},
-		{Name: "taskmanagers", Log: "the TaskManagers' logs after the kill"},
+		{Name: "old-leader"},
+		{Name: "new-leader"},
+		{Name: "taskmanagers"},
 	}
 )
 
@@ -170,10 +170,9 @@ func TestGradeSaysWhatIsWrongNeverWhatIsRight(t *testing.T) {
 				lines[2]: {"taskmanagers"},
 			},
 			want: []string{
-				`"Successfully recovered 1 persisted job graphs.": no such line in the old leader's log after the kill`,
+				`"Successfully recovered 1 persisted job graphs.": your answer names a process whose log has no such line`,
 				`"Successfully recovered 1 persisted job graphs.": your answer leaves out a process whose log has this line`,
-				`"Job … reached terminal state SUSPENDED.": no such line in the old leader's log after the kill`,
-				`"Job … reached terminal state SUSPENDED.": no such line in the new leader's log after the kill`,
+				`"Job … reached terminal state SUSPENDED.": your answer names 2 processes whose logs have no such line`,
 				`"Connecting to ResourceManager …": your answer leaves out a process whose log has this line`,
 			}},
 		{name: "none, for lines some process writes",
@@ -185,7 +184,7 @@ func TestGradeSaysWhatIsWrongNeverWhatIsRight(t *testing.T) {
 		{name: "two left out",
 			answer: logpredict.Prediction{lines[0]: {"new-leader"}, lines[1]: {}, lines[2]: {"old-leader"}},
 			want: []string{
-				`"Connecting to ResourceManager …": no such line in the old leader's log after the kill`,
+				`"Connecting to ResourceManager …": your answer names a process whose log has no such line`,
 				`"Connecting to ResourceManager …": your answer leaves out 2 of the processes whose logs have this line`,
 			}},
 	}
@@ -195,7 +194,9 @@ func TestGradeSaysWhatIsWrongNeverWhatIsRight(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			for _, mistake := range got {
-				assert.NotContains(t, mistake, "taskmanagers", "a mistake names no process the answer left out")
+				for _, proc := range processes {
+					assert.NotContains(t, mistake, proc.Name, "a mistake names no process")
+				}
 			}
 		})
 	}
