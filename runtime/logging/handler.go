@@ -30,11 +30,15 @@ func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= h.level.Level()
 }
 
+// TimeLayout is how a record's line begins: its time, to the millisecond,
+// as Flink's log4j pattern prints it (%d{yyyy-MM-dd HH:mm:ss,SSS}).
+const TimeLayout = "2006-01-02 15:04:05,000"
+
 // Handle prints one record on one line (continuation lines of a multi-line
 // message follow it, as in Flink's logs).
 func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
-	b.WriteString(r.Time.Format("2006-01-02 15:04:05,000"))
+	b.WriteString(r.Time.Format(TimeLayout))
 	fmt.Fprintf(&b, " %-5s %s [] - %s", LevelName(r.Level), h.loggerName(r), r.Message)
 	for _, a := range h.attrs {
 		WriteAttr(&b, a)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/logging"
 	"flinklab/runtime/rest"
 	"flinklab/tools/flink/flinktest"
 )
@@ -175,10 +176,10 @@ func liveAttempts(t testing.TB, taskManagers []*flinktest.Process) map[string][]
 // ("2026-12-02 06:44:48,832", the local time, to the millisecond).
 func logTime(t testing.TB, line string) time.Time {
 	t.Helper()
-	if len(line) < len("2006-01-02 15:04:05,000") {
+	if len(line) < len(logging.TimeLayout) {
 		t.Fatalf("no timestamp in log line %q", line)
 	}
-	ts, err := time.ParseInLocation("2006-01-02 15:04:05,000", line[:len("2006-01-02 15:04:05,000")], time.Local)
+	ts, err := time.ParseInLocation(logging.TimeLayout, line[:len(logging.TimeLayout)], time.Local)
 	require.NoError(t, err, "log line %q", line)
 	return ts
 }

@@ -70,7 +70,7 @@ func (c *course) produceDrill(ctx context.Context, e *exercise.Exercise, dir str
 		return err
 	}
 	if t := result.Test("TestProduce"); result.NoTests && t != nil && t.Action == "skip" { // a failover drill without ZooKeeper
-		return fmt.Errorf("%w: the run of %s could not start:\n%s", errRunSkipped, e.ID, indent(strings.Join(testOwnWords(t.Output), "\n"), "  "))
+		return fmt.Errorf("%w: the run of %s could not start:\n%s", errRunSkipped, e.ID, indent(strings.Join(skipReasons(result), "\n"), "  "))
 	}
 	if !result.Passed {
 		return fmt.Errorf("the run of %s did not end:\n%s", e.ID, describeFailure(result))
@@ -324,9 +324,15 @@ func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
 	lines, _ := logs.Find(evidence)
 	fmt.Fprintln(out, "The lines of your logs that prove it:")
 	for _, r := range lines {
-		fmt.Fprintf(out, "  %s\n%s\n", r.Where(), indent(strings.TrimRight(r.LogRecord.String(), "\n"), "    "))
+		printRecord(out, r)
 	}
 	return nil
+}
+
+// printRecord prints where a record of a drill's logs is, and the record
+// as its log file has it.
+func printRecord(out io.Writer, r diagnose.Record) {
+	fmt.Fprintf(out, "  %s\n%s\n", r.Where(), indent(strings.TrimRight(r.LogRecord.String(), "\n"), "    "))
 }
 
 // verifyDrill proves a drill honest: two runs of its cluster, each
@@ -410,14 +416,20 @@ func judgeOf(e *exercise.Exercise) (drillJudge, error) {
 // TaskManagers, slots, scheduler) and job (parallelism, execution mode)
 // share it.
 func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose.Logs, error) {
+	// The spec of the run: drill e's without its fault, or, for a
+	// failover drill, its cluster with nothing happening to its leader.
 	spec := maps.Clone(e.Drill.Spec)
-	for _, ofTheFault := range []string{"fault", "times", "then", "seed"} {
-		delete(spec, ofTheFault)
-	}
+	spec["fault"] = ""
+	delete(spec, "then")
 	if e.Diagnosis.Failover() {
-		spec["failover"] = failoverNone // every failover drill's cluster, with nothing happening to its leader
+		spec["failover"] = failoverNone
 	}
-	key, err := json.Marshal(spec) // maps are marshalled in key order
+	// Drills share the run whose specs differ only in what no longer
+	// matters without the fault: its seed and how often it fires.
+	shared := maps.Clone(spec)
+	delete(shared, "times")
+	delete(shared, "seed")
+	key, err := json.Marshal(shared) // maps are marshalled in key order
 	if err != nil {
 		return diagnose.Logs{}, err
 	}
@@ -440,12 +452,7 @@ func (c *course) healthyRun(ctx context.Context, e *exercise.Exercise) (diagnose
 		}
 		defer os.RemoveAll(dir)
 		healthy := *e
-		healthy.Drill = &exercise.Drill{Spec: maps.Clone(e.Drill.Spec)}
-		healthy.Drill.Spec["fault"] = ""
-		delete(healthy.Drill.Spec, "then")
-		if e.Diagnosis.Failover() {
-			healthy.Drill.Spec["failover"] = failoverNone
-		}
+		healthy.Drill = &exercise.Drill{Spec: spec}
 		if run.err = c.produceDrill(ctx, &healthy, dir, nil); run.err != nil {
 			return
 		}

@@ -62,7 +62,7 @@ func (c *course) failoverSolution(e *exercise.Exercise, out io.Writer) error {
 		if cause, ok := logs.Explain(); ok {
 			fmt.Fprintf(out, "%s\n\nWhere those lines are in your logs:\n", cause)
 			for _, r := range logs.ProofOf(cause) {
-				fmt.Fprintf(out, "  %s\n%s\n", r.Where(), indent(strings.TrimRight(r.LogRecord.String(), "\n"), "    "))
+				printRecord(out, r)
 			}
 		}
 	}

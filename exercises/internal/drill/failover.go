@@ -22,6 +22,7 @@ import (
 	"flinklab/runtime/highavailability/hatrace"
 	"flinklab/runtime/highavailability/zookeeper"
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
+	"flinklab/runtime/logging"
 	"flinklab/tools/flink/flinktest"
 )
 
@@ -134,7 +135,7 @@ func writeProcessLogs(dir string, processes []*flinktest.Process, start time.Tim
 		var b strings.Builder
 		for _, line := range logs[i] {
 			if t, ok := recordTime(line); ok {
-				line = t.Add(shift).Format(recordLayout) + line[len(recordLayout):]
+				line = t.Add(shift).Format(logging.TimeLayout) + line[len(logging.TimeLayout):]
 			}
 			b.WriteString(line + "\n")
 		}
@@ -158,10 +159,6 @@ func completeLines(path string) ([]string, error) {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }
 
-// recordLayout is how a record's line begins: its time, as
-// runtime/logging prints it.
-const recordLayout = "2006-01-02 15:04:05,000"
-
 var recordStart = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} `)
 
 // recordTime is the time a record's line begins with; false for a line
@@ -170,6 +167,6 @@ func recordTime(line string) (time.Time, bool) {
 	if !recordStart.MatchString(line) {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(recordLayout, line[:len(recordLayout)])
+	t, err := time.Parse(logging.TimeLayout, line[:len(logging.TimeLayout)])
 	return t, err == nil
 }

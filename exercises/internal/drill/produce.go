@@ -278,7 +278,7 @@ func (o output) print(records []fault.LogRecord) string {
 			continue
 		}
 		at := o.start.Add(r.Time.Sub(bubbleEpoch))
-		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format("2006-01-02 15:04:05,000"), logging.LevelName(r.Level), r.Logger, o.reword.Replace(r.Text()))
+		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format(logging.TimeLayout), logging.LevelName(r.Level), r.Logger, o.reword.Replace(r.Text()))
 	}
 	return b.String()
 }

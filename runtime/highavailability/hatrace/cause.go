@@ -146,7 +146,7 @@ func Explain(logs []Log) (Cause, bool) {
 	if old.revoked != nil {
 		for _, o := range outages(*old.log, electionSuspended) {
 			if o.from.Time.Before(next.granted.Time) && !o.from.Time.After(old.revoked.Time) && o.until.After(old.revoked.Time) {
-				return connectionCause(logs, old, o, grantedNext)
+				return connectionCause(logs, old, o, grantedNext), true
 			}
 		}
 	}
@@ -161,7 +161,7 @@ func Explain(logs []Log) (Cause, bool) {
 
 // connectionCause tells apart the causes of a leadership that ended after
 // the leader's connection to ZooKeeper went down.
-func connectionCause(logs []Log, old leadership, down outage, grantedNext Line) (Cause, bool) {
+func connectionCause(logs []Log, old leadership, down outage, grantedNext Line) Cause {
 	s := down.from
 	proof := []Line{{Process: old.log.Process, Record: s}}
 	others, othersProof := alsoDown(logs, old.log.Process, down)
@@ -184,7 +184,7 @@ func connectionCause(logs []Log, old leadership, down outage, grantedNext Line) 
 		c.Outcome = "the leader's jobs were SUSPENDED, not failed; the TaskManagers could not retrieve the leaders while it lasted; " +
 			"once ZooKeeper was back, the JobManagers entered the election again, and the one granted the leadership, " + grantedNext.Process + ", recovered the jobs"
 		c.Where = "ZooKeeper's own log and the network between the cluster and high-availability.zookeeper.quorum; a LOST session means the outage outlasted high-availability.zookeeper.client.session-timeout"
-		return c, true
+		return c
 	}
 	if expired {
 		c.Kind = SessionExpired
@@ -197,7 +197,7 @@ func connectionCause(logs []Log, old leadership, down outage, grantedNext Line) 
 		" was granted the leadership next, once the old leader's latch node was gone, and recovered them"
 	c.Where = "the network between " + old.log.Process + " and ZooKeeper (the other processes reached it); " +
 		"the ZooKeeperLeaderElectionDriver's lines in its log"
-	return c, true
+	return c
 }
 
 // stopped is the cause of a leadership whose leader was shut down before

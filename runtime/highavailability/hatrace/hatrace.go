@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"flinklab/runtime/logging"
 )
 
 // Step names one step of a failover.
@@ -67,7 +69,7 @@ func ReadLog(process string, r io.Reader) (Log, error) {
 		if m == nil {
 			continue // a continuation line
 		}
-		t, err := time.ParseInLocation("2006-01-02 15:04:05,000", m[1], time.Local)
+		t, err := time.ParseInLocation(logging.TimeLayout, m[1], time.Local)
 		if err != nil {
 			continue
 		}

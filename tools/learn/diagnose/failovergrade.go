@@ -32,18 +32,20 @@ func (v FailoverVerdict) String() string {
 // CanonicalCause); the process when it names the key's (CanonicalProcess);
 // the line when it is in exactly one record of the logs and that record
 // is one of the lines hatrace.Explain quotes as the proof of the cause,
-// but for the grants of the leadership, which every failover writes. A
+// but for its context (the next grant, which every failover writes, and
+// the last line before a silence, which more than one cause leaves). A
 // wrong part's message says what is wrong and where to look, never the
 // right cause or process, and never quotes a proving line.
 func GradeFailover(key FailoverKey, logs Logs, a FailoverAnswer) FailoverVerdict {
-	cause, ok := logs.Explain()
+	processes := logs.haLogs()
+	cause, ok := hatrace.Explain(processes)
 	if !ok || cause.Kind != key.Cause || cause.Process != key.Process {
 		return FailoverVerdict{Err: fmt.Errorf("diagnose: the logs do not show the key's cause, %s of %s (hatrace.Explain: %q of %q)",
 			key.Cause, key.Process, cause.Kind, cause.Process)}
 	}
 	return FailoverVerdict{
 		Cause:   gradeCause(key.Cause, a.Cause),
-		Process: gradeProcess(logs, cause, a.Process),
+		Process: gradeProcess(processes, cause, a.Process),
 		Line:    gradeFailoverLine(logs, cause, a.Line),
 	}
 }
@@ -86,7 +88,9 @@ func gradeCause(want hatrace.Kind, got string) Part {
 	return Part{Message: whatCauseShows[c] + " These logs do not show that. " + causeRule}
 }
 
-func gradeProcess(logs Logs, cause hatrace.Cause, got string) Part {
+// gradeProcess grades the process named against the cause's, among the
+// logs shown, each as package hatrace reads it.
+func gradeProcess(processes []hatrace.Log, cause hatrace.Cause, got string) Part {
 	if strings.TrimSpace(got) == "" {
 		return Part{Message: "Name the JobManager whose leadership ended, as its log file names it: standalonesession-N."}
 	}
@@ -96,11 +100,11 @@ func gradeProcess(logs Logs, cause hatrace.Cause, got string) Part {
 		return Part{Right: true}
 	case !ok:
 		return Part{Message: fmt.Sprintf("%s names no process: name a JobManager as its log file names it, standalonesession-N, or give the file's name.", quote(got))}
-	case !slices.ContainsFunc(logs.haLogs(), func(l hatrace.Log) bool { return l.Process == p }):
+	case !slices.ContainsFunc(processes, func(l hatrace.Log) bool { return l.Process == p }):
 		return Part{Message: fmt.Sprintf("There is no log of %s among the logs shown: name a JobManager whose log is there.", p)}
 	case !jobManagerProcess.MatchString(p):
 		return Part{Message: fmt.Sprintf("%s is a TaskManager: it follows the leader and never leads. Name a JobManager, standalonesession-N.", p)}
-	case p == lastLeader(logs):
+	case p == lastLeader(processes):
 		return Part{Message: fmt.Sprintf("%s is the JobManager granted the leadership last in these logs: "+
 			"name the one whose leadership ended before that grant.", p)}
 	}
@@ -110,14 +114,12 @@ func gradeProcess(logs Logs, cause hatrace.Cause, got string) Part {
 
 // lastLeader is the JobManager granted the leadership last: h1 of the
 // last leader session.
-func lastLeader(logs Logs) string {
-	events, _ := hatrace.Trace(logs.haLogs())
-	for _, e := range events {
-		if e.Step == hatrace.H1 {
-			return e.Process
-		}
+func lastLeader(processes []hatrace.Log) string {
+	events, session := hatrace.Trace(processes)
+	if session == "" {
+		return ""
 	}
-	return ""
+	return events[0].Process // h1 comes first
 }
 
 func gradeFailoverLine(logs Logs, cause hatrace.Cause, line string) Part {

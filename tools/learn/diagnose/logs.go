@@ -66,7 +66,7 @@ func (r Record) Where() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 
 // printedLine is the first line of the record as the file has it.
 func (r Record) printedLine() string {
-	return fmt.Sprintf("%s %-5s %s [] - %s", r.Time.Format(dateLayout), logging.LevelName(r.Level), r.Logger, firstLine(r.Message))
+	return fmt.Sprintf("%s %-5s %s [] - %s", r.Time.Format(logging.TimeLayout), logging.LevelName(r.Level), r.Logger, firstLine(r.Message))
 }
 
 // Logs are the log files of one drill: each file's records, and all of
@@ -86,9 +86,6 @@ type Logs struct {
 
 // ClientFile is the file of a drill that holds what the client was told.
 const ClientFile = "client.txt"
-
-// dateLayout is how runtime/logging prints a record's time.
-const dateLayout = "2006-01-02 15:04:05,000"
 
 // header is the first line of a printed record: date, level (padded to
 // five), logger, "[] - " and the message.
@@ -125,7 +122,7 @@ func parse(r io.Reader) ([]fault.LogRecord, []int, error) {
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if m := header.FindStringSubmatch(line); m != nil {
-			t, terr := time.ParseInLocation(dateLayout, m[1], time.UTC)
+			t, terr := time.ParseInLocation(logging.TimeLayout, m[1], time.UTC)
 			if terr != nil {
 				return nil, nil, fmt.Errorf("line %d: %w", n, terr)
 			}
