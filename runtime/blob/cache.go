@@ -27,6 +27,11 @@ type CacheConfig struct {
 	// Source is what BLOBs are downloaded from: the BlobServer itself in
 	// its own process, a TCPSource from another. It must be set.
 	Source Source
+	// TCPSource configures the TCPSource that SetBlobServerAddress makes
+	// for each BlobServer it is told of: its TLS and timeouts
+	// (security.ssl.internal.*, blob.client.*). The zero value is
+	// plaintext, with Flink's default timeouts.
+	TCPSource TCPSourceConfig
 	// FetchRetries is how many times a failed download is retried
 	// (blob.fetch.retries). 0 means DefaultFetchRetries; a negative value
 	// means no retries, so one attempt only.
@@ -54,6 +59,7 @@ type PermanentBlobCache struct {
 	log          *slog.Logger // the cache's own lines
 	clientLog    *slog.Logger // the download's lines, which Flink's BlobClient logs
 	faults       *fault.Injector
+	tcpSource    TCPSourceConfig // for SetBlobServerAddress
 
 	// mu guards inFlight, closed and the BlobServer (source and
 	// serverAddress, which SetBlobServerAddress changes), and orders
@@ -96,6 +102,7 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 		serverAddress: cfg.ServerAddress,
 		log:           cfg.Logger,
 		faults:        cfg.Faults,
+		tcpSource:     cfg.TCPSource,
 		inFlight:      make(map[blobID]*download),
 	}
 	switch {
@@ -121,14 +128,15 @@ func NewPermanentBlobCache(cfg CacheConfig) (*PermanentBlobCache, error) {
 // time it registers at a ResourceManager, which tells it where its
 // JobManager's BlobServer is: after a failover, the new leader's. The
 // same address again changes nothing; downloads under way finish from
-// the server they started with.
+// the server they started with. The new source connects as
+// CacheConfig.TCPSource says, whatever the source before it was.
 func (c *PermanentBlobCache) SetBlobServerAddress(address string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if address == c.serverAddress {
 		return
 	}
-	c.source, c.serverAddress = NewTCPSource(address), address
+	c.source, c.serverAddress = NewTCPSource(address, c.tcpSource), address
 	c.log.Info(fmt.Sprintf("Downloading BLOBs from the BlobServer at %s from now on.", address))
 }
 

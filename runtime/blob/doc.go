@@ -136,6 +136,51 @@
 // server that sends nothing for DefaultSocketTimeout (Flink's
 // blob.client.socket.timeout, 5 min) fails the attempt, as a read timeout.
 //
+// # Limits
+//
+// The BlobServer's port is reachable by any process on the network. A
+// connection that sends nothing would hold a goroutine and a file
+// descriptor for ever, and enough of them would leave the JobManager
+// unable to open the files a job needs. So a listening server has limits
+// (ServerConfig; package entrypoint reads the options):
+//
+//	limit          key                          default  what it bounds
+//	connections    blob.fetch.num-concurrent    50       connections served at once (Flink's)
+//	backlog        blob.fetch.backlog           1000     shown in the start-up line (Flink's; see below)
+//	read timeout   blob.server.read-timeout     10 s     from the accept to the whole GET request, TLS handshake included (ours)
+//	write timeout  blob.server.write-timeout    5 min    each write of a BLOB to a client that does not read (ours)
+//
+// A BLOB connection carries one request, so the read timeout is also its
+// idle timeout. While FetchNumConcurrent connections are served the
+// server stops accepting, as Flink's BlobServer#run does: the next
+// connections wait in the listen backlog of the operating system, and a
+// TaskManager's download that waits there succeeds once a connection
+// ahead of it closes, if need be at its read timeout. The server logs
+// that it is full ("BLOB server at … serves 50 connections, its maximum
+// (blob.fetch.num-concurrent) …", at most once a minute) and Flink's
+// "Error while executing BLOB connection from …" when it closes a
+// connection that brought no request (a failed TLS handshake, the read
+// timeout). Anyone who reaches the port can make such lines by the
+// thousand, so that one too is written at most once a minute, and the
+// next says how many were left out ("suppressed"; package
+// internal/connlimit, which the RPC service and the
+// PartitionRequestServer share).
+//
+// On the client side, TCPSourceConfig holds Flink's
+// blob.client.connect.timeout (0: none) and blob.client.socket.timeout
+// (5 min; 0: none, NoSocketTimeout). A TaskManager's PermanentBlobCache
+// is given the same TCPSourceConfig (CacheConfig.TCPSource) for each
+// BlobServer it learns of. With ServerConfig.TLS and TCPSourceConfig.TLS
+// (Flink's security.ssl.internal.*, made by package security), every
+// download is mutual TLS, and a client without a certificate of the
+// cluster gets nothing.
+//
+// Differs from Flink: Go's listener takes its backlog from the operating
+// system (net.core.somaxconn on Linux), not from blob.fetch.backlog, which
+// is checked and shown only. The read and write timeouts are ours: Flink's
+// BlobServerConnection sets no socket timeout. So is the rate limit of
+// the log lines: Flink logs each failed connection.
+//
 // # High availability
 //
 // Under high availability (Flink's high-availability.type zookeeper or
@@ -217,7 +262,6 @@
 //     HDFS or S3. Its doc comment lists the other differences.
 //   - PutPermanent copies a BLOB to the BlobStore every time it is put;
 //     Flink copies it only when it is new on the local disk.
-//   - The start-up line prints Flink's defaults for blob.fetch.num-concurrent
-//     (50) and blob.fetch.backlog (1000); the server enforces neither, and a
-//     listening server serves every connection at once.
+//   - blob.fetch.backlog is shown in the start-up line only; the listen
+//     backlog is the operating system's (see Limits).
 package blob

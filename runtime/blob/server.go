@@ -3,6 +3,7 @@ package blob
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,10 @@ import (
 	"net"
 	"os"
 	"sync"
+	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/internal/connlimit"
 )
 
 // DefaultListenAddress is where a BlobServer that serves over TCP listens
@@ -20,12 +23,24 @@ import (
 // blob.server.port is 0, a free port, by default).
 const DefaultListenAddress = "127.0.0.1:0"
 
-// Flink's defaults for blob.fetch.num-concurrent and blob.fetch.backlog. We
-// enforce neither; they appear in the start-up line so that it reads like
-// Flink's.
+// The defaults of the limits of a listening BlobServer (doc.go, "Limits").
 const (
-	defaultFetchNumConcurrent = 50
-	defaultFetchBacklog       = 1000
+	// DefaultFetchNumConcurrent is Flink's default for
+	// blob.fetch.num-concurrent: how many connections the server serves at
+	// once.
+	DefaultFetchNumConcurrent = 50
+	// DefaultFetchBacklog is Flink's default for blob.fetch.backlog.
+	DefaultFetchBacklog = 1000
+	// DefaultServerReadTimeout is our default for blob.server.read-timeout:
+	// how long after accepting a connection the server waits for its GET
+	// request (and, with TLS, the handshake before it). A TCPSource sends
+	// the request as soon as it is connected.
+	DefaultServerReadTimeout = 10 * time.Second
+	// DefaultServerWriteTimeout is our default for
+	// blob.server.write-timeout: how long one write of a BLOB's bytes may
+	// wait for the client to take them. It is Flink's
+	// blob.client.socket.timeout, the client's wait in the other direction.
+	DefaultServerWriteTimeout = DefaultSocketTimeout
 )
 
 // ServerConfig configures a BlobServer.
@@ -53,6 +68,30 @@ type ServerConfig struct {
 	// beyond the local disk, as with Flink's VoidBlobStore. The caller owns
 	// the store; Close leaves it as it is.
 	BlobStore BlobStore
+
+	// The limits of a listening server (doc.go, "Limits"). Zero means the
+	// default.
+
+	// FetchNumConcurrent bounds the connections served at once
+	// (blob.fetch.num-concurrent; DefaultFetchNumConcurrent). The next
+	// ones wait in the listen backlog until one closes.
+	FetchNumConcurrent int
+	// FetchBacklog is blob.fetch.backlog (DefaultFetchBacklog). It is
+	// shown in the start-up line; the backlog is the operating system's
+	// (see doc.go).
+	FetchBacklog int
+	// ReadTimeout bounds the wait for a connection's request, TLS handshake
+	// included (blob.server.read-timeout, ours; DefaultServerReadTimeout).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of a BLOB's bytes to a client that
+	// does not read (blob.server.write-timeout, ours;
+	// DefaultServerWriteTimeout).
+	WriteTimeout time.Duration
+	// TLS, when set, makes every connection TLS: the listener hands out
+	// tls.Conns, whose handshake happens under the read timeout. Set
+	// ClientAuth to tls.RequireAndVerifyClientCert for mutual TLS, as
+	// Flink's internal SSL is. Nil means plaintext.
+	TLS *tls.Config
 }
 
 // BlobServer stores the BLOBs of every job on the JobManager's local disk
@@ -69,6 +108,14 @@ type BlobServer struct {
 	// listener accepts the connections of TCPSources; nil when the server
 	// does not listen.
 	listener net.Listener
+	// limits are the listening server's limits, defaults filled in.
+	limits ServerConfig
+	// connections bounds the connections served at once
+	// (FetchNumConcurrent): the accept loop takes a slot before it
+	// accepts the next. connLog writes the lines about single
+	// connections, at most one of each kind a minute.
+	connections *connlimit.Slots
+	connLog     *connlimit.Log
 
 	// mu orders the moves of finished BLOBs into a job directory against
 	// CleanupJob removing that directory, and guards closed and conns.
@@ -88,17 +135,22 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 	if err := prepareStorageDir(cfg.StorageDir); err != nil {
 		return nil, fmt.Errorf("start BLOB server: %w", err)
 	}
+	cfg = cfg.withDefaultLimits()
 	s := &BlobServer{
 		storageDir: cfg.StorageDir,
 		address:    cfg.Address,
 		log:        cfg.Logger,
 		blobStore:  cfg.BlobStore,
+		limits:     cfg,
 		conns:      make(map[net.Conn]struct{}),
 	}
 	if cfg.ListenAddress != "" {
 		listener, address, err := listen(cfg.ListenAddress)
 		if err != nil {
 			return nil, fmt.Errorf("start BLOB server: %w", err)
+		}
+		if cfg.TLS != nil {
+			listener = tls.NewListener(listener, cfg.TLS)
 		}
 		s.listener, s.address = listener, address
 	}
@@ -109,13 +161,34 @@ func NewBlobServer(cfg ServerConfig) (*BlobServer, error) {
 		s.log = slog.Default()
 	}
 	s.log = s.log.With("logger", "BlobServer")
+	s.connLog = connlimit.NewLog(s.log, connlimit.Timeouts{Read: cfg.ReadTimeout, ReadKey: "blob.server.read-timeout"})
+	s.connections = connlimit.NewSlots(cfg.FetchNumConcurrent, s.connLog, fmt.Sprintf(
+		"BLOB server at %s serves %d connections, its maximum (blob.fetch.num-concurrent): new connections wait in the backlog until one closes.",
+		s.address, cfg.FetchNumConcurrent))
 	s.log.Info(fmt.Sprintf("Started BLOB server at %s - max concurrent requests: %d - max backlog: %d",
-		s.address, defaultFetchNumConcurrent, defaultFetchBacklog),
+		s.address, cfg.FetchNumConcurrent, cfg.FetchBacklog),
 		"storageDir", s.storageDir)
 	if s.listener != nil {
 		s.wg.Go(s.acceptLoop)
 	}
 	return s, nil
+}
+
+// withDefaultLimits fills in the limits left zero.
+func (cfg ServerConfig) withDefaultLimits() ServerConfig {
+	if cfg.FetchNumConcurrent <= 0 {
+		cfg.FetchNumConcurrent = DefaultFetchNumConcurrent
+	}
+	if cfg.FetchBacklog <= 0 {
+		cfg.FetchBacklog = DefaultFetchBacklog
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultServerReadTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultServerWriteTimeout
+	}
+	return cfg
 }
 
 // listen opens the server's listener and returns it with the address
@@ -335,6 +408,7 @@ func (s *BlobServer) Close() error {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
+		s.connections.Close()
 		if s.listener != nil {
 			_ = s.listener.Close()
 		}

@@ -46,7 +46,7 @@ func newTCPCache(t testing.TB, address string, fetchRetries int) (*blob.Permanen
 	logger, logs := newLogger()
 	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
 		StorageDir:    t.TempDir(),
-		Source:        blob.NewTCPSource(address),
+		Source:        blob.NewTCPSource(address, blob.TCPSourceConfig{}),
 		FetchRetries:  fetchRetries,
 		ServerAddress: address,
 		Logger:        logger,
@@ -75,7 +75,7 @@ func TestBlobServer_ListensAndServesOverTCP(t *testing.T) {
 	key, err := server.PutPermanentBytes(jobID, jar)
 	require.NoError(t, err)
 
-	content, err := blob.NewTCPSource(server.Address()).Open(ctx, jobID, key)
+	content, err := blob.NewTCPSource(server.Address(), blob.TCPSourceConfig{}).Open(ctx, jobID, key)
 	require.NoError(t, err)
 	got, err := io.ReadAll(content)
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func TestPermanentBlobCache_DownloadsOverTCP(t *testing.T) {
 func TestTCPSource_ServerErrorsKeepTheirSentinels(t *testing.T) {
 	ctx := withDeadline(t)
 	server := newListeningServer(t)
-	source := blob.NewTCPSource(server.Address())
+	source := blob.NewTCPSource(server.Address(), blob.TCPSourceConfig{})
 	jobID := api.NewJobID()
 
 	_, err := source.Open(ctx, jobID, blob.KeyOf([]byte("never stored")))
@@ -235,7 +235,7 @@ func TestTCPSource_ReadGivesUpWhenCtxEnds(t *testing.T) {
 	}()
 
 	ctx, cancel := context.WithCancel(withDeadline(t))
-	content, err := blob.NewTCPSource(listener.Addr().String()).Open(ctx, api.NewJobID(), blob.KeyOf([]byte("x")))
+	content, err := blob.NewTCPSource(listener.Addr().String(), blob.TCPSourceConfig{}).Open(ctx, api.NewJobID(), blob.KeyOf([]byte("x")))
 	require.NoError(t, err)
 	read := make(chan error, 1)
 	go func() {
@@ -268,7 +268,7 @@ func TestBlobServer_AnswersABrokenRequestWithAnError(t *testing.T) {
 	jobID := api.NewJobID()
 	key, err := server.PutPermanentBytes(jobID, []byte("still serving"))
 	require.NoError(t, err)
-	content, err := blob.NewTCPSource(server.Address()).Open(ctx, jobID, key)
+	content, err := blob.NewTCPSource(server.Address(), blob.TCPSourceConfig{}).Open(ctx, jobID, key)
 	require.NoError(t, err)
 	got, err := io.ReadAll(content)
 	require.NoError(t, err)
@@ -282,7 +282,7 @@ func TestBlobServer_CloseStopsListening(t *testing.T) {
 	require.NoError(t, server.Close())
 	require.NoError(t, server.Close(), "closing twice is allowed")
 
-	_, err := blob.NewTCPSource(address).Open(withDeadline(t), api.NewJobID(), blob.KeyOf([]byte("x")))
+	_, err := blob.NewTCPSource(address, blob.TCPSourceConfig{}).Open(withDeadline(t), api.NewJobID(), blob.KeyOf([]byte("x")))
 	assert.ErrorContains(t, err, "Could not connect to BlobServer at address "+address)
 }
 

@@ -24,7 +24,7 @@ func TestTCPSource_GivesUpOnAServerThatSendsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client, server := net.Pipe()
 		defer server.Close()
-		source := &TCPSource{address: "jobmanager:6124", dial: func(context.Context, string, string) (net.Conn, error) {
+		source := &TCPSource{address: "jobmanager:6124", cfg: TCPSourceConfig{SocketTimeout: DefaultSocketTimeout}, dial: func(context.Context, string, string) (net.Conn, error) {
 			return client, nil
 		}}
 		go func() {
@@ -49,5 +49,37 @@ func TestTCPSource_GivesUpOnAServerThatSendsNothing(t *testing.T) {
 		require.Error(t, err)
 		assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
 		assert.ErrorContains(t, err, "GET operation failed: ")
+	})
+}
+
+// With blob.client.socket.timeout 0 (NoSocketTimeout), a download waits
+// for a silent BlobServer as long as it takes; the caller's ctx ends it.
+func TestTCPSource_WithoutASocketTimeoutWaitsForTheServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, server := net.Pipe()
+		defer server.Close()
+		source := NewTCPSource("jobmanager:6124", TCPSourceConfig{SocketTimeout: NoSocketTimeout})
+		source.dial = func(context.Context, string, string) (net.Conn, error) { return client, nil }
+		go func() {
+			var request [requestLength]byte
+			_, _ = io.ReadFull(server, request[:]) // and then silence
+		}()
+
+		ctx, cancel := context.WithCancel(context.Background())
+		opened := make(chan error, 1)
+		go func() {
+			_, err := source.Open(ctx, api.NewJobID(), KeyOf([]byte("jar")))
+			opened <- err
+		}()
+		time.Sleep(10 * DefaultSocketTimeout) // fake time
+		synctest.Wait()
+		select {
+		case err := <-opened:
+			t.Fatalf("Open gave up without a socket timeout: %v", err)
+		default:
+		}
+
+		cancel()
+		assert.ErrorIs(t, <-opened, context.Canceled)
 	})
 }

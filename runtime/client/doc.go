@@ -45,12 +45,21 @@
 //     write outside the target directory of anything that unpacks the jar.
 //     Such names are refused, as are backslashes and unclean paths, so a
 //     resource name is always a plain relative path.
+//
 //   - Zip bomb: a few kilobytes of deflated zeros can claim gigabytes. The
 //     entries' declared sizes are summed first, and then every entry is
 //     decompressed once against a budget of MaxUncompressedSize (256 MiB)
 //     that counts the bytes really produced, not the sizes the headers
 //     claim. Decompressing also verifies each entry's CRC-32, so a damaged
 //     jar is refused when it is opened, not when a task reads it.
+//
+//   - Too many entries: archive/zip keeps a few hundred bytes for every
+//     entry of the central directory, which it reads whole. CheckJarFile,
+//     which checks a jar from its file as the REST endpoint receives it,
+//     stops reading a central directory past MaxJarDirectorySize (1 MiB),
+//     and every check refuses more than MaxJarEntries (10,000) entries
+//     and a manifest over MaxManifestSize (64 KiB). So checking any jar
+//     takes a few megabytes at most, whatever its size on disk.
 //
 // Errors caused by the content match ErrInvalidJar (and ErrJarTooLarge for
 // the size bound); the REST layer answers them with 400 Bad Request.

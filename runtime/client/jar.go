@@ -92,6 +92,20 @@ func readPackagedProgram(jarPath string, data []byte) (*PackagedProgram, error) 
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // unsafe names are reported below
 		return nil, &jarError{msg: fmt.Sprintf("%s is not a valid jar file: %v", p.subject(), err), cause: err}
 	}
+	if err := p.check(zr); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// check indexes and checks the entries of zr, the jar's zip, and reads the
+// program's name from its manifest. It reads every entry once, through
+// zr, and holds no more than one manifest in memory: whether zr reads from
+// memory or from a file (CheckJarFile), the checks are the same.
+func (p *PackagedProgram) check(zr *zip.Reader) error {
+	if len(zr.File) > MaxJarEntries {
+		return tooManyEntries(p.subject())
+	}
 
 	// Index the entries. Refuse unsafe names and duplicates, and bound the
 	// total size the headers declare before decompressing anything.
@@ -100,29 +114,29 @@ func readPackagedProgram(jarPath string, data []byte) (*PackagedProgram, error) 
 	for _, f := range zr.File {
 		if strings.EqualFold(f.Name, ManifestPath) {
 			if manifest != nil {
-				return nil, p.invalid("%s holds more than one manifest", p.object())
+				return p.invalid("%s holds more than one manifest", p.object())
 			}
 			manifest = f
 			continue
 		}
 		if strings.HasSuffix(f.Name, "/") {
 			if err := checkResourceName(strings.TrimSuffix(f.Name, "/")); err != nil {
-				return nil, p.invalid("%s holds an entry with an unsafe name: %v", p.object(), err)
+				return p.invalid("%s holds an entry with an unsafe name: %v", p.object(), err)
 			}
 			continue // a directory
 		}
 		if err := checkResourceName(f.Name); err != nil {
-			return nil, p.invalid("%s holds an entry with an unsafe name: %v", p.object(), err)
+			return p.invalid("%s holds an entry with an unsafe name: %v", p.object(), err)
 		}
 		if _, dup := p.files[f.Name]; dup {
-			return nil, p.invalid("%s holds the entry %q twice", p.object(), f.Name)
+			return p.invalid("%s holds the entry %q twice", p.object(), f.Name)
 		}
 		p.files[f.Name] = f
 		p.names = append(p.names, f.Name)
 	}
 	for _, f := range zr.File {
 		if f.UncompressedSize64 > MaxUncompressedSize-declared {
-			return nil, tooLarge(p.subject())
+			return tooLarge(p.subject())
 		}
 		declared += f.UncompressedSize64
 	}
@@ -137,31 +151,34 @@ func readPackagedProgram(jarPath string, data []byte) (*PackagedProgram, error) 
 		}
 		n, err := readEntry(f, io.Discard, budget)
 		if err != nil {
-			return nil, p.entryError(f.Name, err)
+			return p.entryError(f.Name, err)
 		}
 		budget -= n
 	}
 
 	// The manifest must name the program (Flink: the entry class).
 	if manifest == nil {
-		return nil, p.invalid("No manifest found in %s. The manifest is need to point to the program's main class.", p.object())
+		return p.invalid("No manifest found in %s. The manifest is need to point to the program's main class.", p.object())
 	}
 	var text bytes.Buffer
-	if _, err := readEntry(manifest, &text, MaxUncompressedSize); err != nil {
-		return nil, p.entryError(manifest.Name, err)
+	if manifest.UncompressedSize64 > MaxManifestSize {
+		return p.invalid("The manifest of %s is larger than %d bytes.", p.object(), MaxManifestSize)
+	}
+	if _, err := readEntry(manifest, &text, MaxManifestSize); err != nil {
+		return p.entryError(manifest.Name, err)
 	}
 	headers, err := parseManifest(text.Bytes())
 	if err != nil {
-		return nil, p.invalid("The manifest of %s is invalid: %v", p.object(), err)
+		return p.invalid("The manifest of %s is invalid: %v", p.object(), err)
 	}
 	p.programClass = strings.TrimSpace(headers[strings.ToLower(ManifestAttributeProgramClass)])
 	if p.programClass == "" {
-		return nil, p.invalid("No 'Program-Class' entry was found in the jar file.")
+		return p.invalid("No 'Program-Class' entry was found in the jar file.")
 	}
 	if !printable(p.programClass) {
-		return nil, p.invalid("The 'Program-Class' entry %q holds a character that is not printable.", p.programClass)
+		return p.invalid("The 'Program-Class' entry %q holds a character that is not printable.", p.programClass)
 	}
-	return p, nil
+	return nil
 }
 
 // printable reports whether s holds only printable characters: letters,

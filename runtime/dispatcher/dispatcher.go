@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/fault"
@@ -22,6 +23,11 @@ import (
 // Config configures a Dispatcher.
 type Config struct {
 	Logger *slog.Logger
+	// JobStore says where the Dispatcher keeps the graphs of the jobs
+	// that ended (jobstore.*). The zero value keeps every one in memory,
+	// as Flink's MiniCluster does; a session cluster gives
+	// DefaultJobStoreConfig, the File store.
+	JobStore JobStoreConfig
 }
 
 // Deps are the services a Dispatcher uses.
@@ -64,8 +70,16 @@ type Dispatcher struct {
 	// (Runner); zero for a Dispatcher without an election.
 	dispatcherID api.DispatcherID
 
-	runners  map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
-	archived map[api.JobID]*gateway.ArchivedExecutionGraph
+	runners map[api.JobID]jobmanager.JobManagerRunner // Flink's JobManagerRunnerRegistry
+	// cleanups are the jobs whose result is handled and whose global
+	// cleanup is under way: their runner stays in runners until it is
+	// closed, but the Dispatcher answers for them from the store.
+	cleanups map[api.JobID]bool
+	// executionGraphInfoStore holds the final graph of every job that
+	// ended, until it expires or is evicted (Flink's
+	// ExecutionGraphInfoStore).
+	executionGraphInfoStore ExecutionGraphInfoStore
+	jobStoreExpirationTime  time.Duration
 	// requirementsUpdates are the updates of resource requirements in
 	// progress, at most one per job (Flink's
 	// pendingJobResourceRequirementsUpdates).
@@ -87,6 +101,10 @@ func New(cfg Config, deps Deps) (*Dispatcher, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	store, err := NewExecutionGraphInfoStore(cfg.JobStore, logger)
+	if err != nil {
+		return nil, fmt.Errorf("dispatcher: %w", err)
+	}
 	endpoint := rpc.NewEndpoint("dispatcher_0")
 	endpoint.SetLogger(logger)
 	return &Dispatcher{
@@ -95,7 +113,10 @@ func New(cfg Config, deps Deps) (*Dispatcher, error) {
 		log:      logger.With("logger", "StandaloneDispatcher"),
 		address:  deps.RPC.Address("dispatcher_0"),
 		runners:  make(map[api.JobID]jobmanager.JobManagerRunner),
-		archived: make(map[api.JobID]*gateway.ArchivedExecutionGraph),
+		cleanups: make(map[api.JobID]bool),
+
+		executionGraphInfoStore: store,
+		jobStoreExpirationTime:  cfg.JobStore.ExpirationTime,
 
 		requirementsUpdates: make(map[api.JobID]*requirementsUpdate),
 	}, nil
@@ -111,9 +132,12 @@ func (d *Dispatcher) DispatcherID() api.DispatcherID { return d.dispatcherID }
 // Start makes the Dispatcher reachable and starts its main thread.
 func (d *Dispatcher) Start() error {
 	if err := d.deps.RPC.Register(d.address, gateway.DispatcherGateway(d)); err != nil {
-		return err
+		// It never ran: nothing of it may stay, its job store's
+		// directory included.
+		return errors.Join(err, d.executionGraphInfoStore.Close())
 	}
 	d.Endpoint.Start(nil)
+	d.scheduleJobStoreCleanup()
 	if len(d.deps.RecoveredJobs) > 0 {
 		_, err := rpc.CallAsync(context.Background(), d.Endpoint, func() (struct{}, error) {
 			for _, g := range d.deps.RecoveredJobs {
@@ -151,9 +175,24 @@ func (d *Dispatcher) Close() error {
 		}
 		d.Endpoint.Close(nil)
 		d.background.Wait()
-		d.closeErr = err
+		// The main thread has ended: nobody uses the store any more.
+		d.closeErr = errors.Join(err, d.executionGraphInfoStore.Close())
 	})
 	return d.closeErr
+}
+
+// scheduleJobStoreCleanup makes the store forget its expired jobs every
+// jobstore.expiration-time, on the main thread, so that their graphs and
+// files go even if nobody asks for them (Flink schedules the caches'
+// cleanUp with this delay). Without an expiration time nothing expires.
+func (d *Dispatcher) scheduleJobStoreCleanup() {
+	if d.jobStoreExpirationTime <= 0 {
+		return
+	}
+	d.ScheduleRunAsync(func() {
+		d.executionGraphInfoStore.CleanUp()
+		d.scheduleJobStoreCleanup()
+	}, d.jobStoreExpirationTime)
 }
 
 // SubmitJob submits a job (step m3); see the package doc for the checks.
@@ -297,8 +336,8 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 	if d.runners[jobID] != runner {
 		return // handled already, or replaced
 	}
-	if _, handled := d.archived[jobID]; handled {
-		return // its cleanup is under way
+	if d.cleanups[jobID] {
+		return // handled already: its cleanup is under way
 	}
 	result := runner.Result()
 	g := result.ExecutionGraph
@@ -320,7 +359,10 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 		}
 		return
 	}
-	d.archived[jobID] = g
+	d.cleanups[jobID] = true
+	if err := d.executionGraphInfoStore.Put(g); err != nil {
+		d.log.Info(fmt.Sprintf("Could not store completed job %s(%s).", g.JobName, jobID), "cause", err.Error())
+	}
 	if err := d.deps.JobResultStore.CreateDirtyResult(jobResultOf(g)); err != nil {
 		d.log.Warn(fmt.Sprintf("Could not store the result of job %s.", jobID), "cause", err.Error())
 	}
@@ -332,6 +374,7 @@ func (d *Dispatcher) jobManagerRunnerFinished(runner jobmanager.JobManagerRunner
 		removeErr := errors.Join(d.deps.JobGraphStore.RemoveJobGraph(jobID), cleanupBlobs(d.deps.BlobServer, jobID))
 		d.RunAsync(func() {
 			delete(d.runners, jobID)
+			delete(d.cleanups, jobID)
 			if closeErr != nil || removeErr != nil {
 				d.log.Warn(fmt.Sprintf("Cleanup of job %s did not succeed.", jobID), "close", fmt.Sprint(closeErr), "remove", fmt.Sprint(removeErr))
 				return
@@ -354,7 +397,7 @@ func jobResultOf(g *gateway.ArchivedExecutionGraph) api.JobResult {
 }
 
 // lookup finds a job on the main thread: its runner while it runs, its
-// final ExecutionGraph once it ended.
+// final ExecutionGraph from the store once it ended.
 type lookup struct {
 	runner   jobmanager.JobManagerRunner
 	archived *gateway.ArchivedExecutionGraph
@@ -364,28 +407,30 @@ func (d *Dispatcher) lookup(ctx context.Context, jobID api.JobID) (lookup, error
 	return rpc.CallAsync(ctx, d.Endpoint, func() (lookup, error) { return d.findJob(jobID) })
 }
 
-// findJob is lookup on the main thread.
+// findJob is lookup on the main thread. A job that ended is only what the
+// store holds of it: once it has expired or been evicted, the job is
+// unknown, as one that never ran (FlinkJobNotFoundException).
 func (d *Dispatcher) findJob(jobID api.JobID) (lookup, error) {
-	if g, ok := d.archived[jobID]; ok {
-		return lookup{archived: g}, nil
-	}
-	if r, ok := d.runners[jobID]; ok {
+	if r, ok := d.runners[jobID]; ok && !d.cleanups[jobID] {
 		if isDone(r) {
 			// The result is known, and its watcher is on its way with
 			// it: handle it now, so that whoever learns the job's end
-			// from the Dispatcher finds it logged and archived.
+			// from the Dispatcher finds it logged and stored.
 			d.jobManagerRunnerFinished(r)
-			if g, ok := d.archived[jobID]; ok {
-				return lookup{archived: g}, nil
-			}
 		}
-		return lookup{runner: r}, nil
+		if !d.cleanups[jobID] {
+			return lookup{runner: r}, nil // running, or suspended
+		}
 	}
-	return lookup{}, jobNotFound(jobID)
+	g, err := d.executionGraphInfoStore.Get(jobID)
+	if err != nil {
+		return lookup{}, err
+	}
+	return lookup{archived: g}, nil
 }
 
 // CancelJob cancels a job through its runner (Flink's cancelJob). A job
-// that has ended is answered from the archive: one that is CANCELED
+// that has ended is answered from the store: one that is CANCELED
 // already is acknowledged, any other refused with
 // JobTerminatedWithoutCancellationException.
 func (d *Dispatcher) CancelJob(ctx context.Context, jobID api.JobID) error {
@@ -440,8 +485,9 @@ func (d *Dispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api
 	case <-ctx.Done():
 		return api.JobResult{}, ctx.Err()
 	}
-	// Look again: the Dispatcher handles the result (logs and archives
-	// it) before it answers with it. A suspended job is not archived.
+	// Look again: the Dispatcher handles the result (logs and stores it)
+	// before it answers with it. A suspended job is not stored, and one
+	// the store has already forgotten is answered from its runner.
 	if again, err := d.lookup(ctx, jobID); err == nil && again.archived != nil {
 		return jobResultOf(again.archived), nil
 	}
@@ -452,21 +498,69 @@ func (d *Dispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api
 	return jobResultOf(g), nil
 }
 
-// ListJobs returns the IDs of every job, running or ended, sorted.
+// ListJobs returns the IDs of every job, sorted: those that run and those
+// that ended and are still in the store, whose JobDetails it keeps in
+// memory (Flink's requestMultipleJobDetails asks the store the same way).
 func (d *Dispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
 	return rpc.CallAsync(ctx, d.Endpoint, func() ([]api.JobID, error) {
-		ids := make([]api.JobID, 0, len(d.runners)+len(d.archived))
+		ended := d.executionGraphInfoStore.AvailableJobDetails()
+		ids := make([]api.JobID, 0, len(d.runners)+len(ended))
 		for id := range d.runners {
-			if _, ended := d.archived[id]; !ended {
+			if !d.cleanups[id] {
 				ids = append(ids, id)
 			}
 		}
-		for id := range d.archived {
-			ids = append(ids, id)
+		for _, job := range ended {
+			ids = append(ids, job.JobID)
 		}
 		slices.SortFunc(ids, func(a, b api.JobID) int { return strings.Compare(a.String(), b.String()) })
-		return ids, nil
+		return slices.Compact(ids), nil
 	})
+}
+
+// RequestMultipleJobDetails summarizes every job for the jobs overview
+// (Flink's requestMultipleJobDetails): each running job as its runner's
+// graph has it, each ended one as the job store keeps it in memory, so
+// that listing ended jobs never reads a graph back from disk. A job that
+// ends between the two is listed once, as it ended.
+func (d *Dispatcher) RequestMultipleJobDetails(ctx context.Context) ([]gateway.JobDetails, error) {
+	type jobs struct {
+		running []jobmanager.JobManagerRunner
+		ended   []gateway.JobDetails
+	}
+	known, err := rpc.CallAsync(ctx, d.Endpoint, func() (jobs, error) {
+		var j jobs
+		for id, r := range d.runners {
+			if !d.cleanups[id] {
+				j.running = append(j.running, r)
+			}
+		}
+		j.ended = d.executionGraphInfoStore.AvailableJobDetails()
+		return j, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The runners answer off the main thread: each asks its JobMaster.
+	details := known.ended
+	ended := make(map[api.JobID]bool, len(known.ended))
+	for _, job := range known.ended {
+		ended[job.JobID] = true
+	}
+	for _, r := range known.running {
+		g, err := r.RequestJob(ctx)
+		if errors.Is(err, gateway.ErrJobNotFound) {
+			continue // its JobMaster is gone: the job has just ended
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ended[g.JobID] {
+			details = append(details, gateway.JobDetailsOf(g))
+		}
+	}
+	slices.SortFunc(details, func(a, b gateway.JobDetails) int { return strings.Compare(a.JobID.String(), b.JobID.String()) })
+	return details, nil
 }
 
 // isDone reports whether the runner's result is known.

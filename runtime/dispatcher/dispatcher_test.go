@@ -102,6 +102,11 @@ func (r *fakeRunner) Close() error {
 }
 
 func (r *fakeRunner) finish(state api.JobStatus) {
+	r.finishWith(&gateway.ArchivedExecutionGraph{JobID: r.jobID, State: state})
+}
+
+// finishWith ends the job with g as its final graph.
+func (r *fakeRunner) finishWith(g *gateway.ArchivedExecutionGraph) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	select {
@@ -109,7 +114,7 @@ func (r *fakeRunner) finish(state api.JobStatus) {
 		return
 	default:
 	}
-	r.result = jobmanager.JobManagerRunnerResult{ExecutionGraph: &gateway.ArchivedExecutionGraph{JobID: r.jobID, State: state}}
+	r.result = jobmanager.JobManagerRunnerResult{ExecutionGraph: g}
 	close(r.done)
 }
 
@@ -129,6 +134,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWithJobStore(t, JobStoreConfig{})
+}
+
+// newHarnessWithJobStore is newHarness with a Dispatcher whose job store
+// jobStore describes.
+func newHarnessWithJobStore(t *testing.T, jobStore JobStoreConfig) *harness {
+	t.Helper()
 	h := &harness{
 		store:   jobmanager.NewInMemoryJobGraphStore(),
 		results: highavailability.NewEmbeddedJobResultStore(),
@@ -137,7 +149,7 @@ func newHarness(t *testing.T) *harness {
 		logs:    &bytes.Buffer{},
 		runners: map[api.JobID]*fakeRunner{},
 	}
-	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(h.logs, nil))}, Deps{
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(h.logs, nil)), JobStore: jobStore}, Deps{
 		RPC:            rpc.NewLocalService(),
 		JobGraphStore:  h.store,
 		JobResultStore: h.results,

@@ -33,9 +33,45 @@
 // never holds up the Dispatcher. Flink composes futures the same way.
 //
 // When a runner's result arrives, the Dispatcher logs "Job <id> reached
-// terminal state <state>.", writes the result to the JobResultStore, keeps a
-// snapshot of the final ExecutionGraph for later questions, and cleans up:
-// the JobGraph is removed from the store and the runner closed.
+// terminal state <state>.", writes the result to the JobResultStore, puts
+// the final ExecutionGraph in its job store for later questions, and
+// cleans up: the JobGraph is removed from the JobGraphStore and the runner
+// closed.
+//
+// # The job store: what the Dispatcher remembers of ended jobs
+//
+// A job that ended is only what the job store (ExecutionGraphInfoStore,
+// executiongraphinfostore.go) holds of it: its ArchivedExecutionGraph.
+// Every question about it (RequestJob, RequestJobStatus,
+// RequestJobResult, CancelJob, ListJobs and so the jobs overview) is
+// answered from there. Such a graph has every subtask of the job: a job
+// of parallelism 32768 leaves about 15 MB of them. Kept forever, the
+// graphs of a busy session cluster would fill the JobManager's memory,
+// so the store forgets a job when it expires or when the store is full,
+// and the Dispatcher then answers as for a job it never knew:
+// FlinkJobNotFoundException (404 at the REST endpoint). Only the
+// JobResultStore still knows the job ran, and refuses its JobID.
+//
+// Flink has two stores, chosen with jobstore.type (File or Memory, in
+// any case):
+//
+//   - FileExecutionGraphInfoStore, a session cluster's default: each
+//     graph in a file of its own, in a directory executionGraphStore-*
+//     of the JobManager's working directory, which is removed when the
+//     Dispatcher closes. In memory stay the JobDetails of every stored
+//     job (for the overview) and the graphs used last, up to
+//     jobstore.cache-size bytes of their files (52428800, 50 MiB); the
+//     others are read back from disk when asked for. A job that leaves
+//     the store leaves the disk too.
+//   - MemoryExecutionGraphInfoStore: every graph in memory. Flink's
+//     MiniCluster and application clusters use one without bounds.
+//
+// Both forget a job jobstore.expiration-time seconds after it ended
+// (3600) and, once jobstore.max-capacity jobs are stored
+// (2147483647: no bound), the oldest when one more ends. The Dispatcher
+// asks the store to clean up every expiration time, on its main thread,
+// so expired graphs go even if nobody asks for them. The store belongs to
+// the main thread and needs no lock.
 //
 // # Resource requirements
 //
@@ -66,6 +102,18 @@
 // LeaderGateway that follows the leader in ZooKeeper; its calls are
 // fenced with the leader session (the Dispatcher is an
 // rpc.FencedGateway), and it answers 503 while no leader is known.
+//
+// Differs from Flink, for the job store: Flink's ClusterEntrypoint makes
+// one store for the process, which outlives the Dispatchers of successive
+// leader sessions; here each Dispatcher makes its own from Config.JobStore
+// and closes it, so a JobManager that lost and regained the leadership
+// has forgotten the jobs it stored. Flink also stores SUSPENDED jobs; we
+// store only the globally terminal ones. A full store evicts the oldest
+// job, where Guava evicts the one used least recently. A graph whose file
+// cannot be read gives an error that says why (Flink answers as if the
+// job were unknown), and the graphs are JSON, not Java serialization. The
+// store has no getStoredJobsOverview: GET /overview counts the jobs the
+// Dispatcher lists, not every job that ever ended.
 //
 // Differs from Flink: Flink's Dispatcher does not validate the JobGraph; a
 // vertex without an invokable fails later, when the JobMaster builds the

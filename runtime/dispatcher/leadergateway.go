@@ -89,6 +89,14 @@ func (g *LeaderGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
 	return d.ListJobs(ctx)
 }
 
+func (g *LeaderGateway) RequestMultipleJobDetails(ctx context.Context) ([]gateway.JobDetails, error) {
+	d, err := g.Gateway(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.RequestMultipleJobDetails(ctx)
+}
+
 func (g *LeaderGateway) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
 	d, err := g.Gateway(ctx)
 	if err != nil {

@@ -37,6 +37,7 @@ import (
 // leader.
 type Runner struct {
 	election highavailability.LeaderElection
+	cfg      Config // of every Dispatcher it starts
 	deps     Deps
 	base     *slog.Logger // the Dispatchers'
 	log      *slog.Logger
@@ -59,7 +60,7 @@ func NewRunner(cfg Config, deps Deps, election highavailability.LeaderElection) 
 		logger = slog.Default()
 	}
 	return &Runner{
-		election: election, deps: deps, base: logger,
+		election: election, cfg: cfg, deps: deps, base: logger,
 		log:  logger.With("logger", "DefaultDispatcherRunner"),
 		dlog: logger.With("logger", "SessionDispatcherLeaderProcess"),
 		ops:  make(chan func(), 16), stop: make(chan struct{}), done: make(chan struct{}),
@@ -150,7 +151,9 @@ func (r *Runner) startLeader(session api.LeaderSessionID) (err error) {
 	}
 	deps := r.deps
 	deps.RecoveredJobs = recovered
-	d, err := New(Config{Logger: r.base}, deps)
+	cfg := r.cfg
+	cfg.Logger = r.base
+	d, err := New(cfg, deps)
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,9 @@ type ClusterEntrypoint struct {
 	// What the configuration says (Config.Configuration), read by Start:
 	// the options of the ResourceManager and of every JobMaster.
 	componentConfig component.Config
+	// The REST endpoint's options (restoptions.go), read by Start;
+	// clusterComponentConfig adds where the endpoint listens and keeps its files.
+	restOptions rest.Config
 
 	rpcService       *rpc.TCPService
 	ha               highavailability.Services
@@ -113,10 +116,17 @@ func (e *ClusterEntrypoint) start() error {
 	if err := checkHostPort("rest.address", e.cfg.RESTAddress); err != nil {
 		return err
 	}
+	if err := readRESTOptions(e.cfg.Configuration, &e.restOptions); err != nil {
+		return err
+	}
 	if err := checkHostPort("blob.server.port", e.cfg.BlobServerAddress); err != nil {
 		return err
 	}
 	if err := e.readConfiguration(); err != nil {
+		return err
+	}
+	listeners, err := readListenerOptions(e.cfg.Configuration)
+	if err != nil {
 		return err
 	}
 	if e.cfg.WorkingDir == "" {
@@ -130,7 +140,7 @@ func (e *ClusterEntrypoint) start() error {
 	// Flink's ClusterEntrypoint#initializeServices: the RPC service, the
 	// HA services and the BlobServer, which every component below uses.
 	e.log.Info("Initializing cluster services.")
-	rpcService, err := rpc.NewTCPService(rpc.TCPConfig{Address: e.cfg.RPCAddress, Logger: e.cfg.Logger})
+	rpcService, err := rpc.NewTCPService(listeners.rpcConfig(e.cfg.RPCAddress, e.cfg.Logger))
 	if err != nil {
 		return err
 	}
@@ -142,12 +152,12 @@ func (e *ClusterEntrypoint) start() error {
 	if err != nil {
 		return err
 	}
-	if e.blobServer, err = blob.NewBlobServer(blob.ServerConfig{
+	if e.blobServer, err = blob.NewBlobServer(listeners.withBlobServerLimits(blob.ServerConfig{
 		StorageDir:    filepath.Join(e.cfg.WorkingDir, "blobStorage"),
 		ListenAddress: e.cfg.BlobServerAddress, // the TaskManagers download over TCP
 		BlobStore:     blobStore,
 		Logger:        e.cfg.Logger,
-	}); err != nil {
+	})); err != nil {
 		return err
 	}
 
@@ -165,17 +175,18 @@ func (e *ClusterEntrypoint) start() error {
 }
 
 // clusterComponentConfig is the configuration of the ResourceManager, the
-// Dispatcher and the REST endpoint: the options readConfiguration read,
-// the working directory, and where the REST endpoint listens.
+// Dispatcher and the REST endpoint: the options readConfiguration and
+// readRESTOptions read, the working directory, and where the REST
+// endpoint listens.
 func (e *ClusterEntrypoint) clusterComponentConfig() component.Config {
 	cfg := e.componentConfig
 	cfg.WorkingDir = e.cfg.WorkingDir
-	cfg.REST = &rest.Config{
-		Address:   e.cfg.RESTAddress,
-		UploadDir: filepath.Join(e.cfg.WorkingDir, "web-upload"),
-		LogDir:    e.cfg.LogDir,
-		Logger:    e.cfg.Logger,
-	}
+	restConfig := e.restOptions // a copy: start read them (restoptions.go)
+	restConfig.Address = e.cfg.RESTAddress
+	restConfig.UploadDir = filepath.Join(e.cfg.WorkingDir, "web-upload")
+	restConfig.LogDir = e.cfg.LogDir
+	restConfig.Logger = e.cfg.Logger
+	cfg.REST = &restConfig
 	host, port, _ := net.SplitHostPort(e.rpcService.HostPort())
 	_, blobPort, _ := net.SplitHostPort(e.blobServer.Address())
 	cfg.Configuration = e.restConfiguration(map[string]string{
@@ -251,6 +262,18 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 	}
 	if c.SlotRequestTimeout, err = slotRequestTimeout(conf); err != nil {
 		return err
+	}
+	// Flink's SessionClusterEntrypoint makes the job store jobstore.*
+	// describe, the File store by default; an application cluster keeps
+	// its job in memory (ApplicationClusterEntryPoint: new
+	// MemoryExecutionGraphInfoStore()), so there the options are only
+	// checked.
+	jobStore, err := jobStoreOptions(conf)
+	if err != nil {
+		return err
+	}
+	if e.app == nil {
+		c.JobStore = jobStore
 	}
 	c.StartUpPeriod, err = standaloneStartUpPeriod(conf, c.SlotRequestTimeout)
 	return err

@@ -65,8 +65,11 @@ type Config struct {
 	// pekko.ask.timeout and cluster.registration.* (how its components
 	// call others), heartbeat.* (the ResourceManager's and every
 	// JobMaster's heartbeats), slotmanager.requirement-check.delay,
-	// restart-strategy.* (how every job restarts) and slot.request.timeout
-	// (how long a job waits for its slots); other keys are only listed by
+	// restart-strategy.* (how every job restarts), slot.request.timeout
+	// (how long a job waits for its slots) and jobstore.* (where a
+	// session cluster keeps the jobs that ended: jobstore.type,
+	// jobstore.expiration-time, jobstore.max-capacity,
+	// jobstore.cache-size); other keys are only listed by
 	// GET /jobmanager/config. nil means Flink's defaults.
 	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means

@@ -1,10 +1,9 @@
 package entrypoint
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net"
 
 	"flinklab/runtime/api"
@@ -39,14 +38,12 @@ const DefaultBlobServerPort = "6124"
 
 // newBlobSource returns where the BlobCache of a TaskManager process
 // downloads jars: the BlobServer at blobServerAddress, over TCP (Flink's
-// BlobClient).
-func newBlobSource(blobServerAddress string) blob.Source {
-	if blobServerAddress == "" {
-		return blob.SourceFunc(func(context.Context, api.JobID, blob.PermanentBlobKey) (io.ReadCloser, error) {
-			return nil, errors.New("the BlobServer is not known yet: a TaskExecutor learns it when it registers at the ResourceManager")
-		})
-	}
-	return blob.NewTCPSource(blobServerAddress)
+// BlobClient), with the client's timeouts and TLS in cfg. An empty address
+// is a BlobServer not known yet, which the TaskExecutor learns when it
+// registers at the ResourceManager; the cache then connects to it with the
+// same cfg, which it is given too (blob.CacheConfig.TCPSource).
+func newBlobSource(blobServerAddress string, cfg blob.TCPSourceConfig) blob.Source {
+	return blob.NewTCPSource(blobServerAddress, cfg)
 }
 
 // dataPlane is a TaskManager's data plane: the environment its tasks
@@ -64,13 +61,19 @@ type dataPlane struct {
 // in-process, and any other over TCP. BLOCKING partitions are written
 // under tmpDir (Flink: a flink-netty-shuffle-… directory under
 // io.tmp.dirs), which goes with the TaskManager's working directory.
-func newDataPlane(host, tmpDir string) (*dataPlane, error) {
+//
+// The server and the environment's connections to other processes take
+// their limits and TLS from listeners.
+func newDataPlane(host, tmpDir string, listeners listenerOptions, logger *slog.Logger) (*dataPlane, error) {
 	partitions := network.NewResultPartitionManager()
-	server, err := network.NewPartitionRequestServer(partitions, net.JoinHostPort(host, "0"))
+	serverCfg := listeners.dataServer
+	serverCfg.Address, serverCfg.Logger = net.JoinHostPort(host, "0"), logger
+	server, err := network.NewPartitionRequestServer(partitions, serverCfg)
 	if err != nil {
 		return nil, err
 	}
-	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: partitions, DataAddress: server.Address(), TmpDir: tmpDir})
+	shuffle, err := network.NewShuffleEnvironment(network.Config{PartitionManager: partitions, DataAddress: server.Address(), TmpDir: tmpDir,
+		ConnectTimeout: listeners.dataClientConnectTimeout, ClientTLS: listeners.dataClientTLS})
 	if err != nil {
 		return nil, errors.Join(err, server.Close())
 	}

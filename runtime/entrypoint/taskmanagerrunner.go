@@ -186,6 +186,10 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	if err != nil {
 		return err
 	}
+	listeners, err := readListenerOptions(r.cfg.Configuration)
+	if err != nil {
+		return err
+	}
 	if r.cfg.WorkingDir == "" {
 		dir, err := os.MkdirTemp("", "flinklab-taskmanager-")
 		if err != nil {
@@ -194,7 +198,7 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 		r.cfg.WorkingDir, r.ownWorkDir = dir, true
 	}
 
-	rpcService, err := rpc.NewTCPService(rpc.TCPConfig{Address: r.cfg.RPCAddress, Logger: r.cfg.Logger})
+	rpcService, err := rpc.NewTCPService(listeners.rpcConfig(r.cfg.RPCAddress, r.cfg.Logger))
 	if err != nil {
 		return err
 	}
@@ -222,7 +226,7 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	if err := os.MkdirAll(shuffleDir, 0o700); err != nil {
 		return err
 	}
-	if r.dataPlane, err = newDataPlane(host, shuffleDir); err != nil {
+	if r.dataPlane, err = newDataPlane(host, shuffleDir, listeners, r.cfg.Logger); err != nil {
 		return err
 	}
 
@@ -241,8 +245,9 @@ func (r *TaskManagerRunner) start(spec clusterframework.TaskExecutorProcessSpec)
 	}, taskmanagerrunner.Deps{
 		RPC:               taskManagerRPCService{TCPService: rpcService, publisher: publisher, resourceID: r.cfg.ResourceID},
 		HA:                r.ha,
-		BlobSource:        newBlobSource(r.cfg.BlobServerAddress), // until a ResourceManager names its JobManager's
+		BlobSource:        newBlobSource(r.cfg.BlobServerAddress, listeners.blobClient), // until a ResourceManager names its JobManager's
 		BlobServerAddress: r.cfg.BlobServerAddress,
+		BlobClient:        listeners.blobClient, // for each BlobServer a ResourceManager names
 		FixedBlobServer:   fixedBlobServer,
 		Shuffle:           r.dataPlane.shuffle,
 	})

@@ -332,7 +332,7 @@ var evidence = map[Kind]Evidence{
 		Clues: []Clue{
 			clue("DispatcherRestEndpoint", `^Uploaded jar `),
 			clue("StandaloneDispatcher", `^Received JobGraph submission `),
-			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) .*\n(.*: JobSubmissionException: The JobGraph is invalid\..*)`),
+			clue("DispatcherRestEndpoint", `^(Exception occurred in REST handler: Could not execute application\.) (.*JobSubmissionException: The JobGraph is invalid\..*)`),
 		},
 	},
 	DuplicateJobID: {
@@ -345,7 +345,7 @@ var evidence = map[Kind]Evidence{
 		Clues: []Clue{
 			clue("DispatcherRestEndpoint", `^Uploaded jar `),
 			clue("StandaloneDispatcher", `^Received JobGraph submission `),
-			clue("DispatcherRestEndpoint", `(?s)^(Unhandled exception\.) .*\n(.*DuplicateJobSubmissionException: Job has already been submitted\..*)`),
+			clue("DispatcherRestEndpoint", `^(Exception occurred in REST handler: Could not execute application\.) (.*DuplicateJobSubmissionException: Job has already been submitted\..*)`),
 		},
 	},
 	JobMasterStartFailure: {

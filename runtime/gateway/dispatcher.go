@@ -58,6 +58,12 @@ type DispatcherGateway interface {
 	RequestJob(ctx context.Context, jobID api.JobID) (*ArchivedExecutionGraph, error)
 	// ListJobs returns the IDs of the jobs this Dispatcher knows.
 	ListJobs(ctx context.Context) ([]api.JobID, error)
+	// RequestMultipleJobDetails summarizes every job this Dispatcher
+	// knows, for the jobs overview: those that run, as their JobMasters
+	// have them, and those that ended, as the job store keeps them in
+	// memory, without reading their graphs (Flink's
+	// requestMultipleJobDetails).
+	RequestMultipleJobDetails(ctx context.Context) ([]JobDetails, error)
 	// RequestJobResult waits until the job is globally terminal and returns
 	// its result.
 	RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error)

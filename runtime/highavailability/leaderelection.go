@@ -2,6 +2,7 @@ package highavailability
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"flinklab/runtime/api"
@@ -142,7 +143,12 @@ func (e *election) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
-	s.contenders = append(s.contenders[:idx], s.contenders[idx+1:]...)
+	// Flink's EmbeddedLeaderService#removeContender drops the contender
+	// from its set of contenders. slices.Delete also clears the slot the
+	// shorter slice no longer covers: a plain append would leave the
+	// contender there, in the array the service keeps for as long as the
+	// cluster runs, and a JobMaster's runner holds its whole ended job.
+	s.contenders = slices.Delete(s.contenders, idx, idx+1)
 	if idx != 0 { // a standby left; the leader stays
 		s.mu.Unlock()
 		return nil

@@ -1,8 +1,10 @@
 package highavailability_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,6 +208,60 @@ func TestClosingAnUnstartedElectionIsANoOp(t *testing.T) {
 	assert.NoError(t, service.NewLeaderElection().Close())
 	assert.Zero(t, leaderContender.revoked())
 	assert.True(t, election.HasLeadership(leaderContender.grants()[0]))
+}
+
+// A contender that left the election is no longer the service's: the
+// service lives as long as the cluster, and a JobMaster's runner, the
+// contender of its job's election, holds the whole job (its JobMaster,
+// ExecutionGraph and final graph). Once the runner has closed its
+// election, nothing of the service may keep it reachable.
+func TestAContenderThatLeftIsNotHeldByTheService(t *testing.T) {
+	tests := []struct {
+		name         string
+		anotherLeads bool // the one that leaves is a standby
+	}{
+		{"the leader, the only contender, leaves", false},
+		{"a standby leaves", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			service := highavailability.NewEmbeddedLeaderService()
+			if tt.anotherLeads {
+				stays := &fakeContender{}
+				require.NoError(t, service.NewLeaderElection().StartLeaderElection(stays))
+				defer runtime.KeepAlive(stays)
+			}
+			leaves := enterAndLeave(t, service)
+
+			assert.True(t, collected(leaves), "the service still holds the contender that left")
+			runtime.KeepAlive(service)
+		})
+	}
+}
+
+// enterAndLeave enters a contender into the election, closes its
+// election and returns a weak pointer to it: the caller holds nothing
+// else of it.
+func enterAndLeave(t *testing.T, service *highavailability.EmbeddedLeaderService) weak.Pointer[fakeContender] {
+	t.Helper()
+	contender := &fakeContender{}
+	election := service.NewLeaderElection()
+	require.NoError(t, election.StartLeaderElection(contender))
+	require.NoError(t, election.Close())
+	return weak.Make(contender)
+}
+
+// collected reports whether the garbage collector has freed what p
+// points to, after a few collections: an unreachable object is freed by
+// the first one.
+func collected[T any](p weak.Pointer[T]) bool {
+	for range 5 {
+		runtime.GC()
+		if p.Value() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func TestLateRetrievalGetsTheCurrentLeader(t *testing.T) {

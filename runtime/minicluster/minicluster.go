@@ -91,6 +91,14 @@ type Config struct {
 	// (resourcemanager.standalone.start-up-time; zero: SlotRequestTimeout,
 	// as in Flink, so 5 min when neither is set; negative: none).
 	StartUpPeriod time.Duration
+	// JobStore is where the Dispatcher keeps the graphs of the jobs that
+	// ended. The zero value is what Flink's MiniCluster uses (new
+	// MemoryExecutionGraphInfoStore()): every job in memory, forever.
+	// Differs from Flink: Flink's MiniCluster reads no jobstore.*
+	// option; here a test or a benchmark may choose another store, such
+	// as a session cluster's (dispatcher.DefaultJobStoreConfig, in
+	// WorkingDir unless JobStore.Dir says otherwise).
+	JobStore dispatcher.JobStoreConfig
 	// REST, when set, starts the cluster's REST endpoint (Flink's
 	// DispatcherRestEndpoint) with this configuration; its Address
 	// defaults to a free loopback port.
@@ -246,6 +254,7 @@ func (c *MiniCluster) componentConfig() component.Config {
 		SchedulerType:         c.cfg.SchedulerType,
 		AdaptiveScheduler:     c.cfg.AdaptiveScheduler,
 		SlotRequestTimeout:    c.cfg.SlotRequestTimeout,
+		JobStore:              c.cfg.JobStore,
 		REST:                  c.cfg.REST,
 		Configuration:         c.configuration(),
 		Logger:                c.cfg.Logger,

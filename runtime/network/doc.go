@@ -361,8 +361,54 @@
 // As in Flink, a channel's error comes before the buffers it has received
 // and not yet handed out, as in-process a failed partition drops its queue.
 //
+// # Limits
+//
+// A PartitionRequestServer listens on a port any process on the network
+// may reach, so what a client sends is bounded
+// (PartitionRequestServerConfig, and Config for the client side; package
+// entrypoint reads the options):
+//
+//	limit            key                                                default  what it bounds
+//	read timeout     taskmanager.network.netty.server.read-timeout      20 s     a request: the first from the accept, each later one from its first byte (ours)
+//	idle timeout     taskmanager.network.netty.server.idle-timeout      5 min    a connection that reads no subpartition and sends nothing (ours)
+//	connections      taskmanager.network.netty.server.max-connections   1000     connections served at once (ours)
+//	connect timeout  taskmanager.network.netty.client.connectTimeoutSec 120 s    dialling a server, TLS handshake included (Flink's)
+//
+// A connection that reads a subpartition is never idle: a consumer sends
+// AddCredit only when it has read, and a producer with no data (a
+// streaming source that waits) leaves both sides silent for as long as it
+// likes. So the idle timeout counts only while the connection reads no
+// subpartition (package internal/conndeadline). Over the bound the server
+// stops accepting, and a new connection waits in the operating system's
+// listen backlog until one closes. Each limit logs a line when it closes
+// a connection, at most one of each kind a minute, the next one saying
+// how many it left out ("suppressed"; package internal/connlimit, shared
+// with the RPC service and the BlobServer): anyone who reaches the port
+// can make such lines by the thousand.
+//
+// The RPC service has a race at its idle timeout: a call sent just as the
+// server closes an idle connection is lost, so its client closes idle
+// connections itself, at half the idle timeout (package rpc, "Limits").
+// The data plane has no such race. Its client closes a connection as soon
+// as no channel uses it (releaseClient; Flink's
+// NettyPartitionRequestClient.close), so it never keeps an unused
+// connection for the server to close. A connection its channels use is
+// not idle at the server either: each channel either reads a
+// subpartition there, which keeps the connection from being idle however
+// silent it is, or waits to ask again for a partition that was not found,
+// at most taskmanager.network.request-backoff.max (10 s) apart, far less
+// than the idle timeout.
+//
+// With PartitionRequestServerConfig.TLS and Config.ClientTLS (Flink's
+// security.ssl.internal.*, made by package security) every connection is
+// mutual TLS; the handshake runs under the read timeout.
+//
 // # Differs from Flink
 //
+//   - The read timeout, the idle timeout and the bound on connections of
+//     the PartitionRequestServer are ours: Flink's Netty server has none
+//     of them. Flink's taskmanager.network.netty.server.backlog sizes the
+//     listen backlog, which Go takes from the operating system.
 //   - Blocking partitions are hash-style: Flink's BoundedBlockingSubpartition,
 //     one file per subpartition, so an all-to-all edge of parallelism n
 //     writes n² files. Since Flink 1.15 batch jobs use the sort-merge

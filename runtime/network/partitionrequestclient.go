@@ -3,11 +3,13 @@ package network
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // partitionRequestClientFactory hands out the connections of one
@@ -20,7 +22,9 @@ import (
 // Lock order: mu may be held while taking a client's mu, never the other
 // way round.
 type partitionRequestClientFactory struct {
-	dialer net.Dialer
+	// dial opens a connection to a server: over TLS when the environment
+	// has a ClientTLS, within its ConnectTimeout.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu      sync.Mutex
 	clients map[string]*partitionRequestClient // by server address
@@ -28,8 +32,14 @@ type partitionRequestClientFactory struct {
 	wg      sync.WaitGroup // the clients' read loops
 }
 
-func newPartitionRequestClientFactory() *partitionRequestClientFactory {
-	return &partitionRequestClientFactory{clients: make(map[string]*partitionRequestClient)}
+func newPartitionRequestClientFactory(connectTimeout time.Duration, clientTLS *tls.Config) *partitionRequestClientFactory {
+	dialer := &net.Dialer{Timeout: connectTimeout}
+	dial := dialer.DialContext
+	if clientTLS != nil {
+		tlsDialer := &tls.Dialer{NetDialer: dialer, Config: clientTLS}
+		dial = tlsDialer.DialContext
+	}
+	return &partitionRequestClientFactory{dial: dial, clients: make(map[string]*partitionRequestClient)}
 }
 
 // createPartitionRequestClient returns the connection to the server at
@@ -40,7 +50,7 @@ func (f *partitionRequestClientFactory) createPartitionRequestClient(ctx context
 	if client := f.acquireExisting(address); client != nil {
 		return client, nil
 	}
-	conn, err := f.dialer.DialContext(ctx, "tcp", address)
+	conn, err := f.dial(ctx, "tcp", address)
 	if err != nil {
 		return nil, &remoteError{sentinel: ErrRemoteTransport, cause: err, message: fmt.Sprintf(
 			"Connecting to remote task manager '%s' has failed. This might indicate that the remote task manager has been lost.", address)}

@@ -2,16 +2,93 @@ package network
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
 	"sync"
+	"time"
+
+	"flinklab/runtime/internal/conndeadline"
+	"flinklab/runtime/internal/connlimit"
 )
 
 // DefaultPartitionRequestServerAddress is where a PartitionRequestServer
 // listens unless told otherwise: the loopback interface, on a free port.
 // Flink's taskmanager.data.port is 0 (a free port) by default too.
 const DefaultPartitionRequestServerAddress = "127.0.0.1:0"
+
+// The defaults of the limits of a PartitionRequestServer (doc.go,
+// "Limits"). All three options are ours.
+const (
+	// DefaultServerReadTimeout is our default for
+	// taskmanager.network.netty.server.read-timeout: a consumer's requests
+	// are a few dozen bytes, sent as soon as it is connected.
+	DefaultServerReadTimeout = 20 * time.Second
+	// DefaultServerIdleTimeout is our default for
+	// taskmanager.network.netty.server.idle-timeout. It applies only to a
+	// connection that reads no subpartition: one that does may stay silent
+	// for as long as its producers have no data.
+	DefaultServerIdleTimeout = 5 * time.Minute
+	// DefaultServerMaxConnections is our default for
+	// taskmanager.network.netty.server.max-connections: each consumer
+	// TaskManager opens one connection to each producer TaskManager.
+	DefaultServerMaxConnections = 1000
+)
+
+// PartitionRequestServerConfig configures a PartitionRequestServer. Zero
+// values take the defaults.
+type PartitionRequestServerConfig struct {
+	// Address is the host:port to listen on (port 0 picks a free port;
+	// empty means DefaultPartitionRequestServerAddress). Listen on an
+	// address the other processes can reach: Address() names the host
+	// given here.
+	Address string
+	// ReadTimeout bounds the arrival of a request: of the first one (and
+	// the TLS handshake) from the moment a connection is accepted, of
+	// every later one from its first byte
+	// (taskmanager.network.netty.server.read-timeout, ours;
+	// DefaultServerReadTimeout).
+	ReadTimeout time.Duration
+	// IdleTimeout closes a connection that reads no subpartition and has
+	// sent nothing for this long (taskmanager.network.netty.server.idle-timeout,
+	// ours; DefaultServerIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections served at once; the next ones
+	// wait in the listen backlog until one closes
+	// (taskmanager.network.netty.server.max-connections, ours;
+	// DefaultServerMaxConnections).
+	MaxConnections int
+	// TLS, when set, makes every connection TLS: the listener hands out
+	// tls.Conns, whose handshake happens under the read timeout. Set
+	// ClientAuth to tls.RequireAndVerifyClientCert for mutual TLS, as
+	// Flink's internal SSL is. Nil means plaintext.
+	TLS *tls.Config
+	// Logger receives the server's log lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+func (cfg PartitionRequestServerConfig) withDefaults() PartitionRequestServerConfig {
+	if cfg.Address == "" {
+		cfg.Address = DefaultPartitionRequestServerAddress
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultServerReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultServerIdleTimeout
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultServerMaxConnections
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
 
 // PartitionRequestServer serves the partitions of one process to consumers
 // in other processes, over TCP. It mirrors the server half of Flink's
@@ -29,8 +106,17 @@ const DefaultPartitionRequestServerAddress = "127.0.0.1:0"
 // Close stops it. All methods are safe for concurrent use.
 type PartitionRequestServer struct {
 	manager  *ResultPartitionManager
+	cfg      PartitionRequestServerConfig
+	log      *slog.Logger
 	listener net.Listener
 	address  string // host:port, as consumers dial it
+
+	// connections bounds the connections served at once
+	// (MaxConnections): the accept loop takes a slot before it accepts
+	// the next. connLog writes the lines about single connections, at
+	// most one of each kind a minute.
+	connections *connlimit.Slots
+	connLog     *connlimit.Log
 
 	mu     sync.Mutex
 	closed bool
@@ -39,16 +125,13 @@ type PartitionRequestServer struct {
 }
 
 // NewPartitionRequestServer starts serving the partitions registered in
-// manager at address (host:port; port 0 picks a free port; empty means
-// DefaultPartitionRequestServerAddress). Listen on an address the other
-// processes can reach: Address names the host given here.
-func NewPartitionRequestServer(manager *ResultPartitionManager, address string) (*PartitionRequestServer, error) {
+// manager at cfg.Address.
+func NewPartitionRequestServer(manager *ResultPartitionManager, cfg PartitionRequestServerConfig) (*PartitionRequestServer, error) {
 	if manager == nil {
 		return nil, errors.New("partition request server: the ResultPartitionManager must be set")
 	}
-	if address == "" {
-		address = DefaultPartitionRequestServerAddress
-	}
+	cfg = cfg.withDefaults()
+	address := cfg.Address
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, fmt.Errorf("partition request server: listen address %q: %w", address, err)
@@ -58,12 +141,24 @@ func NewPartitionRequestServer(manager *ResultPartitionManager, address string) 
 		return nil, fmt.Errorf("partition request server: could not listen at %s: %w", address, err)
 	}
 	_, port, _ := net.SplitHostPort(listener.Addr().String())
+	if cfg.TLS != nil {
+		listener = tls.NewListener(listener, cfg.TLS)
+	}
 	s := &PartitionRequestServer{
 		manager:  manager,
+		cfg:      cfg,
+		log:      cfg.Logger.With("logger", "PartitionRequestServerHandler"),
 		listener: listener,
 		address:  net.JoinHostPort(host, port),
 		queues:   make(map[*partitionRequestQueue]struct{}),
 	}
+	s.connLog = connlimit.NewLog(s.log, connlimit.Timeouts{
+		Read: cfg.ReadTimeout, ReadKey: "taskmanager.network.netty.server.read-timeout",
+		Idle: cfg.IdleTimeout, IdleKey: "taskmanager.network.netty.server.idle-timeout",
+	})
+	s.connections = connlimit.NewSlots(cfg.MaxConnections, s.connLog, fmt.Sprintf(
+		"The partition request server at %s serves %d connections, its maximum: new connections wait in the listen backlog until one closes. "+
+			"Raise taskmanager.network.netty.server.max-connections to serve more at once.", s.address, cfg.MaxConnections))
 	s.wg.Go(s.acceptLoop)
 	return s, nil
 }
@@ -86,6 +181,7 @@ func (s *PartitionRequestServer) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.connections.Close()
 	err := s.listener.Close()
 	for q := range s.queues {
 		q.close()
@@ -95,22 +191,33 @@ func (s *PartitionRequestServer) Close() error {
 	return err
 }
 
-// acceptLoop takes connections until the listener is closed.
+// acceptLoop takes connections until the listener is closed, no more than
+// MaxConnections at a time: while that many are served, the next ones
+// wait in the listen backlog of the operating system, where they cost
+// the process nothing, until one closes.
 func (s *PartitionRequestServer) acceptLoop() {
 	for {
+		if !s.connections.Acquire() {
+			return // closed
+		}
 		conn, err := s.listener.Accept()
 		if err != nil {
+			s.connections.Release()
 			return // closed by Close; a listener that fails otherwise cannot be revived either
 		}
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			_ = conn.Close()
+			s.connections.Release()
 			return
 		}
 		q := newPartitionRequestQueue(s, conn)
 		s.queues[q] = struct{}{}
-		s.wg.Go(q.serve)
+		s.wg.Go(func() {
+			defer s.connections.Release()
+			q.serve()
+		})
 		s.mu.Unlock()
 	}
 }
@@ -142,6 +249,12 @@ func (s *PartitionRequestServer) numberOfConnections() int {
 type partitionRequestQueue struct {
 	server *PartitionRequestServer
 	conn   net.Conn
+	peer   string // the client's host:port, for log lines
+
+	// deadlines closes a connection whose request stalls, or that stays
+	// idle while it reads no subpartition: each reader in readers is work
+	// in flight (conndeadline.BeginWork).
+	deadlines *conndeadline.Deadlines
 
 	writeMu sync.Mutex // one frame at a time on conn
 
@@ -174,11 +287,13 @@ type creditBasedViewReader struct {
 
 func newPartitionRequestQueue(s *PartitionRequestServer, conn net.Conn) *partitionRequestQueue {
 	return &partitionRequestQueue{
-		server:  s,
-		conn:    conn,
-		wakeup:  make(chan struct{}, 1),
-		done:    make(chan struct{}),
-		readers: make(map[inputChannelID]*creditBasedViewReader),
+		server:    s,
+		conn:      conn,
+		peer:      conn.RemoteAddr().String(),
+		deadlines: conndeadline.Start(conn, s.cfg.ReadTimeout, s.cfg.IdleTimeout),
+		wakeup:    make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		readers:   make(map[inputChannelID]*creditBasedViewReader),
 	}
 }
 
@@ -193,23 +308,12 @@ func (q *partitionRequestQueue) serve() {
 		q.writeLoop()
 	}()
 
-	r := bufio.NewReader(q.conn)
-	for {
-		id, fields, err := readFrame(r, maxRequestFrameLength)
-		if err != nil {
-			if errors.Is(err, errCorruptStream) {
-				q.writeMessage(errorResponse{kind: errorKindOther, message: err.Error()})
-			}
-			break
-		}
-		msg, err := decodeMessage(id, fields)
-		if err != nil {
-			// Flink answers a broken message with a fatal ErrorResponse
-			// (no receiver) and closes the connection.
-			q.writeMessage(errorResponse{kind: errorKindOther, message: err.Error()})
-			break
-		}
-		q.handle(msg)
+	// The handshake ends when its read deadline passes or Close closes
+	// the connection; it needs no ctx of its own.
+	if err := connlimit.Handshake(context.Background(), q.conn); err != nil {
+		q.server.connLog.HandshakeFailed(q.peer, err)
+	} else {
+		q.readRequests()
 	}
 
 	q.close()
@@ -218,6 +322,43 @@ func (q *partitionRequestQueue) serve() {
 	q.server.mu.Lock()
 	delete(q.server.queues, q)
 	q.server.mu.Unlock()
+}
+
+// readRequests reads and handles the client's requests until the
+// connection ends, breaks the protocol or passes a deadline. Each frame is
+// read in two steps: its first byte, which may be long in coming, then
+// the rest, which must follow within the read timeout (package
+// conndeadline).
+func (q *partitionRequestQueue) readRequests() {
+	r := bufio.NewReader(q.conn)
+	for framesRead := 0; ; framesRead++ {
+		if _, err := r.Peek(1); err != nil {
+			// A deadline that passed is logged; the client hanging up,
+			// or Close, needs no line.
+			q.server.connLog.WaitTimedOut(q.peer, err, framesRead)
+			return
+		}
+		q.deadlines.FrameStarted()
+		id, fields, err := readFrame(r, maxRequestFrameLength)
+		if err != nil {
+			if errors.Is(err, errCorruptStream) {
+				q.writeMessage(errorResponse{kind: errorKindOther, message: err.Error()})
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				q.server.connLog.FrameStalled(q.peer, "a request")
+			}
+			return
+		}
+		msg, err := decodeMessage(id, fields)
+		if err != nil {
+			// Flink answers a broken message with a fatal ErrorResponse
+			// (no receiver) and closes the connection.
+			q.writeMessage(errorResponse{kind: errorKindOther, message: err.Error()})
+			return
+		}
+		q.handle(msg)
+		q.deadlines.AwaitFrame()
+	}
 }
 
 // handle runs one request of the client. It never waits for anything but
@@ -237,8 +378,7 @@ func (q *partitionRequestQueue) handle(msg nettyMessage) {
 		q.mu.Lock()
 		reader := q.readers[m.receiverID]
 		if reader != nil {
-			delete(q.readers, m.receiverID)
-			reader.isReleased = true
+			q.removeReaderLocked(reader)
 		}
 		q.mu.Unlock()
 		if reader != nil && reader.view != nil {
@@ -279,6 +419,7 @@ func (q *partitionRequestQueue) requestSubpartition(m partitionRequest) {
 	q.mu.Lock()
 	reader.view = view
 	q.readers[m.receiverID] = reader
+	q.deadlines.BeginWork() // a connection that reads a subpartition is not idle
 	// The subpartition may have told the reader of data before the view
 	// was set; writeLoop skipped it then. Queue it now: at worst it finds
 	// nothing to send.
@@ -392,8 +533,7 @@ func (q *partitionRequestQueue) bufferResponseFor(reader *creditBasedViewReader,
 	reader.sequenceNumber++
 	switch {
 	case !next.buffer.IsBuffer(): // EndOfPartition: the subpartition is consumed
-		reader.isReleased = true
-		delete(q.readers, reader.receiverID)
+		q.removeReaderLocked(reader)
 	case next.moreAvailable:
 		reader.numCreditsAvailable--
 		q.enqueueAvailableReaderLocked(reader) // to the back of the line: fairness
@@ -409,13 +549,21 @@ func (q *partitionRequestQueue) failReader(reader *creditBasedViewReader, err er
 	q.mu.Lock()
 	cancelled := reader.isReleased
 	if !cancelled {
-		reader.isReleased = true
-		delete(q.readers, reader.receiverID)
+		q.removeReaderLocked(reader)
 	}
 	q.mu.Unlock()
 	if !cancelled {
 		q.writeMessage(errorResponse{receiverID: reader.receiverID, kind: errorKindOf(err), message: err.Error()})
 	}
+}
+
+// removeReaderLocked releases a reader that is done (consumed, failed or
+// cancelled) and forgets it. When it was the connection's last, the idle
+// timeout counts from now.
+func (q *partitionRequestQueue) removeReaderLocked(reader *creditBasedViewReader) {
+	reader.isReleased = true
+	delete(q.readers, reader.receiverID)
+	q.deadlines.EndWork()
 }
 
 // writeMessage sends one small message. A failed write closes the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -34,7 +35,7 @@ type process struct {
 func newProcess(t testing.TB, cfg Config) *process {
 	t.Helper()
 	manager := NewResultPartitionManager()
-	server, err := NewPartitionRequestServer(manager, "127.0.0.1:0")
+	server, err := NewPartitionRequestServer(manager, PartitionRequestServerConfig{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	cfg.PartitionManager = manager
 	cfg.DataAddress = server.Address()

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"crypto/tls"
 	"fmt"
 	"os"
 	"time"
@@ -52,7 +53,20 @@ type Config struct {
 	// one per subpartition; empty means os.TempDir(). Flink's io.tmp.dirs
 	// (a list there; one directory here).
 	TmpDir string
+	// ConnectTimeout bounds dialling another process's
+	// PartitionRequestServer, TLS handshake included
+	// (taskmanager.network.netty.client.connectTimeoutSec;
+	// DefaultClientConnectTimeout).
+	ConnectTimeout time.Duration
+	// ClientTLS, when set, is what the environment dials other processes'
+	// PartitionRequestServers with: the client side of mutual TLS. Nil
+	// means plaintext.
+	ClientTLS *tls.Config
 }
+
+// DefaultClientConnectTimeout is Flink's default for
+// taskmanager.network.netty.client.connectTimeoutSec (120 s).
+const DefaultClientConnectTimeout = 120 * time.Second
 
 // ShuffleEnvironment is a TaskExecutor's data plane: it creates the
 // ResultPartitions its tasks write and the InputGates they read, and holds
@@ -107,9 +121,12 @@ func NewShuffleEnvironment(cfg Config) (*ShuffleEnvironment, error) {
 	if cfg.TmpDir == "" {
 		cfg.TmpDir = os.TempDir()
 	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultClientConnectTimeout
+	}
 	return &ShuffleEnvironment{
 		cfg:     cfg,
-		clients: newPartitionRequestClientFactory(),
+		clients: newPartitionRequestClientFactory(cfg.ConnectTimeout, cfg.ClientTLS),
 		afterFunc: func(d time.Duration, f func()) func() bool {
 			return time.AfterFunc(d, f).Stop
 		},

@@ -185,12 +185,18 @@ func (s *Server) handleClusterConfig(_ http.ResponseWriter, _ *http.Request) (an
 // endpointOptions are the endpoint's own options, under Flink's keys:
 // where it listens (rest.address and rest.port: the address and port
 // actually bound; rest.bind-address: the host it was told to bind), the
-// largest upload (rest.server.max-content-length), and its directories
-// (web.upload.dir, and env.log.dir if it has one).
+// largest upload (rest.server.max-content-length), its directories
+// (web.upload.dir, and env.log.dir if it has one), Flink's
+// web.access-control-allow-origin, and flinklab's deadlines and limits.
 func (s *Server) endpointOptions() map[string]string {
 	options := map[string]string{
-		"rest.server.max-content-length": strconv.FormatInt(s.cfg.MaxUploadSize, 10),
-		"web.upload.dir":                 s.cfg.UploadDir,
+		"rest.server.max-content-length":  strconv.FormatInt(s.cfg.MaxUploadSize, 10),
+		"web.upload.dir":                  s.cfg.UploadDir,
+		"web.access-control-allow-origin": s.cfg.AccessControlAllowOrigin,
+		// flinklab's own (see "Deadlines and limits" in doc.go)
+		"rest.server.read-timeout":     s.cfg.ReadTimeout.String(),
+		"rest.server.idleness-timeout": s.cfg.IdleTimeout.String(),
+		"rest.server.max-connections":  strconv.Itoa(s.cfg.MaxConnections),
 	}
 	if host, _, err := net.SplitHostPort(s.cfg.Address); err == nil {
 		options["rest.bind-address"] = host

@@ -95,8 +95,12 @@ func TestClusterConfig(t *testing.T) {
 			{Key: "rest.address", Value: "127.0.0.1"},
 			{Key: "rest.bind-address", Value: "127.0.0.1"},
 			{Key: "rest.port", Value: port},
+			{Key: "rest.server.idleness-timeout", Value: "30s"},
+			{Key: "rest.server.max-connections", Value: "128"},
 			{Key: "rest.server.max-content-length", Value: "4096"},
+			{Key: "rest.server.read-timeout", Value: "30s"},
 			{Key: "taskmanager.numberOfTaskSlots", Value: "2"}, // from Deps.Configuration
+			{Key: "web.access-control-allow-origin", Value: "*"},
 			{Key: "web.upload.dir", Value: h.uploadDir},
 		}, got)
 	}

@@ -116,7 +116,111 @@
 // answer 403 unless the endpoint listens on a loopback address
 // (127.0.0.0/8 or ::1, read from the listener actually bound, so
 // "0.0.0.0:8081" is refused), and 403 "Fault injection is not enabled on
-// this cluster." when Deps.Faults is nil.
+// this cluster." when Deps.Faults is nil. And only for the machine's own
+// clients, not for the web pages its browser shows: see "Who may ask".
+//
+// # Who may ask
+//
+// Flink's REST API has no protection of its own: no authentication, no
+// check of where a request comes from. Any client that reaches the port
+// may upload a jar and run it, which is running code on the JobManager;
+// Flink's docs say to keep the port on a trusted network (rest.bind-address)
+// or behind a proxy that authenticates. Two things make that worse for a
+// browser on the same machine:
+//
+//   - Cross-site requests. A web page of any site may send a "simple"
+//     request to any address without asking first: a POST with a
+//     text/plain, multipart/form-data or url-encoded body. Flink parses a
+//     body as JSON whatever its Content-Type, and accepts multipart
+//     uploads, so a page of evil.example can upload a jar to
+//     localhost:8081 and run it. And every answer carries
+//     Access-Control-Allow-Origin from web.access-control-allow-origin,
+//     "*" by default, so the page may read the answers too.
+//   - DNS rebinding. A name of the attacker's resolves first to the
+//     attacker's server, then to 127.0.0.1; the browser then sends the
+//     page's requests to the cluster with "Host: evil.example:8081" and
+//     treats the answers as the attacker's own.
+//
+// Flink's endpoints behave as Flink's do, web.access-control-allow-origin
+// (Config.AccessControlAllowOrigin) included, so that Flink's web UI and
+// clients work unchanged: the same exposure, and the same advice.
+//
+// flinklab's own endpoints, /cluster/faults and /jobs/{jobid}/trace, can
+// break the cluster or show its workings, and have no Flink client to stay
+// compatible with; they answer only the endpoint itself (checkSameOrigin,
+// origin.go):
+//
+//   - Host must be an IP address, localhost, the machine's host name, or
+//     the host of rest.address (Config.Address); any other is a 403. An
+//     attacker's name is none of these, so DNS rebinding is refused.
+//   - Origin, if sent, must be http://<the Host>: the same host, in any
+//     case, and the same port (80 where none is written) that the request
+//     was sent to, which is what a browser sends from a page of the
+//     endpoint itself. Any other is a 403, a page of another IP address
+//     or of another port of this machine too: "Origin:
+//     http://203.0.113.5:8081" with "Host: 127.0.0.1:8081" is not this
+//     endpoint, and neither is a page at localhost:8081 asking
+//     127.0.0.1:8081. Browsers send Origin with every POST and
+//     cross-origin request; curl and the flink CLI send none, and pass.
+//     "Origin: null" is a 403.
+//   - A POST or DELETE with a body must send it as application/json, or it
+//     is a 415: a page cannot send JSON to another site without a CORS
+//     preflight, which this endpoint never grants.
+//   - Their answers carry no Access-Control-Allow-Origin, whatever
+//     web.access-control-allow-origin says (ownHandler, server.go), so a
+//     browser shows no page of another site what they answer: not the
+//     faults armed, not a job's trace. The endpoint's own page needs no
+//     such header to read them.
+//
+// They protect against web pages, not against clients: whoever reaches
+// the port reaches these endpoints too, from curl.
+//
+// # Deadlines and limits
+//
+// A client that is slow on purpose, or a great many of them, must not be
+// able to hold the endpoint's connections, memory or disk. The options,
+// under their keys (the entrypoint reads them from -D; the MiniCluster
+// takes the defaults):
+//
+//	key                              default     whose   what
+//	rest.server.max-content-length   104857600   Flink   the largest request body; a larger one is a 413
+//	web.access-control-allow-origin  *           Flink   the Access-Control-Allow-Origin of Flink's endpoints
+//	rest.server.read-timeout         30 s        ours    the longest wait for the next bytes of a body
+//	rest.server.idleness-timeout     30 s        ours    how long a kept-alive connection waits for a request
+//	rest.server.max-connections      128         ours    the connections served at once
+//
+// Flink's server has no read or idle timeout and no bound on
+// connections (its rest.idleness-timeout, 5 min, is the client's; its
+// rest.server.numThreads, 4, sizes the pool its handlers run on, and
+// web.timeout, 10 min, bounds a handler's asks of the Dispatcher: Go runs
+// one goroutine per request, and the handlers here ask with the request's
+// context, so neither applies). Besides those options:
+//
+//   - The headers of a request must arrive within 30 s (headerTimeout).
+//   - The read timeout bounds the wait for the next bytes, not the whole
+//     body: an upload that keeps sending may take as long as it needs, one
+//     that stops is answered 408 "The request body stopped arriving: no
+//     byte for 30s (rest.server.read-timeout)." and its connection closed.
+//     A client that sends a byte every 29 s keeps its connection; the
+//     connection bound limits how many can.
+//   - The read timeout holds for a body no handler reads, too: a GET with
+//     a body, an unknown path, a request one of flinklab's own endpoints
+//     refuses. net/http reads what is left of such a body (up to 256 KiB)
+//     before it sends the answer; a client that announces 100 bytes,
+//     sends 10 and stops gets its answer 30 s later, with "Connection:
+//     close", and gives its connection back (bodyDeadline, limits.go).
+//   - Beyond rest.server.max-connections, new connections wait, not
+//     accepted, until one closes.
+//   - Uploads are never held in memory: a jar goes to a temp file as it
+//     arrives and is checked from there (client.CheckJarFile), with at
+//     most 10,000 entries (client.MaxJarEntries), a central directory of
+//     at most 1 MiB (client.MaxJarDirectorySize) and a manifest of at most
+//     64 KiB (client.MaxManifestSize). Only a complete, valid jar is
+//     renamed to its final name; a refused or cut upload leaves no file,
+//     and NewServer removes the temp files a crashed server left.
+//     Four concurrent uploads of 90 MiB raise the heap by under 1 MiB
+//     (BenchmarkConcurrentJarUploads). A run still reads its jar into
+//     memory: the ProgramRunner reads resources from it.
 //
 // # A job's way in: steps m1 and m2
 //
@@ -174,7 +278,11 @@
 // deserialize JobGraph.", and, for two files of one name, "The number of
 // uploaded files was higher than the expected count. Expected: 1 Actual
 // 2". Files are matched by the last element of the name they were sent
-// with, and held in memory: nothing is written under a client's name.
+// with. Each file is streamed to a temp file of a directory of the
+// request's own (<web.upload.dir>/.submission-*, removed when the request
+// is answered), never under a client's name; only the JobGraph file is
+// read into memory, up to 8 MiB (maxJobGraphFileSize), and a request may
+// carry at most 1,000 files.
 //
 // # Stopping and waiting: PATCH /jobs/{jobid}, GET …/execution-result
 //
@@ -328,8 +436,11 @@
 // # Errors
 //
 // Every failure answers {"errors": [...]}, Flink's ErrorResponseBody.
+// Its messages never show the server's directories: the upload directory
+// reads "<web.upload.dir>", the log directory "<env.log.dir>"
+// (hideServerPaths); the log has the real paths.
 // Handlers return Go errors; statusOf, in errors.go, is the one place they
-// become HTTP statuses (308, 400, 403, 404, 408, 409, 413, 500), and
+// become HTTP statuses (308, 400, 403, 404, 408, 409, 413, 415, 500), and
 // errorResponse the one place they become bodies. A 500 reads as in Flink:
 //
 //	{"errors": ["Internal server error.", "<Exception on server side:\n…\nEnd of exception on server side>"]}
@@ -411,20 +522,33 @@
 //
 //   - The default address is 127.0.0.1:0: loopback and a free port. Flink
 //     binds rest.port 8081 (FlinkDefaultPort) on rest.bind-address.
-//   - Uploads are checked with client.ReadPackagedProgram before they are
-//     stored; Flink stores any *.jar and fails only when it is run.
-//   - An unknown jar ID answers 404 "Jar file <path> does not exist" (to
-//     DELETE: "File <id> does not exist in <jarDir>."); Flink answers the
-//     same messages with 400.
+//   - Uploads are checked with client.CheckJarFile, from their temp file,
+//     before they are stored; Flink stores any *.jar and fails only when it
+//     is run. A jar's name may have at most 218 bytes (it is stored as
+//     <uuid>_<name>, and a file name has at most 255): a longer one is a
+//     400 "The file name is too long." before a byte is written; Flink
+//     answers it 500, failing to move the file.
+//   - An unknown jar ID answers 404 "Jar file <web.upload.dir>/
+//     flink-web-upload/<id> does not exist" (to DELETE: "File <id> does
+//     not exist in <web.upload.dir>/flink-web-upload."); Flink answers the
+//     same messages with 400, and with the directory itself: no error
+//     answer here shows where the server keeps its files (see "Errors").
+//     The answer to an upload does show it, as Flink's
+//     JarUploadResponseBody.filename does: Flink's clients take the jar
+//     ID from it.
 //   - Flink runs a jar through its application runner: the user's main
 //     runs inside the JobManager and env.execute() submits through an
 //     EmbeddedExecutor, so any failure, including the Dispatcher's, comes
 //     back as 400 "Could not execute application.". Here the handler calls
-//     ProgramRunner, the BlobServer and the Dispatcher itself; the program's
-//     errors answer 400, the Dispatcher's 500 (as POST /jobs does in
-//     Flink). A Dispatcher refusal leaves nothing behind (see above); a
-//     jar the BlobServer cannot store is a 500 "Could not upload job
-//     files", and no job is submitted.
+//     ProgramRunner, the BlobServer and the Dispatcher itself; the
+//     program's errors and the Dispatcher's refusals (a duplicate jobId:
+//     "DuplicateJobSubmissionException: Job has already been submitted.")
+//     answer 400 "Could not execute application." with the reason, as in
+//     Flink; POST /jobs answers a refusal 500, as Flink's JobSubmitHandler
+//     does. A Dispatcher refusal leaves nothing behind (see above); a jar
+//     the BlobServer cannot store is a 500 "Could not upload job files.",
+//     and no job is submitted. A jobId of all zeros is a 400: flinklab's
+//     zero JobID stands for "no job" (Flink accepts it).
 //   - allowNonRestoredState, savepointPath, restoreMode, claimMode and
 //     flinkConfiguration are accepted and ignored with a warning: there are
 //     no savepoints and no per-job configuration. The parallelism must be
@@ -433,7 +557,7 @@
 //   - The ArchivedExecutionGraph carries no edges, so the plan of a job run
 //     through this endpoint is computed from its JobGraph at run time and
 //     kept in memory, and forgotten when the Dispatcher no longer knows the
-//     job (when /jobs/overview finds it gone from ListJobs, or a job
+//     job (when /jobs/overview does not list it, or a job
 //     endpoint finds it unknown). At most Config.MaxJobPlans plans are kept
 //     (1000 by default); storing one more drops the oldest. A job submitted
 //     otherwise, before a restart, or whose plan was dropped, gets a plan
@@ -449,8 +573,6 @@
 //     zero, so are their aggregated statistics, and there is never an
 //     other-concurrent-attempts (no speculative execution). The hidden
 //     start_time, Flink's old spelling of start-time, is left out.
-//   - The overview asks the Dispatcher for each job (ListJobs, then
-//     RequestJob per job); Flink asks once.
 //   - JobExceptionsInfoWithHistory: exceptionName is Flink's Java class
 //     name only as far as we can tell it: flinklab's errors start with
 //     the simple name of the exception Flink would throw ("JobException:

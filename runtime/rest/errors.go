@@ -26,6 +26,10 @@ var (
 	// errTimeout: the component the handler asked did not answer in time
 	// (408), as Flink's "Job cancellation timed out.".
 	errTimeout = errors.New("timeout")
+	// errUnsupportedMediaType: the request body is not sent as the
+	// endpoint requires (415), as a text/plain body to one of flinklab's
+	// own endpoints, which take application/json only.
+	errUnsupportedMediaType = errors.New("unsupported media type")
 	// errRemoved: the request asks for something Flink has removed, and
 	// points elsewhere (308, without a Location), as PATCH
 	// /jobs/{jobid}?mode=stop does in Flink.
@@ -80,6 +84,11 @@ func timedOut(messages ...string) error {
 	return &handlerError{messages: messages, cause: errTimeout}
 }
 
+// unsupportedMediaType returns a 415 error with the given messages.
+func unsupportedMediaType(messages ...string) error {
+	return &handlerError{messages: messages, cause: errUnsupportedMediaType}
+}
+
 // removed returns a 308 error with Flink's messages.
 func removed(messages ...string) error {
 	return &handlerError{messages: messages, cause: errRemoved}
@@ -99,15 +108,21 @@ func withMessages(cause error, messages ...string) error {
 //	*http.MaxBytesError                     413  a body over MaxUploadSize
 //	errRemoved                              308  PATCH /jobs/{jobid}?mode=stop
 //	errBadRequest, client.ErrInvalidJar     400  the request or its jar is wrong
-//	errForbidden                            403  /cluster/faults refused here
+//	errForbidden                            403  /cluster/faults refused here, or a request
+//	                                             of another site to flinklab's own endpoints
 //	errNotFound, gateway.ErrJobNotFound  404  no such jar, job, file or route
-//	errTimeout                              408  job cancellation timed out
+//	errTimeout                              408  job cancellation timed out, a request
+//	                                             body that stopped arriving
+//	errUnsupportedMediaType                 415  a body that is not application/json
+//	                                             to flinklab's own endpoints
 //	errConflict                             409  cancelling a job that ended otherwise,
 //	                                             a second update of a job's requirements
 //	gateway.ErrNoLeader                     503  no Dispatcher leads now
 //	anything else                           500  including the Dispatcher's
 //	                                             JobSubmissionError and
-//	                                             DuplicateJobSubmissionError,
+//	                                             DuplicateJobSubmissionError
+//	                                             of POST /jobs (a run answers
+//	                                             them 400, see runRefused),
 //	                                             and a scheduler's
 //	                                             UnsupportedOperationException,
 //	                                             which Flink answers with 500 too
@@ -131,6 +146,8 @@ func statusOf(err error) int {
 		return http.StatusRequestTimeout
 	case errors.Is(err, errConflict):
 		return http.StatusConflict
+	case errors.Is(err, errUnsupportedMediaType):
+		return http.StatusUnsupportedMediaType
 	case errors.Is(err, gateway.ErrNoLeader):
 		return http.StatusServiceUnavailable
 	default:

@@ -112,6 +112,12 @@ func (f *fakeDispatcher) ListJobs(ctx context.Context) ([]api.JobID, error) {
 	return ids, nil
 }
 
+// RequestMultipleJobDetails summarizes the jobs ListJobs lists, as
+// RequestJob answers them.
+func (f *fakeDispatcher) RequestMultipleJobDetails(ctx context.Context) ([]gateway.JobDetails, error) {
+	return gatewaytest.JobDetailsOfListedJobs(ctx, f)
+}
+
 func (f *fakeDispatcher) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
 	if f.RequestJobResultFunc != nil {
 		return f.RequestJobResultFunc(ctx, jobID)

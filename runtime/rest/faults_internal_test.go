@@ -57,7 +57,10 @@ func TestClusterFaultsRefusedOffLoopback(t *testing.T) {
 	routes := s.routes()
 	serve := func(method, path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		routes.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Host = "127.0.0.1:8081" // the endpoint's own name: see checkSameOrigin
+		req.Header.Set("Content-Type", "application/json")
+		routes.ServeHTTP(rec, req)
 		return rec
 	}
 

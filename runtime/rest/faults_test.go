@@ -32,7 +32,7 @@ func TestClusterFaults(t *testing.T) {
 	// 2. Two more, under /v1: one for a single job, one for every upload.
 	r = h.post("/v1/cluster/faults", "application/json", []byte(`{"fault": "m11,times=always,job=`+jobID.String()+`"}`))
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
-	r = h.post("/v1/cluster/faults", "", []byte(`{"fault": "m1"}`))
+	r = h.post("/v1/cluster/faults", "application/json; charset=UTF-8", []byte(`{"fault": "m1"}`))
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	assert.Contains(t, h.logs.String(), `msg="Armed fault m11:operator-open-throws,times=always,job=`+jobID.String()+`."`)
 

@@ -35,7 +35,7 @@ var idOpts = cmpopts.EquateComparable(api.JobID{}, api.JobVertexID{})
 // ProgramRunner, a real BlobServer in the test's temp dirs, and a real
 // trace.Recorder and fault.Injector.
 type harness struct {
-	t          *testing.T
+	t          testing.TB
 	server     *rest.Server
 	baseURL    string
 	client     *http.Client
@@ -51,14 +51,14 @@ type harness struct {
 	logs       *logbuf.Buffer
 }
 
-func newHarness(t *testing.T, configure ...func(*rest.Config)) *harness {
+func newHarness(t testing.TB, configure ...func(*rest.Config)) *harness {
 	t.Helper()
 	return newHarnessWithTrace(t, trace.NewRecorder(), configure...)
 }
 
 // newHarnessWithTrace is newHarness with the given recorder as Deps.Trace;
 // nil runs the server without one.
-func newHarnessWithTrace(t *testing.T, rec *trace.Recorder, configure ...func(*rest.Config)) *harness {
+func newHarnessWithTrace(t testing.TB, rec *trace.Recorder, configure ...func(*rest.Config)) *harness {
 	t.Helper()
 	return newHarnessWith(t, rec, true, configure...)
 }
@@ -66,7 +66,7 @@ func newHarnessWithTrace(t *testing.T, rec *trace.Recorder, configure ...func(*r
 // newHarnessWith is newHarness with the given recorder as Deps.Trace (nil
 // runs the server without one) and, if withFaults, a fault.Injector as
 // Deps.Faults that logs to the harness's logs.
-func newHarnessWith(t *testing.T, rec *trace.Recorder, withFaults bool, configure ...func(*rest.Config)) *harness {
+func newHarnessWith(t testing.TB, rec *trace.Recorder, withFaults bool, configure ...func(*rest.Config)) *harness {
 	t.Helper()
 	h := &harness{
 		t:          t,
@@ -191,7 +191,7 @@ func (h *harness) upload(files ...filePart) response {
 	return h.post("/jars/upload", contentType, body)
 }
 
-func multipartBody(t *testing.T, files ...filePart) (string, []byte) {
+func multipartBody(t testing.TB, files ...filePart) (string, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -226,7 +226,7 @@ func (h *harness) uploadJar(name, programClass string) string {
 	return filepath.Base(body.Filename)
 }
 
-func jarBytes(t *testing.T, programClass string) []byte {
+func jarBytes(t testing.TB, programClass string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := client.WriteJar(&buf, programClass, map[string][]byte{"wordcount/hamlet.txt": []byte("To be, or not to be")}); err != nil {
@@ -235,7 +235,7 @@ func jarBytes(t *testing.T, programClass string) []byte {
 	return buf.Bytes()
 }
 
-func decode(t *testing.T, r response, v any) {
+func decode(t testing.TB, r response, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decode %s: %v", r.body, err)
@@ -264,7 +264,7 @@ func (h *harness) storedFiles() []string {
 	return files
 }
 
-func mustMkdir(t *testing.T, dir string) {
+func mustMkdir(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

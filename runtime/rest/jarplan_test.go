@@ -96,7 +96,7 @@ func TestJarPlanRejectsBadInput(t *testing.T) {
 			if tt.wantErrors != nil {
 				var want []string
 				for _, e := range tt.wantErrors {
-					want = append(want, strings.ReplaceAll(e, "{jarDir}", h.jarDir))
+					want = append(want, strings.ReplaceAll(e, "{jarDir}", "<web.upload.dir>/flink-web-upload"))
 				}
 				assert.Equal(t, want, r.errors)
 			}
@@ -132,7 +132,7 @@ func TestJarDelete(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, r.status, "%s%s: %s", prefix, jarID, r.body)
 			require.Len(t, r.errors, 1)
 			assert.True(t, strings.HasPrefix(r.errors[0], "File "), r.errors[0])
-			assert.True(t, strings.HasSuffix(r.errors[0], " does not exist in "+h.jarDir+"."), r.errors[0])
+			assert.True(t, strings.HasSuffix(r.errors[0], " does not exist in <web.upload.dir>/flink-web-upload."), r.errors[0])
 		}
 	}
 	assert.FileExists(t, outside)

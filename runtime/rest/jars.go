@@ -51,12 +51,9 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 	}
 
 	// Differs from Flink: Flink stores any file named *.jar; we open it
-	// first, so that a corrupt jar fails now, not when it is run.
-	data, err := os.ReadFile(u.tempPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the uploaded jar: %w", err)
-	}
-	program, err := client.ReadPackagedProgram(data)
+	// first, so that a corrupt jar fails now, not when it is run. It is
+	// checked from the temp file, never read whole into memory.
+	programClass, err := client.CheckJarFile(u.tempPath, u.name)
 	if err != nil {
 		return nil, withMessages(err, "The uploaded file is not a valid job jar.", err.Error())
 	}
@@ -70,7 +67,7 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, err)
 	}
 	u.tempPath = "" // kept
-	if err := s.rememberStoredJar(jarID, destination, program.ProgramClass()); err != nil {
+	if err := s.rememberStoredJar(jarID, destination, programClass); err != nil {
 		return nil, err
 	}
 	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil
@@ -183,8 +180,17 @@ func discard(part io.Reader) error {
 
 // writeTemp streams part into a new hidden file in the jar directory. The
 // name ".upload-*" can never be a jar ID, so GET /jars does not list it.
+// A jar whose name is too long to be stored is refused before a byte of
+// it is written: there is no use receiving a jar that cannot be kept.
 func (s *Server) writeTemp(part io.Reader, u *upload) error {
-	f, err := os.CreateTemp(s.jarDir, ".upload-*.tmp")
+	if len(u.name) > maxJarNameLength {
+		// Differs from Flink: Flink fails to move the jar to its final
+		// name, and answers 500 with both paths.
+		return badRequest("The file name is too long.",
+			fmt.Sprintf("A jar is stored as <uuid>_<name>, and a file name has at most %d bytes, so a jar's name may have at most %d; this one has %d.",
+				maxFileNameLength, maxJarNameLength, len(u.name)))
+	}
+	f, err := os.CreateTemp(s.jarDir, jarUploadPattern)
 	if err != nil {
 		return fmt.Errorf("create a temp file for the upload: %w", err)
 	}
@@ -204,11 +210,16 @@ func (s *Server) writeTemp(part io.Reader, u *upload) error {
 }
 
 // requestReadError classifies an error while reading the request body: too
-// large (413, kept as is for statusOf) or malformed (400).
+// large (413, kept as is for statusOf), stopped arriving (408, see
+// bodyDeadline) or malformed (400).
 func requestReadError(err error) error {
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	var stalled *readTimeoutError
+	switch {
+	case errors.As(err, &tooLarge):
 		return err
+	case errors.As(err, &stalled):
+		return timedOut(stalled.Error())
 	}
 	return badRequest("Bad request received.", err.Error())
 }
@@ -231,11 +242,26 @@ func isJarName(name string) bool {
 	return len(name) > len(".jar") && strings.HasSuffix(name, ".jar")
 }
 
+// maxFileNameLength is the longest file name most file systems store (255
+// bytes: Linux's NAME_MAX, macOS's and Windows' too).
+const maxFileNameLength = 255
+
+// maxJarNameLength is the longest name an uploaded jar may have: its file
+// is <uuid>_<name>, and the UUID and the underscore take 37 bytes.
+const maxJarNameLength = maxFileNameLength - len("00000000-0000-0000-0000-000000000000_")
+
 // isJarID reports whether jarID can name an uploaded jar: a plain file
-// name of the jar directory ending in .jar. "../x.jar" (sent as
-// "..%2Fx.jar") cannot, and is not looked up outside the directory.
+// name of the jar directory ending in .jar, short enough to be one.
+// "../x.jar" (sent as "..%2Fx.jar") cannot, and is not looked up outside
+// the directory.
+//
+// A backslash is a plain character of a name on Linux and macOS, as in
+// Flink: a jar uploaded as "C:\jobs\wordcount.jar" is stored, listed,
+// run and deleted under that name. On Windows it separates directories,
+// and filepath.Base has already dropped what came before it.
 func isJarID(jarID string) bool {
-	return jarID == filepath.Base(jarID) && !strings.ContainsAny(jarID, `/\`+"\x00") && isJarName(jarID)
+	return jarID == filepath.Base(jarID) && !strings.ContainsAny(jarID, "/\x00") &&
+		len(jarID) <= maxFileNameLength && isJarName(jarID)
 }
 
 // newUUID returns a random (version 4) UUID in its usual text form, as
@@ -323,9 +349,9 @@ func (s *Server) programClassOf(jarID string, info fs.FileInfo) string {
 	if ok && cached.size == info.Size() && cached.modTime.Equal(info.ModTime()) {
 		return cached.programClass
 	}
-	programClass := ""
-	if program, err := client.OpenPackagedProgram(filepath.Join(s.jarDir, jarID)); err == nil {
-		programClass = program.ProgramClass()
+	programClass, err := client.CheckJarFile(filepath.Join(s.jarDir, jarID), jarID)
+	if err != nil {
+		programClass = ""
 	}
 	s.rememberJar(jarID, info, programClass, info.ModTime())
 	return programClass

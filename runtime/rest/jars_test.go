@@ -64,7 +64,7 @@ func TestUploadRejectsBadInput(t *testing.T) {
 			name:       "a corrupt jar",
 			request:    multipartOf(filePart{"jarfile", "corrupt.jar", []byte("this is not a zip")}),
 			wantStatus: http.StatusBadRequest,
-			wantErrors: []string{"The uploaded file is not a valid job jar.", "The given data is not a valid jar file: zip: not a valid zip file"},
+			wantErrors: []string{"The uploaded file is not a valid job jar.", "Error while opening jar file 'corrupt.jar': zip: not a valid zip file"},
 		},
 		{
 			name:       "a truncated jar",

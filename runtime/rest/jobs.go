@@ -25,26 +25,24 @@ const jobTypeStreaming = "STREAMING"
 // ---------------------------------------------------------------------------
 
 // handleJobsOverview summarizes every job the Dispatcher knows, newest
-// first, and drops the plans of the jobs it no longer knows. Flink asks the Dispatcher once (requestMultipleJobDetails); our
-// gateway has ListJobs and RequestJob, so we ask once per job.
+// first, and drops the plans of the jobs it no longer knows. As Flink's,
+// it asks the Dispatcher once (requestMultipleJobDetails), which answers
+// ended jobs from what its job store keeps in memory.
 func (s *Server) handleJobsOverview(_ http.ResponseWriter, r *http.Request) (any, error) {
 	listed := s.plans.generation()
-	jobIDs, err := s.deps.Dispatcher.ListJobs(r.Context())
+	details, err := s.deps.Dispatcher.RequestMultipleJobDetails(r.Context())
 	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
+		return nil, fmt.Errorf("request job details: %w", err)
+	}
+	jobIDs := make([]api.JobID, len(details))
+	for i, d := range details {
+		jobIDs[i] = d.JobID
 	}
 	s.plans.retain(jobIDs, listed)
 	now := s.now()
-	jobs := make([]JobDetails, 0, len(jobIDs))
-	for _, jobID := range jobIDs {
-		g, err := s.deps.Dispatcher.RequestJob(r.Context(), jobID)
-		if errors.Is(err, gateway.ErrJobNotFound) {
-			continue // gone between the two calls
-		}
-		if err != nil {
-			return nil, fmt.Errorf("request job %s: %w", jobID, err)
-		}
-		jobs = append(jobs, jobDetailsOf(g, now))
+	jobs := make([]JobDetails, 0, len(details))
+	for _, d := range details {
+		jobs = append(jobs, jobDetailsOf(d, now))
 	}
 	slices.SortFunc(jobs, func(a, b JobDetails) int {
 		return cmp.Or(cmp.Compare(b.StartTime, a.StartTime), strings.Compare(a.JobID.String(), b.JobID.String()))
@@ -52,24 +50,28 @@ func (s *Server) handleJobsOverview(_ http.ResponseWriter, r *http.Request) (any
 	return MultipleJobsDetails{Jobs: jobs}, nil
 }
 
-// jobDetailsOf mirrors Flink's JobDetails.createDetailsForJob.
-func jobDetailsOf(g *gateway.ArchivedExecutionGraph, now time.Time) JobDetails {
-	start, end, duration := jobTimes(g, now)
+// jobDetailsOf writes a job's summary as Flink's JobDetails serializes
+// it, with its duration as of now.
+func jobDetailsOf(d gateway.JobDetails, now time.Time) JobDetails {
+	start, end, duration := jobTimesOf(d.StartTime, d.EndTime, d.State, now)
 	lastModification := end
-	for _, t := range g.StatusTimestamps {
-		lastModification = max(lastModification, t.UnixMilli())
+	if !d.LastModification.IsZero() {
+		lastModification = max(lastModification, d.LastModification.UnixMilli())
 	}
-	counts := subtaskCounts(g)
+	counts := zeroCounts()
+	for state, n := range d.TasksPerState {
+		counts[state] = n
+	}
 	return JobDetails{
-		JobID:            g.JobID,
-		Name:             g.JobName,
-		State:            g.State,
+		JobID:            d.JobID,
+		Name:             d.JobName,
+		State:            d.State,
 		StartTime:        start,
 		EndTime:          end,
 		Duration:         duration,
 		LastModification: lastModification,
 		Tasks: TaskCounts{
-			Total:        sumCounts(counts),
+			Total:        d.NumTasks,
 			Created:      counts[api.ExecutionCreated],
 			Scheduled:    counts[api.ExecutionScheduled],
 			Deploying:    counts[api.ExecutionDeploying],
@@ -85,16 +87,22 @@ func jobDetailsOf(g *gateway.ArchivedExecutionGraph, now time.Time) JobDetails {
 }
 
 // jobTimes returns a job's start and end time and its duration in ms, as
-// Flink computes them: the start is when the job became INITIALIZING; the
-// end is -1 until the job is globally terminal; the duration runs until
-// the end, or until now.
+// Flink computes them (see jobTimesOf).
 func jobTimes(g *gateway.ArchivedExecutionGraph, now time.Time) (start, end, duration int64) {
+	return jobTimesOf(g.StatusTimestamps[api.JobInitializing], g.StatusTimestamps[g.State], g.State, now)
+}
+
+// jobTimesOf is jobTimes from a job's INITIALIZING time and the time it
+// reached its state (zero if it never did): the start is when the job
+// became INITIALIZING; the end is -1 until the job is globally terminal;
+// the duration runs until the end, or until now.
+func jobTimesOf(initialized, reached time.Time, state api.JobStatus, now time.Time) (start, end, duration int64) {
 	start, end, duration = -1, -1, -1
-	if t, ok := g.StatusTimestamps[api.JobInitializing]; ok {
-		start = t.UnixMilli()
+	if !initialized.IsZero() {
+		start = initialized.UnixMilli()
 	}
-	if t, ok := g.StatusTimestamps[g.State]; ok && g.State.IsGloballyTerminalState() {
-		end = t.UnixMilli()
+	if !reached.IsZero() && state.IsGloballyTerminalState() {
+		end = reached.UnixMilli()
 	}
 	if start >= 0 {
 		finish := now.UnixMilli()
@@ -124,14 +132,6 @@ func zeroCounts() map[api.ExecutionState]int {
 		counts[state] = 0
 	}
 	return counts
-}
-
-func sumCounts(counts map[api.ExecutionState]int) int {
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	return total
 }
 
 // ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import (
 	"flinklab/runtime/blob"
 	"flinklab/runtime/client"
 	"flinklab/runtime/fault"
+	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/trace"
 )
@@ -57,6 +58,14 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	if params.jobID != nil && params.jobID.IsZero() {
+		// Differs from Flink: Flink takes the zero JobID like any other
+		// (its application mode even picks it). In flinklab it means "no
+		// job" (a trace event or a fault not tied to a job), and the
+		// BlobServer refuses it, so no job may have it.
+		return nil, badRequest("Request did not match expected format JarRunRequestBody.",
+			fmt.Sprintf("The jobId %s is reserved: it stands for no job. Leave jobId out for a random one.", params.jobID))
+	}
 	data, modTime, err := s.readJar(jarID)
 	if err != nil {
 		return nil, err
@@ -68,8 +77,8 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 		return nil, badRequest("Could not execute application.", err.Error())
 	}
 	jobID := jobGraph.JobID
-	if err := s.submitWithJars(r.Context(), jobGraph, [][]byte{data}); err != nil {
-		return nil, err
+	if err := s.submitWithJars(r.Context(), jobGraph, []userJar{jarInMemory(data)}); err != nil {
+		return nil, runRefused(err)
 	}
 
 	// Step m1, recorded now that the job exists, at the time the jar was
@@ -83,6 +92,35 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 	return JarRunResponseBody{JobID: jobID}, nil
 }
 
+// runRefused is the answer to a run the Dispatcher refused: Flink's
+// JarRunHandler answers every failure of the application it runs 400
+// "Could not execute application.", the Dispatcher's
+// DuplicateJobSubmissionException and JobSubmissionException included
+// (the application's env.execute() submits the job, and fails with
+// them). So does this one, with the refusal as the second message. Other
+// failures keep their status: no leader (503), a jar the BlobServer
+// could not store (500).
+func runRefused(err error) error {
+	var refused *refusedByDispatcher
+	if errors.As(err, &refused) && !errors.Is(err, gateway.ErrNoLeader) {
+		return badRequest("Could not execute application.", refused.cause.Error())
+	}
+	return err
+}
+
+// refusedByDispatcher is an error of Dispatcher.SubmitJob: the Dispatcher
+// refused the job (step m3). It keeps the Dispatcher's error as it is, so
+// its status stays what statusOf makes of it unless runRefused maps it.
+//
+// The Dispatcher's error types (DuplicateJobSubmissionError,
+// JobSubmissionError) do not cross an RPC connection as types: only their
+// text arrives from a leader in another process. So the endpoint tells a
+// refusal by where it came from, not by its type.
+type refusedByDispatcher struct{ cause error }
+
+func (e *refusedByDispatcher) Error() string { return e.cause.Error() }
+func (e *refusedByDispatcher) Unwrap() error { return e.cause }
+
 // submitWithJars stores the jars to the BlobServer under the job's ID,
 // names them in the JobGraph (Flink: ClientUtils.uploadJobGraphFiles), and
 // hands the job to the Dispatcher, where step m3 happens. POST
@@ -94,7 +132,7 @@ func (s *Server) handleJarRun(_ http.ResponseWriter, r *http.Request) (any, erro
 // that stored it), and keeps no plan. Submissions of one JobID through
 // this endpoint take turns (claimRun), so that none deletes a BLOB
 // another one has just stored and relies on.
-func (s *Server) submitWithJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars [][]byte) error {
+func (s *Server) submitWithJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars []userJar) error {
 	jobID := jobGraph.JobID
 	release, err := s.claimRun(ctx, jobID)
 	if err != nil {
@@ -109,37 +147,72 @@ func (s *Server) submitWithJars(ctx context.Context, jobGraph *jobgraph.JobGraph
 	plan := newJobPlan(jobGraph) // before the Dispatcher owns the graph
 	if err := s.deps.Dispatcher.SubmitJob(trace.WithCaller(ctx, "REST"), jobGraph); err != nil {
 		s.removeAddedJars(jobID, added)
-		return fmt.Errorf("submit job %s: %w", jobID, err)
+		return fmt.Errorf("submit job %s: %w", jobID, &refusedByDispatcher{cause: err})
 	}
 	s.plans.store(jobID, plan)
 	return nil
+}
+
+// userJar is a jar to store for a job: its BLOB key, the SHA-256 of its
+// content, and how to read the content. A run's jar is in memory
+// (jarInMemory); the jars of POST /jobs wait in temp files (jarInFile).
+type userJar struct {
+	key  blob.PermanentBlobKey
+	open func() (io.ReadCloser, error)
+}
+
+func jarInMemory(data []byte) userJar {
+	return userJar{key: blob.KeyOf(data), open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}}
 }
 
 // storeJars puts each jar to the BlobServer under the job's ID, unless it
 // holds that jar already, and adds its key to the JobGraph's
 // UserJarBlobKeys. It returns the keys it added to the BlobServer. If one
 // jar cannot be stored, the ones stored before it are taken back.
-func (s *Server) storeJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars [][]byte) ([]blob.PermanentBlobKey, error) {
+//
+// Why a jar could not be stored is logged, not answered: the BlobServer's
+// errors name its storage directory. The client reads Flink's "Could not
+// upload job files." (a 500).
+func (s *Server) storeJars(ctx context.Context, jobGraph *jobgraph.JobGraph, jars []userJar) ([]blob.PermanentBlobKey, error) {
 	jobID := jobGraph.JobID
 	var added []blob.PermanentBlobKey
-	for _, data := range jars {
-		key := blob.KeyOf(data)
-		existed, err := s.hasBlob(ctx, jobID, key)
+	for _, jar := range jars {
+		existed, err := s.hasBlob(ctx, jobID, jar.key)
 		if err == nil && !existed {
-			_, err = s.deps.BlobServer.PutPermanentBytes(jobID, data)
+			err = s.putJar(jobID, jar)
 			if err == nil {
-				added = append(added, key)
+				added = append(added, jar.key)
 			}
 		}
 		if err != nil {
 			s.removeAddedJars(jobID, added)
-			return nil, fmt.Errorf("Could not upload job files: %w", err)
+			s.log.Error(fmt.Sprintf("Could not upload the jars of job %s.", jobID), "cause", err.Error())
+			return nil, withMessages(err, "Could not upload job files.")
 		}
-		if !slices.Contains(jobGraph.UserJarBlobKeys, key) {
-			jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, key)
+		if !slices.Contains(jobGraph.UserJarBlobKeys, jar.key) {
+			jobGraph.UserJarBlobKeys = append(jobGraph.UserJarBlobKeys, jar.key)
 		}
 	}
 	return added, nil
+}
+
+// putJar streams one jar to the BlobServer, and checks that it stored it
+// under the key the jar was named by.
+func (s *Server) putJar(jobID api.JobID, jar userJar) error {
+	content, err := jar.open()
+	if err != nil {
+		return err
+	}
+	defer content.Close()
+	key, err := s.deps.BlobServer.PutPermanent(jobID, content)
+	if err == nil && key != jar.key {
+		// The file changed between hashing and storing: not ours to keep.
+		_ = s.deps.BlobServer.DeletePermanent(jobID, key)
+		err = fmt.Errorf("the jar was stored as %s, not as %s", key, jar.key)
+	}
+	return err
 }
 
 // jobGraphOf builds the JobGraph of a jar with the request's settings, as

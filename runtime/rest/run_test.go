@@ -107,7 +107,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		},
 		{
 			name: "the Dispatcher refuses the job", submit: dispatcherFails,
-			wantStatus: http.StatusInternalServerError,
+			wantStatus: http.StatusBadRequest,
+			wantErrors: []string{"Could not execute application.", "JobSubmissionException: Failed to submit job.: disk full"},
 		},
 	}
 	for _, tt := range tests {
@@ -134,7 +135,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 			if tt.wantErrors != nil {
 				var want []string
 				for _, e := range tt.wantErrors {
-					want = append(want, strings.ReplaceAll(e, "{jarDir}", h.jarDir))
+					want = append(want, strings.ReplaceAll(e, "{jarDir}", "<web.upload.dir>/flink-web-upload"))
 				}
 				if diff := cmp.Diff(want, r.errors, idOpts); diff != "" {
 					t.Errorf("errors (-want +got):\n%s", diff)
@@ -161,9 +162,11 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestRunDispatcherErrorsAreInternalServerErrors: the Dispatcher's errors
-// come back in Flink's 500 shape.
-func TestRunDispatcherErrorsAreInternalServerErrors(t *testing.T) {
+// TestRunDispatcherRefusalsAreBadRequests: a run the Dispatcher refuses is
+// answered as Flink's JarRunHandler answers any failure of the
+// application: 400 "Could not execute application.", with the
+// Dispatcher's refusal as the second message.
+func TestRunDispatcherRefusalsAreBadRequests(t *testing.T) {
 	h := newHarness(t)
 	jarID := h.uploadJar("wordcount.jar", "wordcount")
 	jobID := api.NewJobID()
@@ -171,11 +174,9 @@ func TestRunDispatcherErrorsAreInternalServerErrors(t *testing.T) {
 		return &dispatcher.DuplicateJobSubmissionError{JobID: jobID}
 	}
 	r := h.post("/jars/"+jarID+"/run", "application/json", []byte(`{"jobId": "`+jobID.String()+`"}`))
-	if r.status != http.StatusInternalServerError || len(r.errors) != 2 || r.errors[0] != "Internal server error." ||
-		!strings.HasPrefix(r.errors[1], "<Exception on server side:\n") ||
-		!strings.Contains(r.errors[1], "DuplicateJobSubmissionException: Job has already been submitted.") ||
-		!strings.HasSuffix(r.errors[1], "\nEnd of exception on server side>") {
-		t.Errorf("got %d %q, want 500 [Internal server error., <Exception on server side: …DuplicateJobSubmissionException…>]", r.status, r.errors)
+	want := []string{"Could not execute application.", "DuplicateJobSubmissionException: Job has already been submitted."}
+	if r.status != http.StatusBadRequest || !slices.Equal(r.errors, want) {
+		t.Errorf("got %d %q, want 400 %q", r.status, r.errors, want)
 	}
 }
 
@@ -410,8 +411,8 @@ func TestRefusedRunLeavesNothingBehind(t *testing.T) {
 
 			r := h.post("/jars/"+jarID+"/run", "application/json", runBody)
 
-			if r.status != http.StatusInternalServerError || !strings.Contains(strings.Join(r.errors, " "), "DuplicateJobSubmissionException") {
-				t.Errorf("got %d %q, want 500 with DuplicateJobSubmissionException", r.status, r.errors)
+			if r.status != http.StatusBadRequest || !strings.Contains(strings.Join(r.errors, " "), "DuplicateJobSubmissionException") {
+				t.Errorf("got %d %q, want 400 with DuplicateJobSubmissionException", r.status, r.errors)
 			}
 			if diff := cmp.Diff(filesBefore, h.storedFiles()); diff != "" {
 				t.Errorf("stored files changed (-before +after):\n%s", diff)
@@ -434,7 +435,7 @@ func TestRefusedRunLeavesNothingBehind(t *testing.T) {
 			t.Fatalf("first run: %d %s", r.status, r.body)
 		}
 		for _, jarID := range []string{first, h.uploadJar("ticker.jar", "ticker")} {
-			if r := h.post("/jars/"+jarID+"/run", "application/json", runBody); r.status != http.StatusInternalServerError {
+			if r := h.post("/jars/"+jarID+"/run", "application/json", runBody); r.status != http.StatusBadRequest {
 				t.Fatalf("duplicate run: %d %s", r.status, r.body)
 			}
 		}

@@ -40,12 +40,37 @@ const (
 	// DefaultMaxUploadSize is Flink's rest.server.max-content-length:
 	// 104857600 bytes (100 MiB).
 	DefaultMaxUploadSize = 104857600
+	// DefaultAccessControlAllowOrigin is Flink's
+	// web.access-control-allow-origin: "*", sent as the
+	// Access-Control-Allow-Origin header of every answer of Flink's
+	// endpoints, so that a web page of any origin may read Flink's answers
+	// (see "Who may ask" in the package documentation). flinklab's own
+	// endpoints never send it.
+	DefaultAccessControlAllowOrigin = "*"
+	// DefaultReadTimeout is flinklab's rest.server.read-timeout: a request
+	// whose body sends no byte for 30 s is answered 408 and its
+	// connection closed; an upload it cut leaves no temp file. Flink has
+	// no such bound.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout is flinklab's rest.server.idleness-timeout: a
+	// keep-alive connection that sends no new request for 30 s is closed.
+	// Flink's rest.idleness-timeout (5 min) is the client's; its server
+	// keeps idle connections open.
+	DefaultIdleTimeout = 30 * time.Second
+	// DefaultMaxConnections is flinklab's rest.server.max-connections: at
+	// most 128 connections are served at once; more wait, unaccepted,
+	// until one closes. Flink accepts any number.
+	DefaultMaxConnections = 128
 	// DefaultShutdownTimeout bounds how long Close waits for requests in
 	// progress before it cuts their connections: long enough for any
 	// well-behaved request to finish, short enough that a stuck one cannot
 	// hold up a cluster's shutdown.
 	DefaultShutdownTimeout = 10 * time.Second
 )
+
+// headerTimeout bounds the time a client may take to send a request's
+// headers, as it always did: a client that dribbles them in is cut.
+const headerTimeout = 30 * time.Second
 
 // maxJSONBodySize bounds a JSON request body, such as a run request or
 // the "request" part of POST /jobs: 1 MiB. A larger one is answered 400,
@@ -86,6 +111,23 @@ type Config struct {
 	// and GET /jobmanager/logs/{filename} serves them. "" means no log
 	// directory: the list is empty and every file is not found.
 	LogDir string
+	// AccessControlAllowOrigin is Flink's web.access-control-allow-origin,
+	// sent as the Access-Control-Allow-Origin header of every answer of
+	// Flink's endpoints (flinklab's own send none); "" means
+	// DefaultAccessControlAllowOrigin ("*").
+	AccessControlAllowOrigin string
+	// ReadTimeout is flinklab's rest.server.read-timeout: the longest the
+	// endpoint waits for the next bytes of a request body; 0 means
+	// DefaultReadTimeout. It is not a bound on the whole body: an upload
+	// that keeps sending may take as long as it needs.
+	ReadTimeout time.Duration
+	// IdleTimeout is flinklab's rest.server.idleness-timeout: how long a
+	// keep-alive connection may wait for its next request; 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConnections is flinklab's rest.server.max-connections: how many
+	// connections are served at once; 0 means DefaultMaxConnections.
+	MaxConnections int
 }
 
 // ProgramRunner turns a job jar into a JobGraph: it finds the registered
@@ -148,6 +190,7 @@ type Server struct {
 	deps          Deps
 	log           *slog.Logger
 	jarDir        string // absolute
+	uploadDir     string // absolute: jarDir's parent, Config.UploadDir
 	ownsUploadDir bool   // created by NewServer; Close removes it
 	httpServer    *http.Server
 	now           func() time.Time
@@ -209,6 +252,18 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 	if cfg.MaxJobPlans <= 0 {
 		cfg.MaxJobPlans = DefaultMaxJobPlans
 	}
+	if cfg.AccessControlAllowOrigin == "" {
+		cfg.AccessControlAllowOrigin = DefaultAccessControlAllowOrigin
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
 
 	s := &Server{
 		cfg:   cfg,
@@ -237,10 +292,19 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 		return nil, fmt.Errorf("rest: create the jar directory: %w", err)
 	}
 	s.jarDir = jarDir
+	s.uploadDir = filepath.Dir(jarDir)
+	s.removeStaleUploads()
 
+	// Deadlines and limits (see "Deadlines and limits" in the package
+	// documentation): the headers must arrive within headerTimeout, the
+	// next bytes of a request body within ReadTimeout, whether a handler
+	// reads them or not (bodyDeadline, in serve), the next request on a
+	// kept-alive connection within IdleTimeout; Start bounds the
+	// connections (limitListener).
 	s.httpServer = &http.Server{
 		Handler:           s.routes(),
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return s, nil
@@ -281,10 +345,10 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET "+prefix+"/jobmanager/config", s.handler(s.handleClusterConfig))                                  // ClusterConfigHandler
 		mux.Handle("GET "+prefix+"/jobmanager/logs", s.handler(s.handleJobManagerLogList))                                // JobManagerLogListHandler
 		mux.Handle("GET "+prefix+"/jobmanager/logs/{filename}", s.handler(s.handleJobManagerCustomLog))                   // JobManagerCustomLogHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.handler(s.handleJobTrace))                                      // flinklab's own, not Flink's
-		mux.Handle("GET "+prefix+"/cluster/faults", s.handler(s.handleFaultsList))                                        // flinklab's own, not Flink's
-		mux.Handle("POST "+prefix+"/cluster/faults", s.handler(s.handleFaultInject))                                      // flinklab's own, not Flink's
-		mux.Handle("DELETE "+prefix+"/cluster/faults", s.handler(s.handleFaultsClear))                                    // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.ownHandler(s.handleJobTrace))                                   // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsList))                                     // flinklab's own, not Flink's
+		mux.Handle("POST "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultInject))                                   // flinklab's own, not Flink's
+		mux.Handle("DELETE "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsClear))                                 // flinklab's own, not Flink's
 	}
 	notFound := s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())
@@ -329,16 +393,44 @@ type plainTextFile struct {
 	size int64
 }
 
+// handler runs h, one of Flink's endpoints, with Flink's response
+// headers: every answer carries Access-Control-Allow-Origin, from
+// web.access-control-allow-origin, as Flink's do.
 func (s *Server) handler(h handlerFunc) http.Handler {
+	serve := s.serve(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", s.cfg.AccessControlAllowOrigin)
+		serve.ServeHTTP(w, r)
+	})
+}
+
+// ownHandler runs h, one of flinklab's own endpoints, behind own's checks
+// and without Access-Control-Allow-Origin: no page of another site may
+// read its answers (see "Who may ask" in the package documentation).
+func (s *Server) ownHandler(h handlerFunc) http.Handler {
+	return s.serve(s.own(h))
+}
+
+// serve runs h as Flink's AbstractHandler runs a handler: it answers h's
+// body, or turns h's error into Flink's ErrorResponseBody. The request
+// body is read under Config.ReadTimeout whether h reads it or not
+// (bodyDeadline), and an error answer never shows the server's
+// directories (hideServerPaths).
+func (s *Server) serve(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		deadline := newBodyDeadline(w, r, s.cfg.ReadTimeout)
+		r.Body = deadline
 		if !s.startHandler() {
+			deadline.handlerDone()
 			writeJSON(w, http.StatusServiceUnavailable, ErrorResponseBody{Errors: []string{"The rest endpoint is shutting down."}})
 			return
 		}
 		defer s.handlers.Done()
 		body, err := h(w, r)
+		deadline.handlerDone() // before the answer: net/http reads the rest of the body first
 		if err != nil {
 			status, errBody := errorResponse(err)
+			errBody.Errors = s.hideServerPaths(errBody.Errors)
 			switch {
 			case errors.Is(err, gateway.ErrNoLeader):
 				// Flink's LeaderRetrievalHandler answers it without a word
@@ -393,19 +485,34 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// Start binds the address and starts serving. It may be called once.
+// Start binds Config.Address and starts serving. It may be called once,
+// and not together with StartWithListener.
 func (s *Server) Start() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.listener != nil {
-		return errors.New("rest: the endpoint was already started or closed")
+	if err := s.checkNotStarted(); err != nil {
+		return err
 	}
 	s.log.Info("Starting rest endpoint.")
 	ln, err := net.Listen("tcp", s.cfg.Address)
 	if err != nil {
 		return fmt.Errorf("rest: bind %s: %w", s.cfg.Address, err)
 	}
+	return s.StartWithListener(ln)
+}
+
+// StartWithListener starts serving on ln instead of binding
+// Config.Address; the endpoint closes ln when it is closed. A test inside
+// a synctest bubble passes a listener of net.Pipe connections, so that
+// the endpoint's deadlines run on the bubble's fake clock: a real socket
+// would hold the bubble's time still.
+func (s *Server) StartWithListener(ln net.Listener) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.listener != nil {
+		_ = ln.Close()
+		return errors.New("rest: the endpoint was already started or closed")
+	}
 	s.listener = ln
+	ln = newLimitListener(ln, s.cfg.MaxConnections)
 	s.served = make(chan struct{})
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	s.log.Info(fmt.Sprintf("Rest endpoint listening at %s:%s", host, port))
@@ -418,6 +525,15 @@ func (s *Server) Start() error {
 			s.log.Error("The rest endpoint stopped serving.", "cause", err.Error())
 		}
 	}()
+	return nil
+}
+
+func (s *Server) checkNotStarted() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.listener != nil {
+		return errors.New("rest: the endpoint was already started or closed")
+	}
 	return nil
 }
 

@@ -35,7 +35,7 @@ func requestPart(json string) submitPart { return submitPart{field: "request", c
 // submitBody builds a multipart POST /jobs as Flink's RestClusterClient
 // sends it. The file name is written into the header as given, so that a
 // test can send one with directories.
-func submitBody(t *testing.T, parts ...submitPart) (string, []byte) {
+func submitBody(t testing.TB, parts ...submitPart) (string, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)

@@ -108,6 +108,67 @@
 //     (RegisterError, RegisterErrorType). Package gateway registers every
 //     error that may cross processes, this package's among them.
 //
+// # Limits
+//
+// A TCPService listens on a port any process on the network may reach, so
+// what a peer sends is bounded (TCPConfig; package entrypoint reads the
+// options):
+//
+//	limit            key                        default  what it bounds
+//	connect timeout  pekko.tcp.timeout          20 s     dialling a peer, TLS handshake included (Flink's)
+//	read timeout     pekko.tcp.read-timeout     20 s     a frame: the first from the accept, each later one from its first byte (ours)
+//	idle timeout     pekko.tcp.idle-timeout     5 min    an incoming connection that brings no frame while none of its calls runs (ours)
+//	connections      pekko.tcp.max-connections  1000     incoming connections served at once (ours)
+//	frame size       DefaultMaxFrameSize        64 MiB   one frame, either way (Flink's pekko.framesize is 10 MiB)
+//
+// A frame's body is read as it arrives, into a buffer that grows with
+// the bytes that came and ends at exactly the frame's size: a peer that
+// announces 64 MiB and sends a few bytes costs those bytes, and the read
+// timeout closes it.
+//
+// The idle timeout is the server's, but the client closes first. A
+// connection between a JobManager and a TaskManager carries heartbeats
+// both ways every heartbeat.interval (10 s), and a call that runs long
+// (RequestJobResult) keeps its connection from being idle; but a
+// connection can fall silent while both ends live, say a TaskManager's
+// connection to a JobMaster whose job ended, and be used again later. Had
+// the server closed it, a call sent just as it did would be lost on the
+// way and fail with ErrRecipientUnreachable, which nothing retries. So,
+// as an HTTP client does, the calling side closes an outgoing connection
+// itself once it has been idle (no call in flight, nothing received) for
+// half its IdleTimeout, and the next call dials a new one. With the same
+// pekko.tcp.idle-timeout on both sides, as in a cluster that shares one
+// configuration, the server's idle close only ever meets connections
+// their client has forgotten (a process that died without closing them).
+//
+// Over the bound, a new connection is not refused: the service stops
+// accepting, and it waits in the operating system's listen backlog until
+// a connection closes. Each TaskManager holds one connection to the
+// JobManager's RPC service, so pekko.tcp.max-connections bounds the size
+// of the cluster too: the 1001st TaskManager with the default waits in
+// the backlog until another connection closes: its calls time out (with
+// TLS, its handshake fails at pekko.tcp.timeout) and it keeps retrying
+// its registration.
+// Raise the option for a larger cluster; the service warns, once a
+// minute at most, while it is at the bound.
+//
+// Each limit logs a line when it closes a connection ("Closing connection
+// from …: it was idle for 5m0s (pekko.tcp.idle-timeout)."). Anyone who
+// reaches the port can make such lines, a port scan by the thousand, so
+// the service writes at most one of each kind a minute, and the next one
+// says how many it left out ("suppressed"; package internal/connlimit).
+//
+// With ServerTLS and ClientTLS set (Flink's security.ssl.internal.*, made
+// by package security) every connection is mutual TLS: a peer without a
+// certificate of the cluster, or one that speaks plaintext, fails the
+// handshake, which runs under the read timeout, and is closed before it
+// can send a request.
+//
+// Differs from Flink: Pekko closes neither idle connections nor stalled
+// frames, and bounds no connections; the read timeout, the idle timeout
+// (and the client's idle close before it) and the bound are ours
+// (packages internal/conndeadline and internal/connlimit).
+//
 // Fencing tokens are ordinary arguments, so they cross the wire with the
 // call; the receiving FencedEndpoint refuses a stale one, and the caller
 // gets ErrFencingTokenMismatch as it would in one process.

@@ -50,7 +50,8 @@ type Endpoint struct {
 	mu     sync.Mutex
 	state  endpointState // CREATED → STARTED → STOPPING → STOPPED; see endpointState
 	queue  []func()
-	timers map[*time.Timer]struct{}
+	timers map[uint64]scheduledRun
+	nextID uint64
 	lanes  map[any][]func() // AskInOrder: calls waiting per lane; a lane in the map has a goroutine draining it
 
 	wake       chan struct{} // 1-buffered: "the queue may be non-empty"
@@ -66,7 +67,7 @@ func NewEndpoint(name string) *Endpoint {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Endpoint{
 		name:       name,
-		timers:     make(map[*time.Timer]struct{}),
+		timers:     make(map[uint64]scheduledRun),
 		wake:       make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		terminated: make(chan struct{}),
@@ -196,6 +197,15 @@ func (e *Endpoint) wakeLocked() {
 // goroutine, cancel may come too late for an fn that is already running.
 // Cancelling twice, or after fn ran, does nothing. Timers of a stopped
 // endpoint never fire.
+//
+// The timer itself knows only the endpoint and an ID; fn waits in the
+// endpoint's timers until the timer fires. A stopped timer may stay in the
+// Go runtime's timer heap until the time it was set for (minutes, for a
+// slot request timeout), and it must not keep fn, and the component fn
+// belongs to, reachable that long: once a timer is cancelled or its
+// endpoint has stopped, nothing of the endpoint holds fn any more (Flink's
+// RpcEndpoint, too, drops what it scheduled when it stops: its
+// MainThreadExecutor shuts its scheduled executor down).
 func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -203,24 +213,45 @@ func (e *Endpoint) ScheduleRunAsync(fn func(), delay time.Duration) (cancel func
 		return func() {}
 	}
 	var cancelled atomic.Bool
-	var t *time.Timer
-	t = time.AfterFunc(delay, withCause(func() {
-		e.mu.Lock()
-		delete(e.timers, t)
-		e.mu.Unlock()
-		e.RunAsync(func() {
+	id := e.nextID
+	e.nextID++
+	e.timers[id] = scheduledRun{
+		// The timer may fire at once, but not before e.mu is released.
+		timer: time.AfterFunc(delay, withCause(func() { e.timerFired(id) })),
+		fn: func() {
 			if !cancelled.Load() {
 				fn()
 			}
-		})
-	}))
-	e.timers[t] = struct{}{}
+		},
+	}
 	return func() {
 		cancelled.Store(true)
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		t.Stop()
-		delete(e.timers, t)
+		if run, pending := e.timers[id]; pending {
+			run.timer.Stop()
+			delete(e.timers, id)
+		}
+	}
+}
+
+// scheduledRun is a timer of ScheduleRunAsync and what it runs when it
+// fires. The endpoint keeps those that have not fired in its timers, by
+// an ID of their own (nextID is the next one's).
+type scheduledRun struct {
+	timer *time.Timer
+	fn    func()
+}
+
+// timerFired puts the function of timer id into the mailbox, unless the
+// timer was cancelled or the endpoint stopped meanwhile.
+func (e *Endpoint) timerFired(id uint64) {
+	e.mu.Lock()
+	run, pending := e.timers[id]
+	delete(e.timers, id)
+	e.mu.Unlock()
+	if pending {
+		e.RunAsync(run.fn)
 	}
 }
 
@@ -264,8 +295,8 @@ func (e *Endpoint) stopNow() {
 func (e *Endpoint) stopLocked() {
 	e.transitionToLocked(endpointStopped)
 	e.queue = nil
-	for t := range e.timers {
-		t.Stop()
+	for _, run := range e.timers {
+		run.timer.Stop()
 	}
 	e.timers = nil
 	e.cancel()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -341,6 +342,62 @@ func TestCancelStopsATimerThatHasAlreadyFired(t *testing.T) {
 		_, err := CallAsync(context.Background(), e, func() (struct{}, error) { return struct{}{}, nil })
 		require.NoError(t, err) // fn, queued before this call, has had its turn
 	})
+}
+
+// A timer that will not fire any more, because it was cancelled or its
+// endpoint stopped, holds nothing of what it would have run. The Go
+// runtime may keep a stopped timer until the time it was set for (here,
+// in the test's bubble, it does), and a JobMaster's slot request timeout
+// is minutes away when its job ends: the timer must not keep the
+// JobMaster reachable until then.
+func TestATimerThatWillNotFireHoldsNothingOfItsFunction(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(e *Endpoint, cancel func())
+	}{
+		{"cancelled", func(_ *Endpoint, cancel func()) { cancel() }},
+		{"its endpoint stopped", func(e *Endpoint, _ func()) { e.Close(nil) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := NewEndpoint("timers")
+				e.Start(nil)
+				defer e.Close(nil)
+
+				owner, cancel := scheduleForAnOwner(e, 5*time.Minute)
+				tt.end(e, cancel)
+				synctest.Wait()
+
+				assert.True(t, collected(owner), "the timer still holds what its function uses")
+				runtime.KeepAlive(e)
+			})
+		})
+	}
+}
+
+// timerOwner stands for the component whose function a timer runs, such
+// as a JobMaster.
+type timerOwner struct{ fired bool }
+
+// scheduleForAnOwner schedules a function that uses an owner nobody else
+// holds, and returns a weak pointer to the owner.
+func scheduleForAnOwner(e *Endpoint, delay time.Duration) (weak.Pointer[timerOwner], func()) {
+	owner := &timerOwner{}
+	cancel := e.ScheduleRunAsync(func() { owner.fired = true }, delay)
+	return weak.Make(owner), cancel
+}
+
+// collected reports whether the garbage collector has freed what p points
+// to, after a few collections: an unreachable object goes at the first.
+func collected[T any](p weak.Pointer[T]) bool {
+	for range 5 {
+		runtime.GC()
+		if p.Value() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // A call answered just before the endpoint stops gets its answer, not

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,9 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
+
+	"flinklab/runtime/internal/connlimit"
 )
 
 // TCPService is the Service that joins processes (Flink's PekkoRpcService
@@ -28,7 +32,8 @@ import (
 //
 // Each remote TCPService this one calls gets one connection, dialled on the
 // first call and redialled on the first call after it broke (the peer
-// restarted, say); every call to that peer goes over it, concurrently. A
+// restarted, say) or closed itself for being idle (half the
+// IdleTimeout); every call to that peer goes over it, concurrently. A
 // call that was on its way when the connection broke fails with
 // ErrRecipientUnreachable, whether or not the peer ran it. The calls a
 // connection brings in run on goroutines of their own, each with the
@@ -43,6 +48,13 @@ type TCPService struct {
 	listener net.Listener
 	hostPort string // where it listens, as in its addresses: "127.0.0.1:6123"
 	dialer   net.Dialer
+
+	// connections bounds the incoming connections served at once
+	// (TCPConfig.MaxConnections): the accept loop takes a slot before it
+	// accepts the next. connLog writes the lines about single incoming
+	// connections, at most one of each kind a minute.
+	connections *connlimit.Slots
+	connLog     *connlimit.Log
 
 	mu        sync.Mutex
 	closed    bool
@@ -66,7 +78,57 @@ type TCPConfig struct {
 	MaxFrameSize int
 	// Logger receives the service's log lines; nil means slog.Default().
 	Logger *slog.Logger
+
+	// The limits of the service (doc.go, "Limits"). Zero means the
+	// default.
+
+	// ConnectTimeout bounds dialling a peer, TLS handshake included
+	// (Flink's pekko.tcp.timeout; DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// ReadTimeout bounds the arrival of a frame: of the first one (and the
+	// TLS handshake) from the moment a connection is accepted, of every
+	// later one from its first byte. pekko.tcp.read-timeout, ours;
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// IdleTimeout closes an incoming connection that has brought no frame
+	// for this long while none of its calls runs (pekko.tcp.idle-timeout,
+	// ours; DefaultIdleTimeout). An outgoing connection closes itself
+	// sooner, after half of it without a call in flight, so that the
+	// peer's idle close never meets a call on its way (doc.go, "Limits").
+	IdleTimeout time.Duration
+	// MaxConnections bounds the incoming connections served at once; the
+	// next ones wait in the listen backlog until one closes
+	// (pekko.tcp.max-connections, ours; DefaultMaxConnections).
+	MaxConnections int
+
+	// ServerTLS, when set, makes every incoming connection TLS: the
+	// listener hands out tls.Conns, whose handshake happens under the
+	// read timeout. Set ClientAuth to tls.RequireAndVerifyClientCert for
+	// mutual TLS, as Flink's internal SSL is. Nil means plaintext.
+	ServerTLS *tls.Config
+	// ClientTLS, when set, is what the service dials peers with (TLS
+	// handshake within ConnectTimeout). Nil means plaintext.
+	ClientTLS *tls.Config
 }
+
+// The defaults of TCPConfig's limits.
+const (
+	// DefaultConnectTimeout is Flink's default for pekko.tcp.timeout.
+	DefaultConnectTimeout = 20 * time.Second
+	// DefaultReadTimeout is our default for pekko.tcp.read-timeout: a
+	// frame of the largest size (DefaultMaxFrameSize) arrives well within
+	// it on any network a cluster runs on.
+	DefaultReadTimeout = 20 * time.Second
+	// DefaultIdleTimeout is our default for pekko.tcp.idle-timeout: thirty
+	// heartbeat intervals (heartbeat.interval, 10 s), so that a connection
+	// between a JobManager and a TaskManager, which carries heartbeats
+	// both ways, is never idle that long.
+	DefaultIdleTimeout = 5 * time.Minute
+	// DefaultMaxConnections is our default for pekko.tcp.max-connections:
+	// a JobManager takes one connection from each TaskManager, so it also
+	// bounds the TaskManagers a JobManager serves (doc.go, "Limits").
+	DefaultMaxConnections = 1000
+)
 
 // servedEndpoint is an endpoint registered with a TCPService: the object
 // and the gateway methods peers may call on it.
@@ -86,6 +148,7 @@ func NewTCPService(cfg TCPConfig) (*TCPService, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg = cfg.withDefaultLimits()
 	host, _, err := net.SplitHostPort(cfg.Address)
 	if err != nil {
 		return nil, fmt.Errorf("rpc: listen address %q: %w", cfg.Address, err)
@@ -95,20 +158,48 @@ func NewTCPService(cfg TCPConfig) (*TCPService, error) {
 		return nil, fmt.Errorf("rpc: could not start the RPC service at %s: %w", cfg.Address, err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if cfg.ServerTLS != nil {
+		ln = tls.NewListener(ln, cfg.ServerTLS)
+	}
 	s := &TCPService{
 		cfg:       cfg,
 		log:       cfg.Logger.With("logger", "PekkoRpcService"),
 		listener:  ln,
 		hostPort:  net.JoinHostPort(host, port),
+		dialer:    net.Dialer{Timeout: cfg.ConnectTimeout},
 		endpoints: make(map[string]*servedEndpoint),
 		peers:     make(map[string]*clientConn),
 		incoming:  make(map[*serverConn]struct{}),
 	}
+	s.connLog = connlimit.NewLog(s.log, connlimit.Timeouts{
+		Read: cfg.ReadTimeout, ReadKey: "pekko.tcp.read-timeout",
+		Idle: cfg.IdleTimeout, IdleKey: "pekko.tcp.idle-timeout",
+	})
+	s.connections = connlimit.NewSlots(cfg.MaxConnections, s.connLog, fmt.Sprintf(
+		"The RPC service at %s serves %d connections, its maximum: new connections wait in the listen backlog until one closes. "+
+			"Each TaskManager takes one; raise pekko.tcp.max-connections to serve more at once.", s.hostPort, cfg.MaxConnections))
 	// Flink's words, so the line is found where a learner looks for it in
 	// a real log, though there is no actor system here.
 	s.log.Info("Actor system started at " + s.actorSystemAddress())
 	s.wg.Go(s.acceptLoop)
 	return s, nil
+}
+
+// withDefaultLimits fills in the limits left zero.
+func (cfg TCPConfig) withDefaultLimits() TCPConfig {
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
+	return cfg
 }
 
 // tcpAddressPrefix and tcpAddressPath frame the host:port and the name in
@@ -238,6 +329,7 @@ func (s *TCPService) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.connections.Close()
 	err := s.listener.Close()
 	for _, c := range s.peers {
 		c.close(errServiceClosed)
@@ -277,11 +369,18 @@ func recipientUnreachable(invocation, sender, recipient string, cause error) err
 	return err
 }
 
-// acceptLoop takes incoming connections until the listener is closed.
+// acceptLoop takes incoming connections until the listener is closed, no
+// more than MaxConnections at a time: while that many are served, the
+// next ones wait in the listen backlog of the operating system, where
+// they cost the process nothing, until one closes.
 func (s *TCPService) acceptLoop() {
 	for {
+		if !s.connections.Acquire() {
+			return // closed
+		}
 		nc, err := s.listener.Accept()
 		if err != nil {
+			s.connections.Release()
 			s.mu.Lock()
 			closed := s.closed
 			s.mu.Unlock()
@@ -294,11 +393,15 @@ func (s *TCPService) acceptLoop() {
 		if s.closed {
 			s.mu.Unlock()
 			_ = nc.Close()
+			s.connections.Release()
 			return
 		}
 		c := newServerConn(s, nc)
 		s.incoming[c] = struct{}{}
-		s.wg.Go(c.serve)
+		s.wg.Go(func() {
+			defer s.connections.Release()
+			c.serve()
+		})
 		s.mu.Unlock()
 	}
 }
@@ -316,7 +419,7 @@ func (s *TCPService) connection(ctx context.Context, hostPort string) (*clientCo
 		return c, nil
 	}
 
-	nc, err := s.dialer.DialContext(ctx, "tcp", hostPort)
+	nc, err := s.dial(ctx, hostPort)
 	if err != nil {
 		return nil, err
 	}
@@ -334,4 +437,24 @@ func (s *TCPService) connection(ctx context.Context, hostPort string) (*clientCo
 	s.peers[hostPort] = c
 	s.wg.Go(c.readLoop)
 	return c, nil
+}
+
+// forgetPeer drops c, a connection that closed itself for being idle,
+// unless another has taken its place already.
+func (s *TCPService) forgetPeer(c *clientConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.peers[c.hostPort] == c {
+		delete(s.peers, c.hostPort)
+	}
+}
+
+// dial opens a connection to the peer at hostPort, within ConnectTimeout
+// and ctx: over TLS, handshake included, when ClientTLS is set.
+func (s *TCPService) dial(ctx context.Context, hostPort string) (net.Conn, error) {
+	if s.cfg.ClientTLS != nil {
+		dialer := tls.Dialer{NetDialer: &s.dialer, Config: s.cfg.ClientTLS}
+		return dialer.DialContext(ctx, "tcp", hostPort)
+	}
+	return s.dialer.DialContext(ctx, "tcp", hostPort)
 }

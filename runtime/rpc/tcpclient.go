@@ -49,16 +49,27 @@ func (s *TCPService) invoke(ctx context.Context, inv *Invoker, method string, ar
 		req.TimeoutMs = max(req.TimeoutMs, 1)
 	}
 
-	c, err := s.connection(ctx, inv.hostPort)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		// The caller's time ran out while the peer was dialled: a slow
-		// peer, or one whose host is gone, is a timeout, not a refusal.
-		return nil, timedOut(invocation, inv.address, ctx.Err())
-	case err != nil:
-		return nil, couldNotConnect(inv.address, err)
+	// The call goes over the connection to the peer. One that closed
+	// itself for being idle just as this call took it (closeIfIdle) had
+	// nothing of the call sent: the call takes a fresh one.
+	var resp response
+	var err error
+	for {
+		var c *clientConn
+		c, err = s.connection(ctx, inv.hostPort)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// The caller's time ran out while the peer was dialled: a slow
+			// peer, or one whose host is gone, is a timeout, not a refusal.
+			return nil, timedOut(invocation, inv.address, ctx.Err())
+		case err != nil:
+			return nil, couldNotConnect(inv.address, err)
+		}
+		resp, err = c.call(ctx, req)
+		if !errors.Is(err, errClosedWhileIdle) {
+			break
+		}
 	}
-	resp, err := c.call(ctx, req)
 	var tooLarge *frameTooLargeError
 	switch {
 	case err == nil:
@@ -97,6 +108,14 @@ func timedOut(invocation, address string, cause error) error {
 // requests, each with a fresh ID; the read loop hands each response to
 // the call waiting for that ID. Once broken, a clientConn stays broken,
 // and the next call dials a new one (TCPService.connection).
+//
+// A connection that has been idle for half the IdleTimeout (no call in
+// flight, nothing received) closes itself, as an HTTP client closes its
+// idle connections before the server does: the peer closes a connection
+// idle for the whole IdleTimeout, and a call sent just as it does would
+// be lost on the way ("may or may not have run"). Closed by the side
+// that sends the calls, an idle connection is never in use when it
+// closes; the next call dials a new one.
 type clientConn struct {
 	service  *TCPService
 	hostPort string
@@ -104,21 +123,64 @@ type clientConn struct {
 
 	writeMu sync.Mutex // one frame at a time
 
-	mu      sync.Mutex
-	nextID  uint64
-	pending map[uint64]chan response // calls waiting for their answer, by request ID
-	err     error                    // why the connection closed; nil while it is open
-	done    chan struct{}            // closed when the read loop has returned
+	mu       sync.Mutex
+	nextID   uint64
+	pending  map[uint64]chan response // calls waiting for their answer, by request ID
+	err      error                    // why the connection closed; nil while it is open
+	done     chan struct{}            // closed when the read loop has returned
+	lastUsed time.Time                // when the last call ended or the last frame arrived
+	// idleTimer fires closeIfIdle once the connection may have been
+	// idle for idleTimeout.
+	idleTimer   *time.Timer
+	idleTimeout time.Duration
 }
 
+// errClosedWhileIdle is why a connection closed itself: it was idle for
+// clientIdleTimeout. A call that finds it so has sent nothing.
+var errClosedWhileIdle = errors.New("the connection was closed after being idle")
+
+// clientIdleTimeout is how long an outgoing connection may be idle before
+// it closes itself: half the IdleTimeout after which the peer, with the
+// same configuration, closes it from its side. The margin, minutes with
+// the default, covers the time an answer takes to arrive and the clocks
+// of the two sides starting at slightly different moments.
+func clientIdleTimeout(cfg TCPConfig) time.Duration { return cfg.IdleTimeout / 2 }
+
 func newClientConn(s *TCPService, hostPort string, nc net.Conn) *clientConn {
-	return &clientConn{
-		service:  s,
-		hostPort: hostPort,
-		conn:     nc,
-		pending:  make(map[uint64]chan response),
-		done:     make(chan struct{}),
+	c := &clientConn{
+		service:     s,
+		hostPort:    hostPort,
+		conn:        nc,
+		pending:     make(map[uint64]chan response),
+		done:        make(chan struct{}),
+		lastUsed:    time.Now(),
+		idleTimeout: clientIdleTimeout(s.cfg),
 	}
+	c.idleTimer = time.AfterFunc(c.idleTimeout, c.closeIfIdle)
+	return c
+}
+
+// closeIfIdle closes the connection if it has been idle for idleTimeout:
+// no call is in flight, and nothing arrived meanwhile. Otherwise the
+// timer waits again: for the rest of the idle timeout, or, while calls
+// are in flight, until the last of them ends (forget).
+func (c *clientConn) closeIfIdle() {
+	c.mu.Lock()
+	idle := time.Since(c.lastUsed)
+	switch {
+	case c.err != nil || len(c.pending) > 0:
+		c.mu.Unlock()
+		return
+	case idle < c.idleTimeout:
+		c.idleTimer.Reset(c.idleTimeout - idle)
+		c.mu.Unlock()
+		return
+	}
+	c.err = errClosedWhileIdle
+	c.mu.Unlock()
+	_ = c.conn.Close()
+	c.service.log.Debug(fmt.Sprintf("Closed the connection to the RPC service at %s: it was idle for %s.", c.hostPort, idle))
+	c.service.forgetPeer(c)
 }
 
 // alive reports whether the connection is still open.
@@ -138,6 +200,7 @@ func (c *clientConn) close(reason error) {
 	}
 	c.err = reason
 	c.mu.Unlock()
+	c.idleTimer.Stop()
 	_ = c.conn.Close()
 }
 
@@ -202,10 +265,15 @@ func (c *clientConn) call(ctx context.Context, req request) (response, error) {
 
 // forget drops a call that no longer waits; its answer, if it comes, is
 // dropped too.
+// When it was the last call in flight, the connection is idle from now.
 func (c *clientConn) forget(id uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, id)
+	if len(c.pending) == 0 && c.err == nil {
+		c.lastUsed = time.Now()
+		c.idleTimer.Reset(c.idleTimeout)
+	}
 }
 
 // write sends one frame, giving up at ctx's deadline. The frames of all
@@ -250,6 +318,7 @@ func (c *clientConn) readLoop() {
 			return
 		}
 		c.mu.Lock()
+		c.lastUsed = time.Now()
 		reply := c.pending[resp.ID]
 		delete(c.pending, resp.ID)
 		c.mu.Unlock()

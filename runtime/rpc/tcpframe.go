@@ -82,24 +82,48 @@ func (e *frameTooLargeError) Error() string {
 // the stream ends cleanly between frames, io.ErrUnexpectedEOF when it ends
 // inside one, and a *frameTooLargeError, before reading the body, when the
 // length is over limit.
+//
+// The body grows with the bytes that really arrive, never with the length
+// the header promises: a peer that announces a frame of the largest size
+// and sends a few bytes of it costs what it sent, not the limit (the
+// server's read timeout then ends the wait for the rest). It starts at
+// frameReadChunk and doubles each time it is full, never past the
+// announced size, so the body returned is exactly the frame's size:
+//
+//	a 5 MiB frame:  64 KiB → 128 KiB → … → 4 MiB → 5 MiB
+//
+// While it grows, the buffer is at most twice what has arrived.
 func readFrame(r io.Reader, limit int) ([]byte, error) {
 	var header [frameHeaderSize]byte
 	if _, err := io.ReadFull(r, header[:]); err != nil {
 		return nil, err // io.EOF at a frame boundary, io.ErrUnexpectedEOF inside the header
 	}
-	size := binary.BigEndian.Uint32(header[:])
+	size := int(binary.BigEndian.Uint32(header[:]))
 	if uint64(size) > uint64(limit) {
-		return nil, &frameTooLargeError{size: int(size), limit: limit}
+		return nil, &frameTooLargeError{size: size, limit: limit}
 	}
-	body := make([]byte, size)
-	if _, err := io.ReadFull(r, body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // the header promised a body
+	body := make([]byte, 0, min(size, frameReadChunk))
+	for {
+		n, err := io.ReadFull(r, body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF // the header promised a body
+			}
+			return nil, err
 		}
-		return nil, err
+		if len(body) == size {
+			return body, nil
+		}
+		grown := make([]byte, len(body), min(2*len(body), size))
+		copy(grown, body)
+		body = grown
 	}
-	return body, nil
 }
+
+// frameReadChunk is how much room readFrame makes for a body before any of
+// it has arrived; a larger body grows the buffer as it comes.
+const frameReadChunk = 64 << 10
 
 // appendFrame appends body as one frame to dst, refusing a body over limit.
 func appendFrame(dst, body []byte, limit int) ([]byte, error) {

@@ -2,10 +2,12 @@ package rpc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +51,58 @@ func TestReadFrame(t *testing.T) {
 
 	_, err = appendFrame(nil, make([]byte, 65), 64)
 	assert.Equal(t, &frameTooLargeError{size: 65, limit: 64}, err, "nothing over the limit is sent either")
+}
+
+// A frame's body grows in steps as it arrives, up to the size its header
+// announced and no further: the body returned is exactly that size,
+// whether the bytes come all at once or one at a time.
+func TestReadFrameReturnsABodyOfExactlyTheFramesSize(t *testing.T) {
+	for _, size := range []int{0, 1, frameReadChunk, frameReadChunk + 1, 3*frameReadChunk + 7, 5<<20 + 3} {
+		body := bytes.Repeat([]byte{'x'}, size)
+		frame, err := appendFrame(nil, body, DefaultMaxFrameSize)
+		require.NoError(t, err)
+		for name, r := range map[string]io.Reader{
+			"at once":        bytes.NewReader(frame),
+			"a byte a time":  iotest.OneByteReader(bytes.NewReader(frame)),
+			"half at a time": iotest.HalfReader(bytes.NewReader(frame)),
+		} {
+			if name == "a byte a time" && size > 1<<20 {
+				continue // slow, and says nothing the smaller sizes do not
+			}
+			got, err := readFrame(r, DefaultMaxFrameSize)
+			require.NoError(t, err)
+			assert.Equal(t, body, got, "%d bytes %s", size, name)
+			assert.Equal(t, size, cap(got), "the buffer of %d bytes %s", size, name)
+		}
+	}
+}
+
+// While a large frame arrives, its buffer is never much more than twice
+// what has arrived: a frame that stops after 1 MiB of a promised 64 MiB
+// held at most 2 MiB.
+func TestReadFrameGrowsWithWhatArrives(t *testing.T) {
+	const sent = 1 << 20
+	frame := binary.BigEndian.AppendUint32(nil, DefaultMaxFrameSize)
+	frame = append(frame, make([]byte, sent)...)
+	r := &largestRead{r: bytes.NewReader(frame)}
+	_, err := readFrame(r, DefaultMaxFrameSize)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.LessOrEqual(t, r.largest, frameHeaderSize+2*sent, "the most room there was, with what had arrived")
+}
+
+// largestRead remembers how much room there was at most: what it had
+// read, and the room a Read was given to read more into.
+type largestRead struct {
+	r       io.Reader
+	read    int
+	largest int
+}
+
+func (l *largestRead) Read(p []byte) (int, error) {
+	l.largest = max(l.largest, l.read+len(p))
+	n, err := l.r.Read(p)
+	l.read += n
+	return n, err
 }
 
 // FuzzDecodeFrame feeds arbitrary bytes to the reading side of a

@@ -12,6 +12,9 @@ import (
 	"reflect"
 	"sync"
 	"time"
+
+	"flinklab/runtime/internal/conndeadline"
+	"flinklab/runtime/internal/connlimit"
 )
 
 // The serving side of TCPService: one serverConn per connection a peer
@@ -26,6 +29,10 @@ type serverConn struct {
 	conn    net.Conn
 	peer    string // the peer's host:port, for log lines
 
+	// deadlines closes a connection whose frame stalls, or that stays
+	// idle while none of its calls runs (ReadTimeout, IdleTimeout).
+	deadlines *conndeadline.Deadlines
+
 	// ctx is cancelled when the connection closes; every call's ctx
 	// derives from it.
 	ctx    context.Context
@@ -37,7 +44,14 @@ type serverConn struct {
 
 func newServerConn(s *TCPService, nc net.Conn) *serverConn {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &serverConn{service: s, conn: nc, peer: nc.RemoteAddr().String(), ctx: ctx, cancel: cancel}
+	return &serverConn{
+		service:   s,
+		conn:      nc,
+		peer:      nc.RemoteAddr().String(),
+		deadlines: conndeadline.Start(nc, s.cfg.ReadTimeout, s.cfg.IdleTimeout),
+		ctx:       ctx,
+		cancel:    cancel,
+	}
 }
 
 // close closes the connection and cancels the calls it brought in. It may
@@ -47,28 +61,13 @@ func (c *serverConn) close() {
 	c.cancel()
 }
 
-// serve reads requests until the connection ends or breaks the protocol,
-// then waits for the calls still running.
+// serve reads requests until the connection ends, breaks the protocol or
+// passes a deadline, then waits for the calls still running.
 func (c *serverConn) serve() {
-	r := bufio.NewReader(c.conn)
-	for {
-		body, err := readFrame(r, c.service.cfg.MaxFrameSize)
-		if err != nil {
-			c.logReadError(err)
-			break
-		}
-		req, err := decodeRequest(body)
-		if err != nil {
-			c.service.log.Error(fmt.Sprintf("Closing connection from %s: %v", c.peer, err))
-			break
-		}
-		// The caller waits for the answer until its deadline, which its
-		// remaining timeout counts from now.
-		var deadline time.Time
-		if req.TimeoutMs > 0 {
-			deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
-		}
-		c.calls.Go(func() { c.answer(req, c.handle(req, deadline), deadline) })
+	if err := connlimit.Handshake(c.ctx, c.conn); err != nil {
+		c.service.connLog.HandshakeFailed(c.peer, err)
+	} else {
+		c.readRequests()
 	}
 	c.close()
 	c.calls.Wait()
@@ -77,19 +76,76 @@ func (c *serverConn) serve() {
 	c.service.mu.Unlock()
 }
 
+// readRequests reads requests and starts a goroutine for each call, until
+// the connection ends, breaks the protocol or passes a deadline.
+//
+// Each frame is read in two steps: its first byte, which may be long in
+// coming (the connection is idle), then the rest, which must follow
+// within the read timeout (package conndeadline).
+func (c *serverConn) readRequests() {
+	r := bufio.NewReader(c.conn)
+	for framesRead := 0; ; framesRead++ {
+		if _, err := r.Peek(1); err != nil {
+			if !c.service.connLog.WaitTimedOut(c.peer, err, framesRead) {
+				c.logReadError(err)
+			}
+			return
+		}
+		c.deadlines.FrameStarted()
+		body, err := readFrame(r, c.service.cfg.MaxFrameSize)
+		if err != nil {
+			c.logReadError(err)
+			return
+		}
+		req, err := decodeRequest(body)
+		if err != nil {
+			c.service.connLog.Error(kindNotARequest, fmt.Sprintf("Closing connection from %s: %v", c.peer, err))
+			return
+		}
+		// The caller waits for the answer until its deadline, which its
+		// remaining timeout counts from now. While the call runs, the
+		// connection may stay silent.
+		var deadline time.Time
+		if req.TimeoutMs > 0 {
+			deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
+		}
+		c.deadlines.BeginWork()
+		c.calls.Go(func() {
+			defer c.deadlines.EndWork()
+			c.answer(req, c.handle(req, deadline), deadline)
+		})
+		c.deadlines.AwaitFrame()
+	}
+}
+
+// The kinds of line a connection that breaks the protocol logs, besides
+// those of package connlimit. Anyone who can reach the port can break
+// it, so these lines too are written at most once a minute each.
+const (
+	kindNotARequest   = "not a request"
+	kindFrameTooLarge = "frame too large"
+	kindFrameCut      = "frame cut short"
+	kindReadFailed    = "read failed"
+)
+
+// logReadError says why reading a frame ended, unless the end was a
+// normal one.
 func (c *serverConn) logReadError(err error) {
 	var tooLarge *frameTooLargeError
+	log := c.service.connLog
 	switch {
 	case c.ctx.Err() != nil, errors.Is(err, net.ErrClosed):
 		// closed by us (TCPService.Close)
 	case errors.Is(err, io.EOF):
 		// the peer hung up between frames: the normal end
 	case errors.As(err, &tooLarge):
-		c.service.log.Error(fmt.Sprintf("Closing connection from %s: %v.", c.peer, err))
+		log.Error(kindFrameTooLarge, fmt.Sprintf("Closing connection from %s: %v.", c.peer, err))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		c.service.log.Error(fmt.Sprintf("Closing connection from %s: it ended in the middle of a frame.", c.peer))
+		log.Error(kindFrameCut, fmt.Sprintf("Closing connection from %s: it ended in the middle of a frame.", c.peer))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		log.FrameStalled(c.peer, "a frame")
 	default:
-		c.service.log.Warn(fmt.Sprintf("Closing connection from %s.", c.peer), "cause", err.Error())
+		log.Warn(kindReadFailed, fmt.Sprintf("Closing connection from %s.", c.peer), "cause", err.Error())
 	}
 }
 

@@ -43,12 +43,9 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 	}
 
 	// Differs from Flink: Flink stores any file named *.jar; we open it
-	// first, so that a corrupt jar fails now, not when it is run.
-	data, err := os.ReadFile(u.tempPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the uploaded jar: %w", err)
-	}
-	program, err := client.ReadPackagedProgram(data)
+	// first, so that a corrupt jar fails now, not when it is run. It is
+	// checked from the temp file, never read whole into memory.
+	programClass, err := client.CheckJarFile(u.tempPath, u.name)
 	if err != nil {
 		return nil, withMessages(err, "The uploaded file is not a valid job jar.", err.Error())
 	}
@@ -62,7 +59,7 @@ func (s *Server) handleJarUpload(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, fmt.Errorf("Could not move uploaded jar file [%s] to [%s]: %w", u.name, destination, err)
 	}
 	u.tempPath = "" // kept
-	if err := s.rememberStoredJar(jarID, destination, program.ProgramClass()); err != nil {
+	if err := s.rememberStoredJar(jarID, destination, programClass); err != nil {
 		return nil, err
 	}
 	return JarUploadResponseBody{Filename: destination, Status: UploadStatusSuccess}, nil

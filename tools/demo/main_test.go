@@ -89,7 +89,7 @@ func TestMakeRunWithAFault(t *testing.T) {
 				case trace.M2:
 					assert.Contains(t, text, "job refused: REST request failed with status 400")
 				case trace.M3:
-					assert.Contains(t, text, "job refused: REST request failed with status 500")
+					assert.Contains(t, text, "job refused: REST request failed with status 400: Could not execute application.")
 				case trace.M4:
 					assert.Regexp(t, `job [0-9a-f]{32} FAILED`, text)
 					assert.Contains(t, text, "root exception: JobInitializationException: Could not start the JobMaster.")

@@ -230,6 +230,7 @@ type daemonOptions struct {
 	properties dynamicProperties // -D key=value
 	logIndex   int               // the <index> in the log file's name
 	readyFD    int               // a pipe to write "ready" to, once started; 0: none
+	lifelineFD int               // a pipe that ends when the process that started this one exits; 0: none
 }
 
 func (o *daemonOptions) register(fs *flag.FlagSet) {
@@ -237,6 +238,7 @@ func (o *daemonOptions) register(fs *flag.FlagSet) {
 	fs.Var(&o.properties, "D", "")
 	fs.IntVar(&o.logIndex, "log-index", 0, "")
 	fs.IntVar(&o.readyFD, "ready-fd", 0, "")
+	fs.IntVar(&o.lifelineFD, "lifeline-fd", 0, "")
 }
 
 // dynamicProperties are the -D key=value options of the cluster's

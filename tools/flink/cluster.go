@@ -130,6 +130,9 @@ type cluster struct {
 	jobManagers    int          // how many of the daemons are JobManagers still running
 	exited         chan *daemon // each daemon, once it has exited
 	leaders        *leaderWatch // with ZooKeeper HA: prints each new leader; nil otherwise
+	// certificatesDir holds the certificates of internal TLS that
+	// start-cluster made for the cluster; "" if it made none.
+	certificatesDir string
 }
 
 func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
@@ -142,7 +145,10 @@ func newCluster(opts clusterOptions, stdout, stderr io.Writer) *cluster {
 // JobManager. If one does not start, the error goes to stderr, what did
 // start is stopped, and ok is false.
 func (c *cluster) start(action, daemonName string) (jm *daemon, ok bool) {
-	err := c.watchLeaders()
+	err := c.provideInternalCertificates()
+	if err == nil {
+		err = c.watchLeaders()
+	}
 	for i := 0; err == nil && i < c.opts.jobManagers; i++ {
 		var started *daemon
 		if started, err = c.startJobManager(action, daemonName, i); i == 0 {
@@ -284,6 +290,7 @@ func (c *cluster) stop() (clean bool) {
 			clean = false
 		}
 	}
+	c.removeInternalCertificates()
 	return clean
 }
 
@@ -325,13 +332,19 @@ func (c *cluster) startDaemon(action, daemonName string, index int, args []strin
 	}
 	defer readyR.Close()
 
+	lifeline, err := procattr.Lifeline()
+	if err != nil {
+		return nil, err
+	}
+
 	cmdArgs := append([]string{action,
-		"--log-dir", c.opts.logDir, "--log-index", strconv.Itoa(index), "--ready-fd", "3"}, args...)
+		"--log-dir", c.opts.logDir, "--log-index", strconv.Itoa(index),
+		"--ready-fd", "3", "--lifeline-fd", strconv.Itoa(procattr.LifelineFD)}, args...)
 	cmd := exec.Command(self, cmdArgs...)
 	cmd.Stdout = out
 	stderr := &lineWriter{mu: &c.stderrMu, w: c.stderr, prefix: fmt.Sprintf("%s-%d | ", daemonName, index)}
 	cmd.Stderr = stderr
-	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the child
+	cmd.ExtraFiles = []*os.File{readyW, lifeline} // fd 3 and 4 in the child
 	cmd.SysProcAttr = procattr.Daemon()
 	err = cmd.Start()
 	_ = readyW.Close() // the child's copy is the only one left: its exit ends our read

@@ -154,7 +154,8 @@ func awaitReportedSlots(t testing.TB, rc *client.RestClusterClient, resourceID s
 // of 2 cores. The ResourceManager cuts the slot of the default group out
 // of the TaskManager, and none for the counting group: its requirement
 // waits in the SlotManager's "Missing resources" through the start-up
-// period (resourcemanager.standalone.start-up-time, 1 s here), then the
+// period (resourcemanager.standalone.start-up-time, 3 s here: the job
+// must reach the SlotManager within it, also on a busy machine), then the
 // SlotManager gives up on the job and the JobMaster's slot pool fails the
 // requests, with Flink's texts. No restart strategy is configured, so the
 // job FAILS.
@@ -166,7 +167,7 @@ func TestASlotSharingGroupLargerThanAnyTaskManagerWaitsThenFailsEndToEnd(t *test
 	logDir := t.TempDir()
 	c := startClusterProcess(t, bin, "start-cluster", "--taskmanagers", "1", "--slots", "2",
 		"--rpc-port", "0", "--rest-port", "0", "--blob-port", "0", "--log-dir", logDir,
-		"-D", "resourcemanager.standalone.start-up-time=1000")
+		"-D", "resourcemanager.standalone.start-up-time=3000")
 	restAddress := c.awaitLine(t, regexp.MustCompile(`REST endpoint http://(\S+),`))[1]
 	resourceID := c.awaitLine(t, regexp.MustCompile(`Starting taskexecutor daemon .*: ResourceID (\S+),`))[1]
 	c.awaitLine(t, regexp.MustCompile(`The cluster runs in the foreground`))

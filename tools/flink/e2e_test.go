@@ -181,7 +181,7 @@ func startClusterProcess(t testing.TB, bin string, args ...string) *clusterProce
 	}()
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil { // the test failed before it stopped the cluster
-			_ = c.cmd.Process.Kill() // its processes get SIGTERM from the kernel (Pdeathsig)
+			_ = c.cmd.Process.Kill() // its processes' lifeline ends: they stop too
 			_ = c.cmd.Wait()
 		}
 		if t.Failed() {

@@ -62,6 +62,10 @@ type Config struct {
 	AdaptiveScheduler adaptive.Settings
 	// SlotRequestTimeout is slot.request.timeout of every job.
 	SlotRequestTimeout time.Duration
+	// JobStore holds the jobstore.* options: where the Dispatcher keeps
+	// the graphs of the jobs that ended. The zero value keeps them all
+	// in memory (Flink's MiniCluster); an empty Dir means WorkingDir.
+	JobStore dispatcher.JobStoreConfig
 	// REST configures the REST endpoint; nil means the component has
 	// none (a MiniCluster that is driven through its Go API only). A nil
 	// REST.Logger means Logger.
@@ -135,6 +139,10 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 		return err
 	}
 
+	dispatcherConfig := dispatcher.Config{Logger: cfg.Logger, JobStore: cfg.JobStore}
+	if dispatcherConfig.JobStore.Dir == "" {
+		dispatcherConfig.JobStore.Dir = cfg.WorkingDir
+	}
 	dispatcherDeps := dispatcher.Deps{
 		RPC:                    deps.RPC,
 		JobResultStore:         deps.HA.JobResultStore(),
@@ -151,7 +159,7 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 			return err
 		}
 		dispatcherDeps.JobGraphStore = c.jobGraphStore
-		c.dispatcherRunner = dispatcher.NewRunner(dispatcher.Config{Logger: cfg.Logger}, dispatcherDeps, deps.HA.DispatcherLeaderElection())
+		c.dispatcherRunner = dispatcher.NewRunner(dispatcherConfig, dispatcherDeps, deps.HA.DispatcherLeaderElection())
 		if err := c.dispatcherRunner.Start(); err != nil {
 			return err
 		}
@@ -162,7 +170,7 @@ func (c *DispatcherResourceManagerComponent) start(cfg Config, deps Deps) error 
 			return err
 		}
 		dispatcherDeps.JobGraphStore = c.jobGraphStore
-		d, err := dispatcher.New(dispatcher.Config{Logger: cfg.Logger}, dispatcherDeps)
+		d, err := dispatcher.New(dispatcherConfig, dispatcherDeps)
 		if err != nil {
 			return err
 		}

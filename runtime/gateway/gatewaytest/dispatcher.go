@@ -2,6 +2,7 @@ package gatewaytest
 
 import (
 	"context"
+	"errors"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/gateway"
@@ -17,7 +18,10 @@ type DispatcherGateway struct {
 	RequestJobStatusFunc func(ctx context.Context, jobID api.JobID) (api.JobStatus, error)
 	RequestJobFunc       func(ctx context.Context, jobID api.JobID) (*gateway.ArchivedExecutionGraph, error)
 	ListJobsFunc         func(ctx context.Context) ([]api.JobID, error)
-	RequestJobResultFunc func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
+	// RequestMultipleJobDetailsFunc, when nil, summarizes the jobs
+	// ListJobs lists as RequestJob answers them (JobDetailsOfListedJobs).
+	RequestMultipleJobDetailsFunc func(ctx context.Context) ([]gateway.JobDetails, error)
+	RequestJobResultFunc          func(ctx context.Context, jobID api.JobID) (api.JobResult, error)
 
 	RequestJobResourceRequirementsFunc func(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
 	UpdateJobResourceRequirementsFunc  func(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error
@@ -63,6 +67,38 @@ func (f *DispatcherGateway) ListJobs(ctx context.Context) ([]api.JobID, error) {
 		return f.ListJobsFunc(ctx)
 	}
 	return nil, nil
+}
+
+// RequestMultipleJobDetails calls RequestMultipleJobDetailsFunc, or
+// summarizes the jobs ListJobs lists.
+func (f *DispatcherGateway) RequestMultipleJobDetails(ctx context.Context) ([]gateway.JobDetails, error) {
+	if f.RequestMultipleJobDetailsFunc != nil {
+		return f.RequestMultipleJobDetailsFunc(ctx)
+	}
+	return JobDetailsOfListedJobs(ctx, f)
+}
+
+// JobDetailsOfListedJobs is what a fake Dispatcher answers
+// RequestMultipleJobDetails with when a test gives it no answer: the
+// JobDetails of every job d.ListJobs lists, as d.RequestJob answers it;
+// a job not found between the two calls is left out.
+func JobDetailsOfListedJobs(ctx context.Context, d gateway.DispatcherGateway) ([]gateway.JobDetails, error) {
+	ids, err := d.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	details := make([]gateway.JobDetails, 0, len(ids))
+	for _, id := range ids {
+		g, err := d.RequestJob(ctx, id)
+		if errors.Is(err, gateway.ErrJobNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		details = append(details, gateway.JobDetailsOf(g))
+	}
+	return details, nil
 }
 
 // RequestJobResult calls RequestJobResultFunc, or answers that the job

@@ -34,6 +34,10 @@ func (s dispatcherStub) ListJobs(ctx context.Context) ([]api.JobID, error) {
 	return rpc.CallRemote[[]api.JobID](ctx, s.inv, "ListJobs")
 }
 
+func (s dispatcherStub) RequestMultipleJobDetails(ctx context.Context) ([]gateway.JobDetails, error) {
+	return rpc.CallRemote[[]gateway.JobDetails](ctx, s.inv, "RequestMultipleJobDetails")
+}
+
 func (s dispatcherStub) RequestJobResult(ctx context.Context, jobID api.JobID) (api.JobResult, error) {
 	return rpc.CallRemote[api.JobResult](ctx, s.inv, "RequestJobResult", jobID)
 }

@@ -212,6 +212,19 @@ var roundTrips = map[string]func(t *testing.T){
 		require.NoError(t, err)
 		assert.Equal(t, jobs, got)
 	},
+	"DispatcherGateway.RequestMultipleJobDetails": func(t *testing.T) {
+		details := []gateway.JobDetails{gateway.JobDetailsOf(archived)}
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			RequestMultipleJobDetailsFunc: func(context.Context) ([]gateway.JobDetails, error) { return details, nil },
+		})
+		got, err := g.RequestMultipleJobDetails(testContext(t))
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, details[0].TasksPerState, got[0].TasksPerState)
+		assert.True(t, details[0].LastModification.Equal(got[0].LastModification))
+		assert.Equal(t, details[0].NumTasks, got[0].NumTasks)
+		assert.Equal(t, details[0].JobID, got[0].JobID)
+	},
 	"DispatcherGateway.RequestJobResult": func(t *testing.T) {
 		result := api.JobResult{JobID: jobID, JobName: "WordCount", JobStatus: api.JobFailed,
 			ApplicationStatus: api.ApplicationFailed, NetRuntime: 1500 * time.Millisecond, FailureCause: "boom"}

@@ -59,6 +59,9 @@ type Deps struct {
 	BlobSource blob.Source
 	// BlobServerAddress names the BlobServer in log lines and errors.
 	BlobServerAddress string
+	// BlobClient is how the BlobCache connects to each BlobServer the
+	// ResourceManager names: TLS and timeouts (blob.CacheConfig.TCPSource).
+	BlobClient blob.TCPSourceConfig
 	// FixedBlobServer keeps the BlobCache on BlobSource, whatever
 	// BlobServer the ResourceManager names when the TaskExecutor
 	// registers (see taskexecutor.Config.FixedBlobServer).
@@ -94,6 +97,7 @@ func StartTaskManager(cfg Config, deps Deps) (*TaskManager, error) {
 	cache, err := blob.NewPermanentBlobCache(blob.CacheConfig{
 		StorageDir:    cfg.BlobStorageDir,
 		Source:        deps.BlobSource,
+		TCPSource:     deps.BlobClient,
 		ServerAddress: deps.BlobServerAddress,
 		Logger:        cfg.Logger,
 		Faults:        deps.Faults,

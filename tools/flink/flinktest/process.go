@@ -34,19 +34,22 @@ type Process struct {
 
 // StartProcess starts the built command's action as start-cluster starts
 // it (see cluster.go's startDaemon): with the log directory, its log
-// index, and a pipe as file descriptor 3 on which it writes one ready line
-// once it is up. It returns then.
+// index, a pipe as file descriptor 3 on which it writes one ready line
+// once it is up, and its lifeline as 4. It returns then.
 func StartProcess(t testing.TB, bin, action, logDir string, index int, args ...string) *Process {
 	t.Helper()
 	readyR, readyW, err := os.Pipe()
 	require.NoError(t, err)
 	defer readyR.Close()
 	p := &Process{Action: action, Index: index, stderr: &SyncBuffer{}, done: make(chan struct{})}
+	lifeline, err := procattr.Lifeline() // the process ends with the test binary
+	require.NoError(t, err)
 	p.cmd = exec.Command(bin, append([]string{action,
-		"--log-dir", logDir, "--log-index", strconv.Itoa(index), "--ready-fd", "3"}, args...)...)
+		"--log-dir", logDir, "--log-index", strconv.Itoa(index),
+		"--ready-fd", "3", "--lifeline-fd", strconv.Itoa(procattr.LifelineFD)}, args...)...)
 	p.cmd.Env = Env()
 	p.cmd.Stderr = p.stderr
-	p.cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the child
+	p.cmd.ExtraFiles = []*os.File{readyW, lifeline} // fd 3 and 4 in the child
 	p.cmd.SysProcAttr = procattr.Daemon()
 	err = p.cmd.Start()
 	_ = readyW.Close() // the child's copy is the only one left: its exit ends the read

@@ -8,9 +8,8 @@ import "syscall"
 
 // Daemon puts a process of the cluster into a process group of its
 // own, so that a Ctrl-C in the terminal reaches start-cluster alone,
-// which then stops the processes in order (TaskManagers first); and asks
-// the kernel to send it SIGTERM should its parent die without stopping
-// it (killed with SIGKILL, say), so that nothing is left running.
+// which then stops the processes in order (TaskManagers first). Should
+// start-cluster die without stopping them, their Lifeline stops them.
 func Daemon() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	return &syscall.SysProcAttr{Setpgid: true}
 }

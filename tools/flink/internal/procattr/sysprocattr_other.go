@@ -6,7 +6,8 @@ package procattr
 
 import "syscall"
 
-// Daemon: elsewhere than on Linux, the processes of the cluster
-// share their parent's process group, and nothing stops them if the
-// parent is killed with SIGKILL.
+// Daemon: elsewhere than on Linux, the processes of the cluster share
+// their parent's process group, so a Ctrl-C reaches them all at once.
+// Should start-cluster die without stopping them, their Lifeline stops
+// them, as on Linux.
 func Daemon() *syscall.SysProcAttr { return nil }
