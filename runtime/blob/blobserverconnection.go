@@ -27,13 +27,10 @@ func (s *BlobServer) acceptLoop() {
 		if !s.connections.Acquire() {
 			return // closed
 		}
-		conn, err := s.listener.Accept()
+		conn, err := s.connections.Accept(s.listener, "The BLOB server at "+s.address)
 		if err != nil {
 			s.connections.Release()
-			if !s.isClosed() {
-				s.log.Error(fmt.Sprintf("BLOB server at %s stopped accepting connections.", s.address), "cause", err.Error())
-			}
-			return
+			return // closed
 		}
 		s.mu.Lock()
 		if s.closed {

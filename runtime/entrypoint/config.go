@@ -69,8 +69,11 @@ type Config struct {
 	// (how long a job waits for its slots) and jobstore.* (where a
 	// session cluster keeps the jobs that ended: jobstore.type,
 	// jobstore.expiration-time, jobstore.max-capacity,
-	// jobstore.cache-size); other keys are only listed by
-	// GET /jobmanager/config. nil means Flink's defaults.
+	// jobstore.cache-size), the limits of its listeners (pekko.tcp.*,
+	// blob.fetch.*, blob.server.*, rest.server.*; see listeneroptions.go
+	// and restoptions.go) and security.ssl.internal.* (mutual TLS on its
+	// internal connections, package security); other keys are only
+	// listed by GET /jobmanager/config. nil means Flink's defaults.
 	Configuration map[string]string
 	// Logger receives the log lines of every component; nil means
 	// slog.Default().

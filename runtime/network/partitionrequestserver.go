@@ -200,10 +200,10 @@ func (s *PartitionRequestServer) acceptLoop() {
 		if !s.connections.Acquire() {
 			return // closed
 		}
-		conn, err := s.listener.Accept()
+		conn, err := s.connections.Accept(s.listener, "The PartitionRequestServer at "+s.Address())
 		if err != nil {
 			s.connections.Release()
-			return // closed by Close; a listener that fails otherwise cannot be revived either
+			return // closed
 		}
 		s.mu.Lock()
 		if s.closed {

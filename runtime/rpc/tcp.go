@@ -378,16 +378,10 @@ func (s *TCPService) acceptLoop() {
 		if !s.connections.Acquire() {
 			return // closed
 		}
-		nc, err := s.listener.Accept()
+		nc, err := s.connections.Accept(s.listener, "The RPC service at "+s.hostPort)
 		if err != nil {
 			s.connections.Release()
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if !closed {
-				s.log.Error(fmt.Sprintf("The RPC service at %s stopped accepting connections.", s.hostPort), "cause", err.Error())
-			}
-			return
+			return // closed
 		}
 		s.mu.Lock()
 		if s.closed {

@@ -9,6 +9,11 @@
 //     its slot back once it is served. At the bound the accept loop waits,
 //     and new connections wait in the operating system's listen backlog,
 //     where they cost the process nothing, until one closes.
+//   - Slots.Accept accepts the next connection, and when the listener
+//     fails for a reason that passes (the process out of file
+//     descriptors), tries again after a pause that grows from 5 ms to
+//     1 s, as net/http's Server does: a server that ran short of
+//     descriptors for a moment serves again once some are free.
 //   - Handshake runs the TLS handshake of a connection under the read
 //     deadline the server set when it accepted it (package
 //     internal/conndeadline for the RPC service and the
@@ -26,7 +31,7 @@
 //		if !slots.Acquire() {
 //			return // Close was called
 //		}
-//		conn, err := listener.Accept()
+//		conn, err := slots.Accept(listener, "The RPC service at …")
 //		...
 //		go func() {
 //			defer slots.Release()
