@@ -249,3 +249,29 @@ func NewLeaderSessionID() LeaderSessionID { return LeaderSessionID{newAbstractID
 func (id *LeaderSessionID) UnmarshalText(b []byte) error {
 	return unmarshalID("LeaderSessionID", &id.abstractID, b)
 }
+
+// OperatorID identifies one operator of a job, inside its chain (Flink's
+// OperatorID). Checkpoints keep state per OperatorID, so it must be the
+// same each time the same program is turned into a JobGraph: the
+// StreamingJobGraphGenerator derives it from the operator's StreamNode
+// (see streaming.OperatorIDOf), never at random.
+type OperatorID struct{ abstractID }
+
+// OperatorIDFromBytes returns the OperatorID whose 16 bytes are b.
+func OperatorIDFromBytes(b [16]byte) OperatorID {
+	if b == [16]byte{} {
+		return OperatorID{}
+	}
+	return OperatorID{abstractID(hex.EncodeToString(b[:]))}
+}
+
+// ParseOperatorID parses the 32 hex characters Flink prints for an OperatorID.
+func ParseOperatorID(s string) (OperatorID, error) {
+	id, err := parseAbstractID("OperatorID", s)
+	return OperatorID{id}, err
+}
+
+// UnmarshalText decodes an OperatorID from its 32 hex characters.
+func (id *OperatorID) UnmarshalText(b []byte) error {
+	return unmarshalID("OperatorID", &id.abstractID, b)
+}

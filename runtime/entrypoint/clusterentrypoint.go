@@ -15,6 +15,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/configuration"
 	"flinklab/runtime/entrypoint/component"
 	"flinklab/runtime/executiongraph/failover"
@@ -245,6 +246,11 @@ func (e *ClusterEntrypoint) readConfiguration() error {
 		return err
 	}
 	if c.RestartStrategy, err = restartStrategy(conf); err != nil {
+		return err
+	}
+	// execution.checkpointing.* and state.*: Flink reads them on the
+	// client into each job; here they are the cluster's, for every job.
+	if c.Checkpointing, err = checkpoint.FromMap(conf); err != nil {
 		return err
 	}
 	// Flink reads it when each job's scheduler is made, and fails the job;

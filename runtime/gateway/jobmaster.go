@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
 )
@@ -48,6 +49,15 @@ type JobMasterGateway interface {
 	// running job refuses with ErrUnsupportedOperation. The caller has
 	// validated the requirements (the Dispatcher does).
 	UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
+
+	// AcknowledgeCheckpoint hands the CheckpointCoordinator a task's
+	// snapshot of a checkpoint (step k5). Flink's
+	// CheckpointCoordinatorGateway#acknowledgeCheckpoint.
+	AcknowledgeCheckpoint(ctx context.Context, ack checkpoint.AcknowledgeCheckpoint) error
+	// DeclineCheckpoint tells the CheckpointCoordinator that a task cannot
+	// take a checkpoint: the checkpoint is aborted. Flink's
+	// CheckpointCoordinatorGateway#declineCheckpoint.
+	DeclineCheckpoint(ctx context.Context, decline checkpoint.DeclineCheckpoint) error
 }
 
 // TaskManagerLocation says where a TaskExecutor is: its ResourceID, the

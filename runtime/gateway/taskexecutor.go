@@ -6,6 +6,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -42,6 +43,22 @@ type TaskExecutorGateway interface {
 	// finished until it is told that no consumer needs them any more.
 	// Unknown IDs are ignored. Flink's TaskExecutorGateway#releasePartitions.
 	ReleasePartitions(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error
+
+	// TriggerCheckpoint asks a source task to take checkpoint checkpointID
+	// and send its barrier downstream (step k2; Flink's
+	// TaskExecutorGateway#triggerCheckpoint). The answer only says the
+	// request arrived: the task acknowledges or declines later, through
+	// JobMasterGateway.AcknowledgeCheckpoint or DeclineCheckpoint.
+	TriggerCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64,
+		options checkpoint.CheckpointOptions) error
+	// ConfirmCheckpoint tells a task that checkpoint checkpointID completed
+	// (step k7; Flink's confirmCheckpoint, which calls the operators'
+	// notifyCheckpointComplete): a transactional sink commits now.
+	ConfirmCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64) error
+	// AbortCheckpoint tells a task that checkpoint checkpointID will not
+	// complete (Flink's abortCheckpoint): the task drops what it holds for
+	// it.
+	AbortCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, latestCompletedCheckpointID, timestamp int64) error
 
 	// HeartbeatFromJobManager is a JobMaster's heartbeat request: it
 	// restarts the JobMaster's heartbeat timeout at the TaskExecutor, which
@@ -108,6 +125,10 @@ type TaskDeploymentDescriptor struct {
 	UserJarBlobKeys    []blob.PermanentBlobKey               `json:"userJarBlobKeys"`
 	ProducedPartitions []ResultPartitionDeploymentDescriptor `json:"producedPartitions"`
 	InputGates         []InputGateDeploymentDescriptor       `json:"inputGates"`
+	// TaskRestore is the state the task starts from: its share of the
+	// checkpoint the job restores after a failover, or of a savepoint.
+	// Nil starts the task empty.
+	TaskRestore *checkpoint.JobManagerTaskRestore `json:"taskRestore,omitempty"`
 }
 
 // SubtaskIndex returns the index of the subtask this attempt runs.

@@ -56,6 +56,7 @@ type vertexJSON struct {
 	CoLocationGroup    string              `json:"coLocationGroup,omitempty"`
 	MinResources       api.ResourceProfile `json:"minResources,omitzero"`
 	Configuration      map[string]string   `json:"configuration,omitempty"`
+	OperatorIDs        []api.OperatorID    `json:"operatorIds,omitempty"`
 	Inputs             []inputJSON         `json:"inputs,omitempty"`
 }
 
@@ -112,6 +113,7 @@ func Encode(g *JobGraph) ([]byte, error) {
 			CoLocationGroup:    v.CoLocationGroup,
 			MinResources:       v.MinResources,
 			Configuration:      v.Configuration,
+			OperatorIDs:        v.OperatorIDs,
 		}
 		for i, edge := range v.inputs {
 			if !listed[edge.Source] {
@@ -199,6 +201,7 @@ func Decode(data []byte) (*JobGraph, error) {
 			CoLocationGroup:    vj.CoLocationGroup,
 			MinResources:       vj.MinResources,
 			Configuration:      vj.Configuration,
+			OperatorIDs:        vj.OperatorIDs,
 		})
 	}
 

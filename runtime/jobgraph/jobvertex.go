@@ -44,6 +44,10 @@ type JobVertex struct {
 	// starts (Flink: the vertex's Configuration, holding serialized
 	// operators and their settings).
 	Configuration map[string]string
+	// OperatorIDs name the operators of the vertex's chain, head first
+	// (Flink: JobVertex#getOperatorIDs). A checkpoint keeps state per
+	// operator, and a restore looks it up by these IDs.
+	OperatorIDs []api.OperatorID
 
 	inputs           []*JobEdge
 	producedDataSets []*IntermediateDataSet

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
@@ -678,4 +679,12 @@ func TestTheRunnerFiresOnlyItsOwnKindOfM4(t *testing.T) {
 			"the fault of the JobMaster's creation stays armed")
 		require.NoError(t, f.runner.Close())
 	})
+}
+
+func (g *fakeJobMasterGateway) AcknowledgeCheckpoint(context.Context, checkpoint.AcknowledgeCheckpoint) error {
+	return nil
+}
+
+func (g *fakeJobMasterGateway) DeclineCheckpoint(context.Context, checkpoint.DeclineCheckpoint) error {
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 )
@@ -324,3 +325,15 @@ func (c *leaderContender) GrantLeadership(session api.LeaderSessionID) {
 }
 
 func (c *leaderContender) RevokeLeadership() {}
+
+func (f *fakeTaskExecutor) TriggerCheckpoint(context.Context, api.ExecutionAttemptID, int64, int64, checkpoint.CheckpointOptions) error {
+	return nil
+}
+
+func (f *fakeTaskExecutor) ConfirmCheckpoint(context.Context, api.ExecutionAttemptID, int64, int64) error {
+	return nil
+}
+
+func (f *fakeTaskExecutor) AbortCheckpoint(context.Context, api.ExecutionAttemptID, int64, int64, int64) error {
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
@@ -39,6 +40,10 @@ type Config struct {
 	// failover.DefaultConfig() (Flink's defaults for every strategy) and
 	// set Type: the zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
+	// Checkpointing holds the execution.checkpointing.* and state.*
+	// options; the zero value (no interval) runs the job without
+	// checkpoints.
+	Checkpointing checkpoint.CheckpointCoordinatorConfiguration
 	// FailoverStrategy is jobmanager.execution.failover-strategy: which
 	// tasks restart when one fails, "region" (the default, also when
 	// empty) or "full" (see failover.LoadFailoverStrategy).
@@ -194,7 +199,8 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
 	}
 	jm.slotPool = slotpool.New(jobGraph.JobID, jm.address, func(fn func()) { jm.RunAsync(fn) }, logger)
-	restartStrategy, err := failover.NewRestartBackoffTimeStrategy(cfg.RestartStrategy, false, rand.Float64)
+	checkpointing := jm.checkpointing()
+	restartStrategy, err := failover.NewRestartBackoffTimeStrategy(cfg.RestartStrategy, checkpointing != nil, rand.Float64)
 	if err != nil {
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
 	}
@@ -221,6 +227,8 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 			JobMasterID:  jobMasterID,
 			Trace:        deps.Trace,
 			OnTerminal:   jm.jobReachedGloballyTerminalState,
+
+			Checkpointing: checkpointing,
 		})
 		jm.SetLogger(logger)
 		return jm, nil
@@ -240,6 +248,8 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		JobMasterID:  jobMasterID,
 		Trace:        deps.Trace,
 		OnTerminal:   jm.jobReachedGloballyTerminalState,
+
+		Checkpointing: checkpointing,
 	})
 	jm.SetLogger(logger)
 	return jm, nil

@@ -13,6 +13,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/configuration"
 	"flinklab/runtime/dispatcher"
@@ -70,6 +71,10 @@ type Config struct {
 	// restarts. Start from failover.DefaultConfig() to choose one: the
 	// zero value of a strategy's fields is not its default.
 	RestartStrategy failover.Config
+	// Checkpointing holds the execution.checkpointing.* and state.*
+	// options of every job (checkpoint.FromMap reads them); the zero value
+	// runs jobs without checkpoints.
+	Checkpointing checkpoint.CheckpointCoordinatorConfiguration
 	// FailoverStrategy is jobmanager.execution.failover-strategy of every
 	// job: "region" (Flink's default, also when empty) restarts the
 	// pipelined regions a failure touches, "full" every task.
@@ -250,6 +255,7 @@ func (c *MiniCluster) componentConfig() component.Config {
 		RequirementCheckDelay: c.cfg.RequirementCheckDelay,
 		StartUpPeriod:         c.cfg.StartUpPeriod,
 		RestartStrategy:       c.cfg.RestartStrategy,
+		Checkpointing:         c.cfg.Checkpointing,
 		FailoverStrategy:      c.cfg.FailoverStrategy,
 		SchedulerType:         c.cfg.SchedulerType,
 		AdaptiveScheduler:     c.cfg.AdaptiveScheduler,

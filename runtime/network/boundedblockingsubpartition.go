@@ -67,6 +67,14 @@ func (s *boundedBlockingSubpartition) add(_ context.Context, buffer Buffer) erro
 	return nil
 }
 
+// addEvent refuses an event: the only events are checkpoint barriers,
+// and a blocking partition belongs to a batch job, which takes no
+// checkpoints. ResultPartition.BroadcastEvent refuses first; this is the
+// same rule where the file would be written.
+func (s *boundedBlockingSubpartition) addEvent(event Buffer) error {
+	return fmt.Errorf("partition %s, subpartition %d: an %s: %w", s.parent.id, s.index, event.DataType(), ErrPartitionNotPipelined)
+}
+
 // finish writes the EndOfPartition event, closes the file and tells the
 // readers already attached that they may read. Flink:
 // BoundedBlockingSubpartition.finish.
@@ -290,6 +298,10 @@ func (r *boundedBlockingSubpartitionReader) isAvailable(credit int) bool {
 	}
 	return credit > 0 || remaining == 0 // the next buffer is the event when no data remains
 }
+
+// resumeConsumption does nothing: a blocking subpartition holds no
+// checkpoint barrier, so it is never blocked.
+func (r *boundedBlockingSubpartitionReader) resumeConsumption() {}
 
 // releaseAllResources is the consumer leaving: the reader closes its
 // file. The subpartition keeps its data for other readers. Flink:

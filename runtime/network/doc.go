@@ -8,6 +8,9 @@
 //	                        the producer finished, any number of times
 //	fileChannelBoundedData  that file                              (Flink: FileChannelBoundedData)
 //	Buffer                  a batch of records, or an event        (Flink: Buffer, NetworkBuffer)
+//	CheckpointBarrier       the event that cuts a checkpoint into  (Flink: CheckpointBarrier)
+//	                        the streams; an InputGate hands it to
+//	                        the task's CheckpointBarrierHandler
 //	ResultPartitionManager  the registry consumers find partitions in (Flink: ResultPartitionManager)
 //	localInputChannel       reads one subpartition in-process      (Flink: LocalInputChannel)
 //	remoteInputChannel      reads one subpartition of another process (Flink: RemoteInputChannel)
@@ -79,9 +82,10 @@
 //	                       allocated on its own, with its queue of received
 //	                       buffers
 //
-// A subpartition's first use is its first buffer, Finish, or its
-// consumer's request, whichever comes first. A job whose tasks are
-// deployed and never exchange a record costs nothing per pair. A local
+// A subpartition's first use is its first buffer, Finish, its consumer's
+// request, or a checkpoint barrier (which goes to every subpartition),
+// whichever comes first. A job whose tasks are deployed and never
+// exchange a record, and take no checkpoint, costs nothing per pair. A local
 // pipelined pair whose consumer has asked for its subpartition costs about
 // 170 bytes; one that has carried a buffer about 290, plus the buffers in
 // flight. A blocking pair costs a file on disk, made by its first buffer
@@ -206,10 +210,12 @@
 // # Who calls what
 //
 // A ResultPartition has one writer, the producing task's goroutine, which
-// calls EmitRecord, BroadcastRecord, Flush and Finish and fills the buffers
-// without locks. An InputGate has one reader, the consuming task's
-// goroutine, which calls Next and RequestPartitions. Fail, Release, Close and
-// the counters may be called from any goroutine. The only meeting point is
+// calls EmitRecord, BroadcastRecord, BroadcastEvent, Flush and Finish and
+// fills the buffers without locks. An InputGate has one reader, the
+// consuming task's goroutine, which calls Next, RequestPartitions and
+// SetCheckpointBarrierHandler, and on which Next calls the
+// CheckpointBarrierHandler. Fail, Release, Close, ResumeConsumption and the
+// counters may be called from any goroutine. The only meeting point is
 // the subpartition queue, guarded by a mutex taken once per buffer (and the
 // partition's mutex, taken once per buffer to find the subpartition, or
 // make it on first use).
@@ -275,6 +281,7 @@
 //
 //	client → server   PartitionRequest{partition ID, subpartition index, receiver ID, initial credit}
 //	                  AddCredit{credit, receiver ID}
+//	                  ResumeConsumption{receiver ID}
 //	                  CancelPartitionRequest{receiver ID}
 //	server → client   BufferResponse{receiver ID, sequence number, backlog, data type, the buffer's bytes}
 //	                  ErrorResponse{receiver ID (0: the whole connection), kind, message}
@@ -286,6 +293,16 @@
 //	← BufferResponse{7, #1, backlog 0, DATA_BUFFER, 32 KiB}       credit spent: the server stops
 //	→ AddCredit{1, 7}                                             the gate took a buffer
 //	← BufferResponse{7, #2, backlog 0, END_OF_PARTITION}          an event needs no credit
+//
+// and one that carries an exactly-once checkpoint barrier (see
+// "Checkpoint barriers"):
+//
+//	← BufferResponse{7, #3, backlog 1, DATA_BUFFER, 32 KiB}
+//	← BufferResponse{7, #4, backlog 1, ALIGNED_CHECKPOINT_BARRIER, the barrier}
+//	                                                              no credit needed; the subpartition blocks
+//	→ AddCredit{1, 7}                                             credit, but the server sends nothing
+//	→ ResumeConsumption{7}                                        the task has aligned
+//	← BufferResponse{7, #5, backlog 0, DATA_BUFFER, 32 KiB}       sent again, on the credit announced
 //
 // and the ways it ends early:
 //
@@ -327,6 +344,76 @@
 // connection go on. Between a producer and its remote consumer there are
 // at most BuffersPerSubpartition buffers in the producer's queue and as
 // many in (or on the way to) the consumer's.
+//
+// # Checkpoint barriers
+//
+// A checkpoint (package checkpoint) is cut into the streams by barriers.
+// The CheckpointCoordinator triggers checkpoint n at the sources; each
+// snapshots its state and calls BroadcastEvent(ctx, barrier n) on its
+// partitions. BroadcastEvent first hands over every partly filled buffer,
+// then appends the barrier to every subpartition's queue: in each
+// subpartition the barrier stands between the records emitted before it
+// and those emitted after (Flink: BufferWritingResultPartition.broadcastEvent).
+// A barrier is an event buffer, and travels as the EndOfPartition event
+// does: in the same queue in-process, in a BufferResponse between
+// processes, without credit, and without waiting for room in the queue.
+//
+//	producer:  EmitRecord r1, r2 · BroadcastEvent(barrier 1) · EmitRecord r3
+//	queue:     [DATA_BUFFER r1 r2] [ALIGNED_CHECKPOINT_BARRIER 1] [DATA_BUFFER r3]
+//	consumer:  Next → r1 · Next → r2 · Next: ProcessBarrier(1, channel), then waits
+//	           ResumeConsumption(channel) · Next → r3
+//
+// The consumer's InputGate hands every barrier to the task's
+// CheckpointBarrierHandler (SetCheckpointBarrierHandler) from inside Next,
+// once Next has returned every record before it on its channel, and names
+// the channel (InputChannelInfo). It hands over each channel's
+// EndOfPartition event too: a channel that has ended will never send the
+// barrier the task might wait for. A gate without a handler fails
+// (ErrNoCheckpointBarrierHandler) rather than lose a barrier. In Flink the
+// task's CheckpointedInputGate does this around the gate.
+//
+// The barrier's options choose its data type:
+//
+//	options                        data type                    once the subpartition has handed it out
+//	exactly-once (ALIGNED)         ALIGNED_CHECKPOINT_BARRIER   the subpartition is blocked
+//	at-least-once (AT_LEAST_ONCE)  EVENT_BUFFER                 nothing changes
+//
+// Blocking is what alignment needs. A task with several input channels
+// takes its snapshot of checkpoint n when it has seen everything before
+// barrier n on every channel and nothing after it on any, so a channel
+// whose barrier came first must hold its later records back until the
+// barrier has come on the others. As in Flink, the producer's subpartition
+// does the holding: after an aligned barrier it hands out nothing more,
+// whatever its reader's credit, until the consumer calls
+// InputGate.ResumeConsumption for the channel. A local channel resumes the
+// subpartition directly; a remote one sends ResumeConsumption to the
+// producer's PartitionRequestServer, which resumes it there and sends
+// again, on the credit the consumer announced meanwhile. The task resumes
+// its blocked channels once it has the barrier on all of them (it
+// snapshots, broadcasts the barrier on, and resumes), or when it gives the
+// checkpoint up.
+//
+//	channel 0   r r B ┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄ r r r     ┄ blocked: its records wait at the producer
+//	channel 1   r r r r r B ──► aligned: snapshot, BroadcastEvent, ResumeConsumption(0), (1)
+//	                                                  └ r r r
+//
+// So alignment makes backpressure, with no machinery of its own: the
+// records behind an early barrier stay in the producer's subpartition
+// queue; the queue fills up to BuffersPerSubpartition; the producer blocks
+// in EmitRecord, as behind a slow consumer, and so on up to the sources.
+// The channels whose barrier has not come yet flow on, so the alignment
+// ends. A blocked subpartition costs the server nothing while it waits:
+// it is simply not available, so writeLoop takes its reader out of line
+// and looks at it again only when new data, AddCredit or ResumeConsumption
+// comes, once each. An at-least-once barrier blocks nothing: the records
+// behind an early one are processed before the snapshot, and processed
+// again after a restore from it.
+//
+// A barrier is serialized as its event type (4 bytes, Flink's
+// EventSerializer.CHECKPOINT_BARRIER_EVENT, 1) and the barrier as JSON
+// (see newCheckpointBarrierBuffer); the gate deserializes it, as it
+// deserializes records. A BLOCKING partition takes no barrier
+// (ErrPartitionNotPipelined): a batch job takes no checkpoints.
 //
 // # A partition that is not there yet
 //
@@ -471,6 +558,16 @@
 //     remote consumer here (see "A partition that is not there yet"). The
 //     end is the same, only a registration comes through sooner.
 //   - No OutputFlusher: the task calls Flush itself when latency matters.
-//   - The only event is EndOfPartition. Checkpoint barriers will travel the
-//     same way, as event buffers between data buffers.
+//   - The events are EndOfPartition, a data type of its own here (Flink's
+//     is an EVENT_BUFFER holding an EndOfPartitionEvent), and aligned and
+//     at-least-once checkpoint barriers. There are no unaligned
+//     checkpoints (no PRIORITIZED_EVENT_BUFFER, no
+//     TIMEOUTABLE_ALIGNED_CHECKPOINT_BARRIER, no channel state), and no
+//     CancelCheckpointMarker or EndOfData yet. A barrier's body is JSON
+//     behind Flink's event type, not Flink's binary layout.
+//   - The InputGate hands barriers to the CheckpointBarrierHandler itself;
+//     in Flink the task's CheckpointedInputGate reads them from the gate
+//     and does. Resuming a channel that is not blocked does nothing
+//     (Flink's checkState fails), and a server drops a ResumeConsumption
+//     for a receiver it no longer serves (Flink's throws).
 package network

@@ -27,9 +27,10 @@ var (
 	// consumed or abandoned.
 	ErrPartitionReleased = errors.New("result partition released")
 
-	// ErrPartitionFinished is returned by EmitRecord, BroadcastRecord, Flush
-	// and Finish once Finish has succeeded: a finished partition takes no
-	// more data. Flink: "Partition already finished." from checkInProduceState.
+	// ErrPartitionFinished is returned by EmitRecord, BroadcastRecord,
+	// BroadcastEvent, Flush and Finish once Finish has succeeded: a
+	// finished partition takes no more data. Flink: "Partition already
+	// finished." from checkInProduceState.
 	ErrPartitionFinished = errors.New("result partition already finished")
 
 	// ErrInputGateClosed is returned by Next and RequestPartitions after
@@ -47,6 +48,19 @@ var (
 	// another process read when the connection could not be made or broke:
 	// "Lost connection to task manager ...". Flink: RemoteTransportException.
 	ErrRemoteTransport = errors.New("remote transport failure")
+
+	// ErrNoCheckpointBarrierHandler is returned by Next when a channel
+	// delivers a checkpoint barrier to a gate that has no
+	// CheckpointBarrierHandler (SetCheckpointBarrierHandler): the barrier
+	// must not be lost, and after an aligned one its channel would stay
+	// blocked for ever. The error is final.
+	ErrNoCheckpointBarrierHandler = errors.New("received a checkpoint barrier but the task has no CheckpointBarrierHandler")
+
+	// ErrPartitionNotPipelined is returned by BroadcastEvent on a BLOCKING
+	// partition: checkpoints are for streaming jobs, whose partitions are
+	// pipelined; a batch job recovers by running tasks again, not from
+	// checkpoints.
+	ErrPartitionNotPipelined = errors.New("checkpoint barriers travel only through pipelined partitions")
 )
 
 // partitionNotFound is ErrPartitionNotFound for one partition, in

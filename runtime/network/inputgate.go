@@ -29,6 +29,12 @@ type inputChannel interface {
 	// releaseAllResources is the gate closing: the channel lets go of its
 	// subpartition, so that its producer is not blocked by it any more.
 	releaseAllResources()
+	// resumeConsumption unblocks the channel's subpartition after an
+	// aligned checkpoint barrier: directly for a local channel, by a
+	// ResumeConsumption message to the producer's server for a remote
+	// one. The gate calls it with none of its locks held. Flink:
+	// InputChannel.resumeConsumption.
+	resumeConsumption() error
 }
 
 // inputChannelBase is what every input channel has, whatever its kind.
@@ -40,6 +46,11 @@ type inputChannelBase struct {
 	// isQueued says the channel is in the gate's inputChannelsWithData.
 	// Guarded by inputGate.mu.
 	isQueued bool
+	// isBlockedByBarrier says the gate handed an aligned checkpoint
+	// barrier of this channel to its CheckpointBarrierHandler, and the
+	// task has not resumed the channel since: its subpartition sends
+	// nothing. Guarded by inputGate.mu.
+	isBlockedByBarrier bool
 }
 
 func (c *inputChannelBase) base() *inputChannelBase { return c }
@@ -56,8 +67,10 @@ func (c *inputChannelBase) partitionID() api.ResultPartitionID {
 // mirrors Flink's SingleInputGate, and additionally deserializes records,
 // which in Flink the task's StreamTaskNetworkInput does.
 //
-// Next and RequestPartitions belong to the consuming task's goroutine.
-// NumberOfInputChannels and Close may be called from any goroutine.
+// Next, RequestPartitions and SetCheckpointBarrierHandler belong to the
+// consuming task's goroutine. NumberOfInputChannels, ResumeConsumption and
+// Close may be called from any goroutine (ResumeConsumption also from
+// inside the CheckpointBarrierHandler, on the reading goroutine).
 //
 // Channels are read fairly, one buffer at a time: a channel with data waits
 // in inputChannelsWithData, and after one of its buffers has been read it
@@ -95,6 +108,11 @@ type InputGate struct {
 	deserializer             recordDeserializer
 	numberOfFinishedChannels int
 	err                      error // a channel's error; every later Next returns it
+	// barrierHandler receives the channels' checkpoint barriers and
+	// EndOfPartition events, naming the gate gateIdx; nil until
+	// SetCheckpointBarrierHandler.
+	barrierHandler CheckpointBarrierHandler
+	gateIdx        int
 
 	// dataAvailable holds a token when a channel was queued; the reader
 	// waits on it when inputChannelsWithData is empty.
@@ -134,7 +152,13 @@ func (g *InputGate) NumberOfInputChannels() int { return len(g.shuffleDescriptor
 // it reads fails or is released. A channel's error is final.
 //
 // Records from one channel come in the order they were emitted; records of
-// different channels interleave buffer by buffer. The returned slice aliases
+// different channels interleave buffer by buffer. Events are not returned:
+// a checkpoint barrier goes to the CheckpointBarrierHandler, from inside
+// Next, once every record its channel sent before it has been returned
+// (ErrNoCheckpointBarrierHandler if the gate has none), and so does each
+// channel's EndOfPartition event. A channel blocked by an aligned barrier
+// delivers nothing until ResumeConsumption; Next meanwhile returns the
+// other channels' records, or waits for them. The returned slice aliases
 // the buffer it came in, whose memory is never reused: it stays valid and
 // unchanged for as long as the caller keeps it. Its capacity equals its
 // length, so appending to it copies.
@@ -234,8 +258,11 @@ func (g *InputGate) pollNext(ctx context.Context) (record []byte, ok bool, err e
 }
 
 // nextBufferOrEvent fetches the next data buffer and hands it to the
-// deserializer, reporting true. EndOfPartition events are counted on the
-// way; when the last channel has ended it returns io.EOF. With wait set it
+// deserializer, reporting true. Events are handled on the way: checkpoint
+// barriers go to the CheckpointBarrierHandler, EndOfPartition events are
+// counted (and go to the handler too); when the last channel has ended it
+// returns io.EOF. The caller has drained the deserializer, so an event
+// comes after every record of the buffers before it. With wait set it
 // waits for a channel with data (Flink: SingleInputGate.getNextBufferOrEvent);
 // without, it reports false when there is none (Flink: pollNext).
 func (g *InputGate) nextBufferOrEvent(ctx context.Context, wait bool) (bool, error) {
@@ -275,11 +302,109 @@ func (g *InputGate) nextBufferOrEvent(ctx context.Context, wait bool) (bool, err
 		case DataBuffer:
 			g.deserializer.setNextBuffer(next.buffer)
 			return true, nil
+		case EventBuffer, AlignedCheckpointBarrier:
+			// The deserializer is empty: every record the channel sent
+			// before the barrier has been returned.
+			if err := g.processBarrier(channel, next.buffer); err != nil {
+				g.err = err
+				return false, err
+			}
 		case EndOfPartitionEvent:
 			g.numberOfFinishedChannels++
+			if err := g.processEndOfPartition(channel); err != nil {
+				g.err = err
+				return false, err
+			}
 		}
 	}
 	return false, io.EOF
+}
+
+// SetCheckpointBarrierHandler makes the gate hand the checkpoint barriers
+// its channels deliver, and their EndOfPartition events, to h, naming
+// itself gateIdx in the InputChannelInfos: the gate's index among the
+// task's input gates. Call it before the first Next. Flink: the task wraps
+// each gate in a CheckpointedInputGate with the task's one
+// CheckpointBarrierHandler.
+func (g *InputGate) SetCheckpointBarrierHandler(gateIdx int, h CheckpointBarrierHandler) {
+	g.gateIdx, g.barrierHandler = gateIdx, h
+}
+
+// processBarrier hands a checkpoint barrier to the handler. An aligned one
+// has blocked its channel's subpartition already (it blocks as it is
+// handed out), so the channel is marked blocked first: the handler may
+// resume it at once. Flink: CheckpointedInputGate.handleEvent →
+// CheckpointBarrierHandler.processBarrier.
+func (g *InputGate) processBarrier(channel inputChannel, buffer Buffer) error {
+	base := channel.base()
+	barrier, err := buffer.checkpointBarrier()
+	if err != nil {
+		return fmt.Errorf("input channel %d (partition %s): %w", base.channelIndex, base.partitionID(), err)
+	}
+	if g.barrierHandler == nil {
+		return fmt.Errorf("input channel %d (partition %s): %s: %w", base.channelIndex, base.partitionID(), barrier, ErrNoCheckpointBarrierHandler)
+	}
+	if buffer.DataType().isBlockingUpstream() {
+		g.mu.Lock()
+		base.isBlockedByBarrier = true
+		g.mu.Unlock()
+	}
+	info := InputChannelInfo{GateIdx: g.gateIdx, InputChannelIdx: base.channelIndex}
+	if err := g.barrierHandler.ProcessBarrier(barrier, info); err != nil {
+		return fmt.Errorf("process %s from %s: %w", barrier, info, err)
+	}
+	return nil
+}
+
+// processEndOfPartition tells the handler, if there is one, that the
+// channel has ended: it sends no barrier any more. Flink:
+// CheckpointBarrierHandler.processEndOfPartition.
+func (g *InputGate) processEndOfPartition(channel inputChannel) error {
+	if g.barrierHandler == nil {
+		return nil
+	}
+	info := InputChannelInfo{GateIdx: g.gateIdx, InputChannelIdx: channel.base().channelIndex}
+	if err := g.barrierHandler.ProcessEndOfPartition(info); err != nil {
+		return fmt.Errorf("process the end of partition of %s: %w", info, err)
+	}
+	return nil
+}
+
+// ResumeConsumption unblocks channel channelIdx after an aligned
+// checkpoint barrier: the task has the barrier on every channel
+// (alignment is complete), or gave the checkpoint up. A local channel
+// resumes its subpartition directly; a remote one sends ResumeConsumption
+// to its producer's PartitionRequestServer, which resumes it there and
+// sends again. The channel's records then flow as before, with the credit
+// it had. Flink: CheckpointableInput.resumeConsumption →
+// InputChannel.resumeConsumption.
+//
+// Resuming a channel that is not blocked (no aligned barrier came from it
+// since the last resume) does nothing, and so does any call after Close,
+// whose channels are released. It may be called from any goroutine, and
+// from inside CheckpointBarrierHandler.ProcessBarrier. An error means the
+// message could not be sent (the connection broke, which Next reports
+// too) or channelIdx is out of range.
+func (g *InputGate) ResumeConsumption(channelIdx int) error {
+	g.mu.Lock()
+	if channelIdx < 0 || channelIdx >= len(g.shuffleDescriptors) {
+		g.mu.Unlock()
+		return fmt.Errorf("resume consumption: the gate has no input channel %d (it has %d)", channelIdx, len(g.shuffleDescriptors))
+	}
+	if g.isClosed || g.channels == nil || !g.channels[channelIdx].base().isBlockedByBarrier {
+		g.mu.Unlock()
+		return nil
+	}
+	channel := g.channels[channelIdx]
+	channel.base().isBlockedByBarrier = false
+	g.mu.Unlock()
+
+	// Outside mu: resuming takes a subpartition's or a remote channel's
+	// lock, which come before the gate's in the lock order.
+	if err := channel.resumeConsumption(); err != nil {
+		return fmt.Errorf("input channel %d (partition %s): resume consumption: %w", channelIdx, channel.base().partitionID(), err)
+	}
+	return nil
 }
 
 // pollChannelWithData takes the first channel from inputChannelsWithData,

@@ -71,6 +71,15 @@ func (c *localInputChannel) releaseAllResources() {
 	}
 }
 
+// resumeConsumption unblocks the subpartition after an aligned checkpoint
+// barrier; if data waits there, the subpartition queues the channel at
+// once. The gate calls it only for a channel that delivered such a
+// barrier, so the view is set. Flink: LocalInputChannel.resumeConsumption.
+func (c *localInputChannel) resumeConsumption() error {
+	c.view.resumeConsumption()
+	return nil
+}
+
 // notifyDataAvailable is called by the subpartition when its queue stops
 // being empty: the channel joins the gate's queue of channels with data.
 func (c *localInputChannel) notifyDataAvailable() { c.inputGate.queueChannel(c) }

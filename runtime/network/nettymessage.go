@@ -27,17 +27,25 @@ import (
 // protocol (an RPC client dialling the data port, say) before anything is
 // allocated for it.
 //
-// The consumer's side (the client) sends three messages:
+// The consumer's side (the client) sends four messages:
 //
 //	PartitionRequest        ID 2   partition ID (60) | subpartition index (4) | receiver ID (8) | credit (4)
 //	CancelPartitionRequest  ID 4   receiver ID (8)
 //	AddCredit               ID 6   credit (4) | receiver ID (8)
+//	ResumeConsumption       ID 7   receiver ID (8)
 //
 // The producer's side (the PartitionRequestServer) answers with two:
 //
 //	BufferResponse          ID 0   receiver ID (8) | sequence number (4) | backlog (4) |
 //	                               data type (1) | size (4) | size bytes of the buffer
 //	ErrorResponse           ID 1   receiver ID (8) | error kind (1) | message (the rest, UTF-8)
+//
+// A BufferResponse's data type is a DataType: 0 DATA_BUFFER (records),
+// 1 END_OF_PARTITION (no bytes), 2 EVENT_BUFFER and 3
+// ALIGNED_CHECKPOINT_BARRIER (a serialized CheckpointBarrier: its event
+// type, 4 bytes, then JSON; see newCheckpointBarrierBuffer). The frame
+// carries an event's bytes as it carries records; the consumer's gate
+// deserializes them, as it deserializes records.
 //
 // A partition ID is written as Flink writes a ResultPartitionID: the
 // IntermediateResultPartitionID (data set ID (16), partition number (4)),
@@ -84,6 +92,7 @@ const (
 	partitionRequestID       messageID = 2
 	cancelPartitionRequestID messageID = 4
 	addCreditID              messageID = 6
+	resumeConsumptionID      messageID = 7
 )
 
 // inputChannelID names an input channel on one connection; the client
@@ -121,6 +130,13 @@ type cancelPartitionRequest struct {
 // buffers. Flink: NettyMessage.AddCredit.
 type addCredit struct {
 	credit     int
+	receiverID inputChannelID
+}
+
+// resumeConsumption asks the server to unblock the subpartition of the
+// channel receiverID, which an aligned checkpoint barrier blocked, and
+// send again. Flink: NettyMessage.ResumeConsumption.
+type resumeConsumption struct {
 	receiverID inputChannelID
 }
 
@@ -194,6 +210,7 @@ func (k errorKind) sentinel() error {
 func (partitionRequest) id() messageID       { return partitionRequestID }
 func (cancelPartitionRequest) id() messageID { return cancelPartitionRequestID }
 func (addCredit) id() messageID              { return addCreditID }
+func (resumeConsumption) id() messageID      { return resumeConsumptionID }
 func (bufferResponse) id() messageID         { return bufferResponseID }
 func (errorResponse) id() messageID          { return errorResponseID }
 
@@ -203,6 +220,7 @@ const (
 	partitionRequestLength       = resultPartitionIDLength + 4 + 8 + 4
 	cancelPartitionRequestLength = 8
 	addCreditLength              = 4 + 8
+	resumeConsumptionLength      = 8
 	bufferResponseFieldsLength   = 8 + 4 + 4 + 1 + 4 // without the buffer's bytes
 	errorResponseFieldsLength    = 8 + 1             // without the message
 )
@@ -220,6 +238,10 @@ func (m cancelPartitionRequest) appendFields(dst []byte) []byte {
 
 func (m addCredit) appendFields(dst []byte) []byte {
 	dst = appendInt(dst, m.credit)
+	return binary.BigEndian.AppendUint64(dst, uint64(m.receiverID))
+}
+
+func (m resumeConsumption) appendFields(dst []byte) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(m.receiverID))
 }
 
@@ -361,6 +383,8 @@ func decodeMessage(id messageID, fields []byte) (nettyMessage, error) {
 			d.fail("an AddCredit of 0")
 		}
 		msg = m
+	case resumeConsumptionID:
+		msg = resumeConsumption{receiverID: d.receiverID(false)}
 	case bufferResponseID:
 		msg = d.bufferResponse()
 	case errorResponseID:
@@ -481,17 +505,20 @@ func (d *fieldDecoder) bufferResponse() bufferResponse {
 		return m
 	}
 	switch {
-	case dataType != DataBuffer && dataType != EndOfPartitionEvent:
+	case dataType != DataBuffer && dataType != EndOfPartitionEvent && !dataType.isCheckpointBarrier():
 		d.fail(fmt.Sprintf("unknown data type %d", dataType))
 	case dataType == EndOfPartitionEvent && size != 0:
 		d.fail(fmt.Sprintf("an END_OF_PARTITION event of %d bytes", size))
+	case dataType.isCheckpointBarrier() && size == 0:
+		d.fail(fmt.Sprintf("an %s without its event", dataType))
 	case size != len(d.fields):
 		d.fail(fmt.Sprintf("a buffer of %d bytes in %d bytes", size, len(d.fields)))
 	}
 	if dataType == EndOfPartitionEvent {
 		m.buffer = endOfPartition
 	} else {
-		m.buffer = Buffer{dataType: DataBuffer, segment: d.next(size)}
+		// Records or a serialized event: the gate reads either.
+		m.buffer = Buffer{dataType: dataType, segment: d.next(size)}
 	}
 	return m
 }

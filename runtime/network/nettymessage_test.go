@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"flinklab/runtime/checkpoint"
 )
 
 // sampleMessages returns one message of every kind, as the protocol
@@ -19,12 +21,23 @@ import (
 func sampleMessages() []nettyMessage {
 	id := newPartitionID(3)
 	id.ProducerID.AttemptNumber = 2
+	aligned, err := newCheckpointBarrierBuffer(newBarrier(5, checkpoint.Aligned))
+	if err != nil {
+		panic(err)
+	}
+	atLeastOnce, err := newCheckpointBarrierBuffer(newBarrier(6, checkpoint.AtLeastOnceAlignment))
+	if err != nil {
+		panic(err)
+	}
 	return []nettyMessage{
 		partitionRequest{partitionID: id, subpartitionIndex: 5, receiverID: 7, credit: 2},
 		cancelPartitionRequest{receiverID: 7},
 		addCredit{credit: 1, receiverID: 7},
+		resumeConsumption{receiverID: 7},
 		bufferResponse{receiverID: 7, sequenceNumber: 41, backlog: 1, buffer: newSingleRecordBuffer([]byte("a record"))},
-		bufferResponse{receiverID: 7, sequenceNumber: 42, buffer: endOfPartition},
+		bufferResponse{receiverID: 7, sequenceNumber: 42, backlog: 1, buffer: aligned},
+		bufferResponse{receiverID: 7, sequenceNumber: 43, backlog: 1, buffer: atLeastOnce},
+		bufferResponse{receiverID: 7, sequenceNumber: 44, buffer: endOfPartition},
 		errorResponse{receiverID: 7, kind: errorKindProducerFailed, message: "partition x: the producer failed: boom"},
 		errorResponse{kind: errorKindOther, message: "a fatal error: no receiver"},
 	}
@@ -81,6 +94,7 @@ func TestFixedSizeMessagesHaveFlinksLayout(t *testing.T) {
 		{partitionRequest{partitionID: newPartitionID(0), receiverID: 1, credit: 2}, frameHeaderLength + 60 + 4 + 8 + 4},
 		{cancelPartitionRequest{receiverID: 1}, frameHeaderLength + 8},
 		{addCredit{credit: 1, receiverID: 1}, frameHeaderLength + 4 + 8},
+		{resumeConsumption{receiverID: 1}, frameHeaderLength + 8},
 		{bufferResponse{receiverID: 1, buffer: endOfPartition}, frameHeaderLength + 8 + 4 + 4 + 1 + 4},
 	} {
 		frame := appendFrame(nil, tc.msg)
@@ -134,6 +148,7 @@ func TestDecodeMessageRefusesWhatNoEncoderWrites(t *testing.T) {
 	binary.BigEndian.PutUint32(negativeCredit, 0xFFFFFFFF)
 	eventWithBody := fields(bufferResponse{receiverID: 1, buffer: Buffer{dataType: EndOfPartitionEvent, segment: []byte("x")}})
 	unknownDataType := fields(bufferResponse{receiverID: 1, buffer: Buffer{dataType: 9}})
+	emptyBarrier := fields(bufferResponse{receiverID: 1, buffer: Buffer{dataType: AlignedCheckpointBarrier}})
 	wrongSize := fields(bufferResponse{receiverID: 1, buffer: newSingleRecordBuffer([]byte("abc"))})
 	wrongSize = wrongSize[:len(wrongSize)-1]
 
@@ -150,6 +165,8 @@ func TestDecodeMessageRefusesWhatNoEncoderWrites(t *testing.T) {
 		{"receiver 0 in a request", cancelPartitionRequestID, fields(cancelPartitionRequest{})},
 		{"an event with a body", bufferResponseID, eventWithBody},
 		{"an unknown data type", bufferResponseID, unknownDataType},
+		{"a checkpoint barrier without its event", bufferResponseID, emptyBarrier},
+		{"receiver 0 in a ResumeConsumption", resumeConsumptionID, fields(resumeConsumption{})},
 		{"a size that is not the buffer's", bufferResponseID, wrongSize},
 		{"an unknown error kind", errorResponseID, fields(errorResponse{receiverID: 1, kind: numberOfErrorKinds})},
 	} {
@@ -166,9 +183,10 @@ func TestDecodeMessageRefusesWhatNoEncoderWrites(t *testing.T) {
 // limit, a stream ends with io.EOF, io.ErrUnexpectedEOF or a corrupt-stream
 // error, and every message that decodes encodes back to exactly the frame
 // it came from. The seeds in testdata/fuzz/FuzzDecodeNettyMessage are one
-// frame of each message, two frames in a row, a truncated frame, a frame
-// with a wrong magic number, an oversize length, a buffer whose size lies,
-// and an RPC frame sent to the data port.
+// frame of each message (a checkpoint barrier among them), two frames in
+// a row, a truncated frame, a frame with a wrong magic number, an
+// oversize length, a buffer whose size lies, and an RPC frame sent to the
+// data port.
 func FuzzDecodeNettyMessage(f *testing.F) {
 	const limit = 1 << 16
 	for _, msg := range sampleMessages() {

@@ -215,6 +215,13 @@ func (c *partitionRequestClient) announceCredit(receiverID inputChannelID, credi
 	return c.writeMessage(addCredit{credit: credit, receiverID: receiverID})
 }
 
+// resumeConsumption tells the server to unblock the channel's
+// subpartition after an aligned checkpoint barrier. Flink:
+// NettyPartitionRequestClient.resumeConsumption.
+func (c *partitionRequestClient) resumeConsumption(receiverID inputChannelID) error {
+	return c.writeMessage(resumeConsumption{receiverID: receiverID})
+}
+
 // removeInputChannel forgets a channel that expects nothing more: its
 // answers, if any come, are dropped.
 func (c *partitionRequestClient) removeInputChannel(receiverID inputChannelID) {

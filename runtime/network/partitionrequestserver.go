@@ -242,6 +242,8 @@ func (s *PartitionRequestServer) numberOfConnections() int {
 // the channels of a connection take turns. A reader without credit is not
 // in the queue at all: its data waits in its subpartition, where it holds
 // back its producer, while the other channels of the connection go on.
+// The same holds for a reader whose subpartition an aligned checkpoint
+// barrier blocked, until its consumer sends ResumeConsumption.
 //
 // Lock order: a subpartition's mutex may be held while taking mu (a
 // subpartition calls notifyDataAvailable under its lock), never the other
@@ -374,6 +376,8 @@ func (q *partitionRequestQueue) handle(msg nettyMessage) {
 			q.enqueueAvailableReaderLocked(reader)
 		}
 		q.mu.Unlock()
+	case resumeConsumption:
+		q.resumeConsumption(m.receiverID)
 	case cancelPartitionRequest:
 		q.mu.Lock()
 		reader := q.readers[m.receiverID]
@@ -427,6 +431,33 @@ func (q *partitionRequestQueue) requestSubpartition(m partitionRequest) {
 	q.mu.Unlock()
 }
 
+// resumeConsumption unblocks the subpartition of a reader after an aligned
+// checkpoint barrier, and queues the reader: it sends again, with
+// whatever credit the consumer announced meanwhile (the consumer kept
+// announcing credit as it read the buffers before the barrier; while
+// blocked, writeLoop looked at the reader once per AddCredit and let it
+// be). A receiver the connection no longer reads (it failed, or was
+// cancelled while the message travelled) has nothing to resume. Flink:
+// PartitionRequestQueue.resumeConsumption → CreditBasedSequenceNumberingViewReader.resumeConsumption.
+func (q *partitionRequestQueue) resumeConsumption(receiverID inputChannelID) {
+	q.mu.Lock()
+	reader := q.readers[receiverID]
+	var view resultSubpartitionView
+	if reader != nil {
+		view = reader.view
+	}
+	q.mu.Unlock()
+	if view == nil {
+		return
+	}
+	// Outside mu: the subpartition's lock comes first, and it notifies
+	// the reader (taking mu) if data waits.
+	view.resumeConsumption()
+	q.mu.Lock()
+	q.enqueueAvailableReaderLocked(reader) // as Flink does; at worst writeLoop finds nothing to send
+	q.mu.Unlock()
+}
+
 // notifyDataAvailable is the subpartition telling the reader that its
 // queue is no longer empty (or that it was released).
 func (r *creditBasedViewReader) notifyDataAvailable() {
@@ -463,7 +494,11 @@ func (q *partitionRequestQueue) writeLoop() {
 			return // the connection closed
 		}
 		if view == nil || !view.isAvailable(credit) {
-			continue // no data, or only data and no credit: AddCredit or new data queues it again
+			// No data, only data and no credit, or blocked by an aligned
+			// checkpoint barrier: new data, AddCredit or ResumeConsumption
+			// queues it again. A blocked reader is looked at once per such
+			// message, never in a loop.
+			continue
 		}
 		next, ok, err := view.getNextBuffer()
 		if err != nil {
@@ -515,9 +550,12 @@ func (q *partitionRequestQueue) pollAvailableReader() (*creditBasedViewReader, r
 }
 
 // bufferResponseFor stamps a buffer taken for reader with its sequence
-// number, spends a credit on a data buffer, and queues the reader again if
-// more is waiting. After the EndOfPartition event the reader is done. It
-// returns false if the reader was cancelled while its buffer was taken.
+// number, spends a credit on a data buffer (an event needs none, as in
+// Flink), and queues the reader again if more is waiting (never right
+// after an aligned checkpoint barrier: its subpartition is blocked, and
+// ResumeConsumption queues the reader again). After the EndOfPartition
+// event the reader is done. It returns false if the reader was cancelled
+// while its buffer was taken.
 func (q *partitionRequestQueue) bufferResponseFor(reader *creditBasedViewReader, next bufferAndAvailability) (bufferResponse, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -531,14 +569,15 @@ func (q *partitionRequestQueue) bufferResponseFor(reader *creditBasedViewReader,
 		buffer:         next.buffer,
 	}
 	reader.sequenceNumber++
-	switch {
-	case !next.buffer.IsBuffer(): // EndOfPartition: the subpartition is consumed
+	if next.buffer.DataType() == EndOfPartitionEvent { // the subpartition is consumed
 		q.removeReaderLocked(reader)
-	case next.moreAvailable:
+		return response, true
+	}
+	if next.buffer.IsBuffer() {
 		reader.numCreditsAvailable--
+	}
+	if next.moreAvailable {
 		q.enqueueAvailableReaderLocked(reader) // to the back of the line: fairness
-	default:
-		reader.numCreditsAvailable--
 	}
 	return response, true
 }

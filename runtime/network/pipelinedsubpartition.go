@@ -12,13 +12,25 @@ import (
 // and the consumer reads them while the producer is still writing.
 //
 // A subpartition is made on first use (see ResultPartition.subpartition):
-// by the producer's first buffer for it, by Finish, or by its consumer's
-// request. An all-to-all edge of parallelism n has n² subpartitions, and a
-// job whose tasks never exchange data should not pay for them.
+// by the producer's first buffer for it, by Finish, by a checkpoint
+// barrier, or by its consumer's request. An all-to-all edge of
+// parallelism n has n² subpartitions, and a job whose tasks never
+// exchange data should not pay for them.
 //
-// Two goroutines meet here: the producer calls add and finish, the consumer
-// reads through its pipelinedSubpartitionView. Release may come from any
-// goroutine. All fields below mu are guarded by it.
+// Two goroutines meet here: the producer calls add, addEvent and finish,
+// the consumer reads through its pipelinedSubpartitionView. Release may
+// come from any goroutine. All fields below mu are guarded by it.
+//
+// An aligned checkpoint barrier blocks the subpartition (Flink's
+// isBlocked): once pollBuffer has handed it out, the reader gets nothing
+// more, whatever its credit, until it calls resumeConsumption. The
+// producer meanwhile fills the queue up to its bound and then waits in
+// add: that is how alignment holds back an input whose barrier came
+// early (doc.go, "Checkpoint barriers").
+//
+//	not blocked ──pollBuffer hands out an AlignedCheckpointBarrier──► blocked
+//	     ▲                                                              │
+//	     └────────────────────────resumeConsumption────────────────────┘
 //
 // Lock order: a subpartition's mu may be held while taking its
 // ResultPartition's mu or its reader's InputGate mu, never the other way
@@ -30,10 +42,11 @@ type pipelinedSubpartition struct {
 
 	mu sync.Mutex
 	// buffers is the queue: at most capacity (the partition's
-	// buffersPerSubpartition) data buffers, then at most one
-	// EndOfPartition event. It is allocated by the first add or finish, not
-	// with the subpartition: a consumer's request makes the subpartition,
-	// which may then never carry a buffer.
+	// buffersPerSubpartition) data buffers, with checkpoint barriers
+	// between them, then at most one EndOfPartition event. Events take no
+	// room: they are added without waiting. It is allocated by the first
+	// add, addEvent or finish, not with the subpartition: a consumer's
+	// request makes the subpartition, which may then never carry a buffer.
 	buffers []Buffer
 	// buffersInBacklog counts the data buffers in the queue (events do not
 	// count). Flink keeps the same counter to announce the backlog to the
@@ -46,6 +59,7 @@ type pipelinedSubpartition struct {
 	hasReadView         bool // a consumer attached; readView is its handle
 	isReadViewReleased  bool // the consumer left (its InputGate was closed)
 	isConsumed          bool // the consumer read the event or left; counted once by the parent
+	isBlocked           bool // an AlignedCheckpointBarrier was handed out: nothing more until resumeConsumption
 	// readView is the consumer's handle, valid once hasReadView is set. It
 	// lives inside the subpartition, which saves an allocation per pair:
 	// a pipelined subpartition has at most one reader, ever.
@@ -101,7 +115,16 @@ func (s *pipelinedSubpartition) add(ctx context.Context, buffer Buffer) error {
 
 // finish adds the EndOfPartition event. It never waits: the event carries
 // no data and comes once, so the queue has room for it beyond capacity.
-func (s *pipelinedSubpartition) finish() error {
+func (s *pipelinedSubpartition) finish() error { return s.addEvent(endOfPartition) }
+
+// addEvent appends an event behind everything queued: a checkpoint
+// barrier (ResultPartition.BroadcastEvent) or the EndOfPartition event
+// (finish). It never waits: an event takes no room in the bounded queue,
+// which bounds data buffers only, so a producer whose consumer is slow or
+// blocked still gets its barrier in (Flink's events do not come from the
+// LocalBufferPool either). A consumer that left drops it, as it drops
+// data.
+func (s *pipelinedSubpartition) addEvent(event Buffer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -110,17 +133,22 @@ func (s *pipelinedSubpartition) finish() error {
 	case s.isReadViewReleased:
 		return nil
 	}
-	s.buffers = append(s.buffers, endOfPartition)
-	s.isFinished = true
+	s.buffers = append(s.buffers, event)
+	if event.DataType() == EndOfPartitionEvent {
+		s.isFinished = true
+	}
 	s.notifyDataAvailableLocked()
 	return nil
 }
 
 // notifyDataAvailableLocked tells the reader, if there is one, that the
 // queue went from empty to non-empty. While the queue stays non-empty the
-// reader learns of more data from getNextBuffer's moreAvailable.
+// reader learns of more data from getNextBuffer's moreAvailable. A
+// blocked subpartition tells nothing: the reader could not take the
+// buffer; resumeConsumption tells it instead. Flink:
+// PipelinedSubpartition.shouldNotifyDataAvailable.
 func (s *pipelinedSubpartition) notifyDataAvailableLocked() {
-	if len(s.buffers) == 1 && s.hasReadView && !s.isReadViewReleased {
+	if len(s.buffers) == 1 && !s.isBlocked && s.hasReadView && !s.isReadViewReleased {
 		s.readView.availabilityListener.notifyDataAvailable()
 	}
 }
@@ -146,7 +174,10 @@ func (s *pipelinedSubpartition) createReadView(listener bufferAvailabilityListen
 }
 
 // pollBuffer takes the next buffer for the reader. ok is false when the
-// queue is empty. Taking the EndOfPartition event consumes the subpartition.
+// queue is empty, or blocked. Taking an AlignedCheckpointBarrier blocks
+// the subpartition, so nothing more is available behind it; taking the
+// EndOfPartition event consumes the subpartition. Flink:
+// PipelinedSubpartition.pollBuffer.
 func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok bool, err error) {
 	s.mu.Lock()
 	switch {
@@ -156,14 +187,17 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 	case s.isReadViewReleased:
 		s.mu.Unlock()
 		return bufferAndAvailability{}, false, ErrInputGateClosed
-	case len(s.buffers) == 0:
+	case s.isBlocked, len(s.buffers) == 0:
 		s.mu.Unlock()
 		return bufferAndAvailability{}, false, nil
 	}
 	wasFull := s.buffersInBacklog >= s.parent.buffersPerSubpartition
 	buffer := s.popLocked()
-	next = bufferAndAvailability{buffer: buffer, moreAvailable: len(s.buffers) > 0, buffersInBacklog: s.buffersInBacklog}
-	consumed := !buffer.IsBuffer() && s.markConsumedLocked()
+	if buffer.DataType().isBlockingUpstream() {
+		s.isBlocked = true
+	}
+	next = bufferAndAvailability{buffer: buffer, moreAvailable: !s.isBlocked && len(s.buffers) > 0, buffersInBacklog: s.buffersInBacklog}
+	consumed := buffer.DataType() == EndOfPartitionEvent && s.markConsumedLocked()
 	s.mu.Unlock()
 
 	if wasFull {
@@ -176,7 +210,9 @@ func (s *pipelinedSubpartition) pollBuffer() (next bufferAndAvailability, ok boo
 }
 
 // isAvailable reports whether a reader holding the given credit may take
-// a buffer now (see resultSubpartitionView.isAvailable). Flink:
+// a buffer now (see resultSubpartitionView.isAvailable): a blocked
+// subpartition never is, so a PartitionRequestServer whose reader gets
+// credit while blocked looks once and lets it be. Flink:
 // PipelinedSubpartition.getAvailabilityAndBacklog.
 func (s *pipelinedSubpartition) isAvailable(credit int) bool {
 	s.mu.Lock()
@@ -184,10 +220,29 @@ func (s *pipelinedSubpartition) isAvailable(credit int) bool {
 	switch {
 	case s.isReleased:
 		return true
-	case len(s.buffers) == 0:
+	case s.isBlocked, len(s.buffers) == 0:
 		return false
 	default:
 		return credit > 0 || !s.buffers[0].IsBuffer()
+	}
+}
+
+// resumeConsumption unblocks the subpartition after an aligned checkpoint
+// barrier: the consumer has the barrier on all its channels (or gave up
+// the checkpoint). If buffers were queued meanwhile, the reader hears of
+// them now, since add told it nothing while it was blocked. Resuming a
+// subpartition that is not blocked changes nothing (Flink's checkState
+// fails instead). Flink: PipelinedSubpartition.resumeConsumption, with
+// LocalInputChannel.resumeConsumption's notifyChannelNonEmpty.
+func (s *pipelinedSubpartition) resumeConsumption() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.isBlocked {
+		return
+	}
+	s.isBlocked = false
+	if len(s.buffers) > 0 && !s.isReleased && s.hasReadView && !s.isReadViewReleased {
+		s.readView.availabilityListener.notifyDataAvailable()
 	}
 }
 
@@ -279,6 +334,10 @@ func (v *pipelinedSubpartitionView) getNextBuffer() (bufferAndAvailability, bool
 // isAvailable reports whether a reader with the given credit may take a
 // buffer now (see pipelinedSubpartition.isAvailable).
 func (v *pipelinedSubpartitionView) isAvailable(credit int) bool { return v.parent.isAvailable(credit) }
+
+// resumeConsumption unblocks the subpartition after an aligned checkpoint
+// barrier (see pipelinedSubpartition.resumeConsumption).
+func (v *pipelinedSubpartitionView) resumeConsumption() { v.parent.resumeConsumption() }
 
 // releaseAllResources detaches the reader. After the EndOfPartition event
 // it changes nothing; before it, the rest of the data is dropped.

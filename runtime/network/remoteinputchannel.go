@@ -31,6 +31,16 @@ const (
 // taking buffers from the subpartition; the subpartition's queue fills;
 // and the producer blocks, exactly as in-process.
 //
+// Events travel without credit, as in Flink (whose server spends a credit
+// only on a buffer that isBuffer, and whose client reads an event into
+// memory of its own, not into an exclusive buffer): the EndOfPartition
+// event and checkpoint barriers. The credit bounds the data buffers a
+// channel holds; the events beside them are few (a barrier per
+// checkpoint, and nothing passes an aligned one until it is resumed).
+// After an aligned barrier the channel's gate calls resumeConsumption,
+// which sends ResumeConsumption; the credit it announced meanwhile is the
+// server's to spend once it resumes.
+//
 // Three goroutines meet here: the gate's reader (requestSubpartition,
 // getNextBuffer), the connection's read loop (onBuffer, onError) and, for
 // a retried request, a timer (retriggerSubpartitionRequest). Close may
@@ -54,10 +64,13 @@ type remoteInputChannel struct {
 	holdsClient bool
 	receiverID  inputChannelID
 	// receivedBuffers is the queue of buffers that arrived and the gate
-	// has not taken: at most initialCredit data buffers, then perhaps the
-	// EndOfPartition event.
+	// has not taken: at most initialCredit data buffers, checkpoint
+	// barriers between them, and perhaps the EndOfPartition event at the
+	// end. receivedDataBuffers counts its data buffers, which the credit
+	// bounds.
 	receivedBuffers        []Buffer
-	maxReceivedBuffers     int // high-water mark of the data buffers in receivedBuffers
+	receivedDataBuffers    int
+	maxReceivedBuffers     int // high-water mark of receivedDataBuffers
 	expectedSequenceNumber int
 	senderBacklog          int           // the last backlog the server announced (Flink requests floating buffers by it; there are none here)
 	currentBackoff         time.Duration // 0 before the first retry
@@ -149,18 +162,39 @@ func (c *remoteInputChannel) getNextBuffer() (bufferAndAvailability, bool, error
 	copy(c.receivedBuffers, c.receivedBuffers[1:])
 	c.receivedBuffers[len(c.receivedBuffers)-1] = Buffer{}
 	c.receivedBuffers = c.receivedBuffers[:len(c.receivedBuffers)-1]
+	if buffer.IsBuffer() {
+		c.receivedDataBuffers--
+	}
 	next := bufferAndAvailability{buffer: buffer, moreAvailable: len(c.receivedBuffers) > 0}
 	// After the EndOfPartition event the server expects no more credit.
 	client, receiverID, announce := c.client, c.receiverID, buffer.IsBuffer() && c.holdsClient
 	c.mu.Unlock()
 
-	// The buffer's place is free again: one more credit for the server.
+	// The buffer's place is free again: one more credit for the server. An
+	// event took no credit and gives none back.
 	// A failed write closes the connection, and the error reaches this
 	// channel through onError.
 	if announce {
 		_ = client.announceCredit(receiverID, 1)
 	}
 	return next, true, nil
+}
+
+// resumeConsumption asks the producer's server to unblock the
+// subpartition after an aligned checkpoint barrier (ResumeConsumption).
+// A channel that has ended, failed or been closed has nothing to resume:
+// its failure, if any, reaches the gate through getNextBuffer. Flink:
+// RemoteInputChannel.resumeConsumption (which also resets the unannounced
+// credit when the channel has no exclusive buffers; ours always has).
+func (c *remoteInputChannel) resumeConsumption() error {
+	c.mu.Lock()
+	if c.isReleased || c.err != nil || !c.holdsClient {
+		c.mu.Unlock()
+		return nil
+	}
+	client, receiverID := c.client, c.receiverID
+	c.mu.Unlock()
+	return client.resumeConsumption(receiverID)
 }
 
 // onBuffer is the connection's read loop handing over a buffer for this
@@ -177,9 +211,9 @@ func (c *remoteInputChannel) onBuffer(m bufferResponse) {
 		c.mu.Unlock()
 		c.onError(fmt.Errorf("buffer re-ordering: expected buffer with sequence number %d, but received %d", c.expectedSequenceNumber, m.sequenceNumber))
 		return
-	case m.buffer.IsBuffer() && len(c.receivedBuffers) >= c.initialCredit:
+	case m.buffer.IsBuffer() && c.receivedDataBuffers >= c.initialCredit:
 		c.mu.Unlock()
-		c.onError(fmt.Errorf("received a buffer without credit: %d buffers queued, credit %d", len(c.receivedBuffers), c.initialCredit))
+		c.onError(fmt.Errorf("received a buffer without credit: %d buffers queued, credit %d", c.receivedDataBuffers, c.initialCredit))
 		return
 	}
 	c.expectedSequenceNumber++
@@ -187,10 +221,11 @@ func (c *remoteInputChannel) onBuffer(m bufferResponse) {
 	c.receivedBuffers = append(c.receivedBuffers, m.buffer)
 	wasEmpty := len(c.receivedBuffers) == 1
 	if m.buffer.IsBuffer() {
-		c.maxReceivedBuffers = max(c.maxReceivedBuffers, len(c.receivedBuffers))
+		c.receivedDataBuffers++
+		c.maxReceivedBuffers = max(c.maxReceivedBuffers, c.receivedDataBuffers)
 	}
 	var client *partitionRequestClient
-	if !m.buffer.IsBuffer() {
+	if m.buffer.DataType() == EndOfPartitionEvent {
 		// The EndOfPartition event: everything has arrived. The channel
 		// leaves the connection now, so that losing it later changes
 		// nothing for this channel.
@@ -298,7 +333,7 @@ func (c *remoteInputChannel) releaseAllResources() {
 	}
 	c.isReleased = true
 	clear(c.receivedBuffers)
-	c.receivedBuffers = nil
+	c.receivedBuffers, c.receivedDataBuffers = nil, 0
 	client, receiverID := c.dropClientLocked(), c.receiverID
 	c.mu.Unlock()
 
@@ -313,12 +348,7 @@ func (c *remoteInputChannel) releaseAllResources() {
 func (c *remoteInputChannel) buffersReceived() (now, highWaterMark int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, b := range c.receivedBuffers {
-		if b.IsBuffer() {
-			now++
-		}
-	}
-	return now, c.maxReceivedBuffers
+	return c.receivedDataBuffers, c.maxReceivedBuffers
 }
 
 var _ inputChannel = (*remoteInputChannel)(nil)

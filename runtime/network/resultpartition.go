@@ -22,10 +22,10 @@ import (
 //	BLOCKING           a file each (boundedBlockingSubpartition), read after Finish,
 //	                   any number of times (Flink: BoundedBlockingResultPartition)
 //
-// EmitRecord, BroadcastRecord, Flush and Finish belong to the producing
-// task's goroutine: one writer, which fills the buffers without locks. ID,
-// NumberOfSubpartitions, Fail, Release and the counters may be called from
-// any goroutine.
+// EmitRecord, BroadcastRecord, BroadcastEvent, Flush and Finish belong to
+// the producing task's goroutine: one writer, which fills the buffers
+// without locks. ID, NumberOfSubpartitions, Fail, Release and the
+// counters may be called from any goroutine.
 //
 // Lifecycle of a pipelined partition:
 //
@@ -114,9 +114,10 @@ func (p *ResultPartition) NumberOfSubpartitions() int { return p.numberOfSubpart
 func (p *ResultPartition) PartitionType() jobgraph.ResultPartitionType { return p.partitionType }
 
 // subpartition returns the subpartition of the given index, making it on
-// first use: the producer's first buffer for it, Finish, or its consumer's
-// request, whichever comes first. A released partition makes no more and
-// returns its release error. The index must be in range.
+// first use: the producer's first buffer for it, Finish, a checkpoint
+// barrier (BroadcastEvent), or its consumer's request, whichever comes
+// first. A released partition makes no more and returns its release
+// error. The index must be in range.
 //
 // Differs from Flink: Flink's ResultPartitionFactory creates every
 // subpartition with the partition.
@@ -281,6 +282,51 @@ func (p *ResultPartition) addBuffer(ctx context.Context, subpartition int, buffe
 		return err
 	}
 	return s.add(ctx, buffer)
+}
+
+// BroadcastEvent puts a checkpoint barrier into every subpartition, behind
+// every record emitted before it: it first hands every partly filled
+// buffer over (as Flush does, and with Flush's waiting: a full queue holds
+// it back, bounded by ctx, as it holds back EmitRecord), then appends the
+// barrier to each subpartition's queue. The barrier itself never waits: an
+// event needs no room in the bounded queue, just as the EndOfPartition
+// event needs none. Its data type follows its options
+// (AlignedCheckpointBarrier when they need alignment, EventBuffer
+// otherwise), and decides whether the subpartitions block after handing it
+// out; see doc.go, "Checkpoint barriers".
+//
+// A barrier goes to every consumer, so every subpartition not made yet is
+// made now. A BLOCKING partition refuses it (ErrPartitionNotPipelined);
+// a released or finished one fails as EmitRecord does. Flink:
+// BufferWritingResultPartition.broadcastEvent (which finishes the buffer
+// builders rather than flushing them; here handing a buffer over is what
+// makes it visible).
+func (p *ResultPartition) BroadcastEvent(ctx context.Context, barrier CheckpointBarrier) error {
+	if !p.partitionType.IsPipelined() {
+		return fmt.Errorf("broadcast %s to %s partition %s: %w", barrier, p.partitionType, p.id, ErrPartitionNotPipelined)
+	}
+	if err := p.checkInProduceState(); err != nil {
+		return err
+	}
+	event, err := newCheckpointBarrierBuffer(barrier)
+	if err != nil {
+		return fmt.Errorf("partition %s: %w", p.id, err)
+	}
+	// The records emitted before the barrier go first; the order within a
+	// subpartition is the order of its queue.
+	if err := p.flushAll(ctx); err != nil {
+		return err
+	}
+	for index := range p.numberOfSubpartitions {
+		s, err := p.subpartition(index)
+		if err != nil {
+			return err
+		}
+		if err := s.addEvent(event); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Finish flushes every subpartition and ends each with the EndOfPartition

@@ -19,6 +19,11 @@ type resultSubpartition interface {
 	add(ctx context.Context, buffer Buffer) error
 	// finish adds the EndOfPartition event: the producer is done.
 	finish() error
+	// addEvent appends an event buffer (a checkpoint barrier) behind the
+	// buffers added before it. It never waits: an event needs no room in
+	// the bounded queue. A blocking subpartition refuses it
+	// (ErrPartitionNotPipelined).
+	addEvent(event Buffer) error
 	// createReadView attaches a reader, which listener hears from when
 	// there is something to read.
 	createReadView(listener bufferAvailabilityListener) (resultSubpartitionView, error)
@@ -41,11 +46,17 @@ type resultSubpartitionView interface {
 	getNextBuffer() (next bufferAndAvailability, ok bool, err error)
 	// isAvailable reports whether a reader holding the given credit may
 	// take a buffer now: a data buffer needs a credit, an event does not,
-	// and a released subpartition is always available, so that the reader
-	// polls and learns the release error. A PartitionRequestServer asks
+	// a subpartition blocked by an aligned checkpoint barrier is not
+	// available at all, and a released subpartition is always available,
+	// so that the reader polls and learns the release error. A PartitionRequestServer asks
 	// this before it polls for a remote consumer. Flink:
 	// ResultSubpartitionView.getAvailabilityAndBacklog.
 	isAvailable(credit int) bool
+	// resumeConsumption unblocks a subpartition that handed out an
+	// AlignedCheckpointBarrier, and tells the listener if data waits.
+	// Resuming one that is not blocked changes nothing. Flink:
+	// ResultSubpartitionView.resumeConsumption.
+	resumeConsumption()
 	// releaseAllResources detaches the reader; it may be called from any
 	// goroutine. A pipelined subpartition drops the rest of its data and
 	// counts as consumed; a blocking one keeps its data for the next
@@ -53,10 +64,11 @@ type resultSubpartitionView interface {
 	releaseAllResources()
 }
 
-// bufferAndAvailability is one buffer taken by a reader, whether more are
-// queued behind it, and how many of those are data buffers (the backlog a
-// PartitionRequestServer announces). Flink: InputChannel.BufferAndAvailability
-// and ResultSubpartition.BufferAndBacklog.
+// bufferAndAvailability is one buffer taken by a reader, whether more may
+// be taken behind it (never right after an aligned checkpoint barrier,
+// which blocks its subpartition), and how many data buffers are queued
+// (the backlog a PartitionRequestServer announces). Flink:
+// InputChannel.BufferAndAvailability and ResultSubpartition.BufferAndBacklog.
 type bufferAndAvailability struct {
 	buffer           Buffer
 	moreAvailable    bool

@@ -15,6 +15,13 @@ import (
 // Like an InputGate it has one reading goroutine. Its gates stay the
 // task's: closing them (Task does) wakes a waiting reader with
 // ErrInputGateClosed, as it would wake the gate's own.
+//
+// Checkpoint barriers need nothing of the union: each gate hands its own
+// to its CheckpointBarrierHandler, under the gateIdx it was given, from
+// inside the union's Next (the union asks the gate, the gate calls the
+// handler), and the task resumes a blocked channel on its gate
+// (InputGate.ResumeConsumption). A gate blocked after a barrier simply has
+// no data; the union reads the others meanwhile.
 type UnionInputGate struct {
 	gates []*InputGate
 	// dataAvailable holds a token when one of the gates queued a channel.

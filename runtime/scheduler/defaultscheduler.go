@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
@@ -67,6 +68,9 @@ type Deps struct {
 	// the graph to restart with a new one (Cancel) or failing it
 	// (FailJob).
 	OnTaskFailure func(e *executiongraph.Execution, cause error)
+	// Checkpointing checkpoints the job; nil (or an interval of none)
+	// runs it without checkpoints.
+	Checkpointing *Checkpointing
 }
 
 // DefaultScheduler is Flink's DefaultScheduler, reduced to what a job needs
@@ -117,6 +121,12 @@ type DefaultScheduler struct {
 	// topologicalIndex numbers the subtasks in the order of the graph.
 	topologicalIndex map[*executiongraph.ExecutionVertex]int
 	finished         bool // OnTerminal was called
+
+	// checkpointCoordinator checkpoints the job; nil when it is not
+	// checkpointed. taskRestores holds, per subtask, the state its next
+	// deployment restores.
+	checkpointCoordinator *checkpoint.CheckpointCoordinator
+	taskRestores          map[api.ExecutionVertexID]*checkpoint.JobManagerTaskRestore
 }
 
 // pendingRestart is a restart waiting for its backoff to pass and for its
@@ -157,6 +167,10 @@ func NewDefaultScheduler(cfg Config, deps Deps) *DefaultScheduler {
 		slotSharing:  newSlotSharingStrategy(deps.Graph),
 		sharedSlots:  make(map[*executionSlotSharingGroup]*sharedSlot),
 		logicalSlots: make(map[*executiongraph.Execution]*sharedSlot),
+		taskRestores: make(map[api.ExecutionVertexID]*checkpoint.JobManagerTaskRestore),
+	}
+	if err := s.createCheckpointCoordinator(logger); err != nil {
+		s.log.Error("Could not create the checkpoint storage; the job runs without checkpoints.", "cause", err.Error())
 	}
 	// Flink's DefaultSchedulerComponents: the bulk checker reads the
 	// job's slot pool and runs its checks on the main thread.
@@ -191,6 +205,12 @@ func (s *DefaultScheduler) StartScheduling() {
 	if s.deps.OnTaskFailure == nil {
 		s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
 	}
+	// A job recovered after a JobManager failover, or the next graph of
+	// the AdaptiveScheduler, starts from the latest completed checkpoint.
+	if err := s.restoreState(s.allVertexIDs()); err != nil {
+		s.failJob(err)
+		return
+	}
 	if !s.transitionJob(api.JobCreated, api.JobRunning, nil) {
 		return
 	}
@@ -213,6 +233,7 @@ func (s *DefaultScheduler) deploy(e *executiongraph.Execution, slot slotpool.Phy
 	s.graphLog.Info(fmt.Sprintf("Deploying %s (attempt #%d) with attempt id %s and vertex id %s to %s with allocation id %s",
 		ev.TaskNameWithSubtaskIndex(), e.AttemptNumber(), e.AttemptID(), ev.ID(), slot.TaskManager, slot.AllocationID))
 	tdd := s.tdds.create(ev)
+	tdd.TaskRestore = s.taskRestores[ev.ID()]
 
 	// Step m9: submitTask. The answer comes back on the main thread.
 	s.submitting[e] = true
@@ -585,6 +606,15 @@ func (s *DefaultScheduler) terminated() {
 		return
 	}
 	s.finished = true
+	if s.checkpointCoordinator != nil {
+		status := s.deps.Graph.State()
+		if s.deps.OnTaskFailure != nil {
+			// A graph of the AdaptiveScheduler: its end is not the job's,
+			// and the next graph restores from the same store.
+			status = api.JobSuspended
+		}
+		s.checkpointCoordinator.Shutdown(status)
+	}
 	s.partitions.stopTrackingAndReleaseAllPartitions()
 	s.deps.OnTerminal(archive(s.deps.Graph, s.exceptionHistory))
 }
@@ -605,6 +635,7 @@ func (s *DefaultScheduler) transitionJob(from, to api.JobStatus, cause error) bo
 	} else {
 		s.graphLog.Info(msg)
 	}
+	s.checkpointCoordinatorDeActivator(from, to)
 	return true
 }
 

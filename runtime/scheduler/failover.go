@@ -23,6 +23,10 @@ import (
 // region failover, another region may fail while one restarts, and it
 // restarts too.
 func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause error) {
+	if s.checkpointCoordinator != nil {
+		// The checkpoints waiting for this task will not complete.
+		s.checkpointCoordinator.FailUnacknowledgedPendingCheckpointsFor(e.AttemptID(), cause)
+	}
 	if state := s.deps.Graph.State(); state != api.JobRunning && state != api.JobRestarting {
 		// The job is failing or being cancelled already: this failure
 		// happened while that was handled. It changes nothing but the
@@ -159,6 +163,11 @@ func (s *DefaultScheduler) restartTasks(restart *pendingRestart) {
 		}
 		// The consumers' shuffle descriptors must name the new attempt.
 		s.tdds.forgetPartitionsOf(ev)
+	}
+	// The new attempts start from the latest completed checkpoint.
+	if err := s.restoreState(ids); err != nil {
+		s.failJob(err)
+		return
 	}
 	s.schedulingStrategy.restartTasks(ids)
 }

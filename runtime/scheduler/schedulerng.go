@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
@@ -34,4 +35,8 @@ type SchedulerNG interface {
 	// scheduler cannot rescale a running job. (Flink's SchedulerNG refuses
 	// both methods by default; the AdaptiveScheduler implements them.)
 	UpdateJobResourceRequirements(requirements jobgraph.JobResourceRequirements) error
+	// AcknowledgeCheckpoint and DeclineCheckpoint hand a task's answer to
+	// a checkpoint to the job's CheckpointCoordinator.
+	AcknowledgeCheckpoint(ack checkpoint.AcknowledgeCheckpoint) error
+	DeclineCheckpoint(decline checkpoint.DeclineCheckpoint) error
 }

@@ -111,6 +111,7 @@ func KeyBy[T any, K comparable](ds *DataStream[T], key func(T) K) *KeyedStream[T
 		name:        "Partition",
 		input:       ds.t,
 		keySelector: selector,
+		keyType:     reflect.TypeFor[K](),
 		outputType:  ds.t.outputType,
 		partitioner: &KeyGroupStreamPartitioner{KeySelector: selector},
 	})
@@ -303,6 +304,7 @@ func (ks *KeyedStream[T, K]) Sum(position int) *DataStream[T] {
 func (ks *KeyedStream[T, K]) keyed(name string, op Operator, nilFunction bool) *DataStream[T] {
 	ds := transform[T](ks.env, ks.t, name, op, nilFunction)
 	ds.t.keySelector = ks.t.keySelector
+	ds.t.keyType = ks.t.keyType
 	return ds
 }
 

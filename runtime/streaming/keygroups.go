@@ -1,9 +1,10 @@
 package streaming
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
+
+	"flinklab/runtime/state"
 )
 
 // This file mirrors Flink's org.apache.flink.runtime.state.KeyGroupRangeAssignment
@@ -93,32 +94,15 @@ func AssignKeyToParallelOperator(key any, maxParallelism, parallelism int) int {
 	return ComputeOperatorIndexForKeyGroup(maxParallelism, parallelism, AssignToKeyGroup(key, maxParallelism))
 }
 
-// KeyGroupRange is the inclusive range of key groups one subtask owns
-// (Flink's org.apache.flink.runtime.state.KeyGroupRange).
-type KeyGroupRange struct {
-	StartKeyGroup int
-	EndKeyGroup   int
-}
-
-// Contains reports whether keyGroup lies in the range.
-func (r KeyGroupRange) Contains(keyGroup int) bool {
-	return keyGroup >= r.StartKeyGroup && keyGroup <= r.EndKeyGroup
-}
-
-// NumberOfKeyGroups returns how many key groups the range holds.
-func (r KeyGroupRange) NumberOfKeyGroups() int { return r.EndKeyGroup - r.StartKeyGroup + 1 }
-
-// String prints the range as Flink does: "KeyGroupRange{startKeyGroup=0, endKeyGroup=31}".
-func (r KeyGroupRange) String() string {
-	return fmt.Sprintf("KeyGroupRange{startKeyGroup=%d, endKeyGroup=%d}", r.StartKeyGroup, r.EndKeyGroup)
-}
+// KeyGroupRange is the inclusive range of key groups one subtask owns.
+// It lives in package state, beside the snapshots that carry it.
+type KeyGroupRange = state.KeyGroupRange
 
 // ComputeKeyGroupRangeForOperatorIndex returns the key groups subtask
 // operatorIndex owns: exactly those for which ComputeOperatorIndexForKeyGroup
-// returns operatorIndex. It mirrors
-// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex.
+// returns operatorIndex (see state.ComputeKeyGroupRangeForOperatorIndex).
+//
+// With maxParallelism 128 and parallelism 4, subtask 1 owns key groups 32–63.
 func ComputeKeyGroupRangeForOperatorIndex(maxParallelism, parallelism, operatorIndex int) KeyGroupRange {
-	start := (operatorIndex*maxParallelism + parallelism - 1) / parallelism
-	end := ((operatorIndex+1)*maxParallelism - 1) / parallelism
-	return KeyGroupRange{StartKeyGroup: start, EndKeyGroup: end}
+	return state.ComputeKeyGroupRangeForOperatorIndex(maxParallelism, parallelism, operatorIndex)
 }

@@ -165,7 +165,7 @@ func TestComputeOperatorIndexForKeyGroup(t *testing.T) {
 // subtasks are contiguous, cover every key group once, and agree with
 // ComputeOperatorIndexForKeyGroup.
 func TestKeyGroupRangesPartitionTheKeyGroups(t *testing.T) {
-	if got, want := ComputeKeyGroupRangeForOperatorIndex(128, 4, 1), (KeyGroupRange{32, 63}); got != want {
+	if got, want := ComputeKeyGroupRangeForOperatorIndex(128, 4, 1), (KeyGroupRange{StartKeyGroup: 32, EndKeyGroup: 63}); got != want {
 		t.Fatalf("range of subtask 1 of 4 = %v, want %v", got, want)
 	}
 	for _, c := range []struct{ maxParallelism, parallelism int }{{128, 1}, {128, 3}, {128, 4}, {128, 128}, {10, 7}, {32768, 100}} {

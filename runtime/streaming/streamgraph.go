@@ -76,6 +76,10 @@ type StreamNode struct {
 	// KeySelector extracts a keyed operator's key from a record (the function
 	// given to KeyBy; Flink: StreamNode's state partitioner); nil if unkeyed.
 	KeySelector func(record any) any
+	// KeyType is the Go type of the keys KeySelector returns (Flink: the
+	// node's state key serializer); nil if unkeyed. The keyed state
+	// backend writes keys of this type into checkpoints.
+	KeyType reflect.Type
 	// OutputType is the Go type of the records the node emits; nil for sinks.
 	OutputType reflect.Type
 

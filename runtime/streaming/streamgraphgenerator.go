@@ -138,6 +138,7 @@ func newStreamNode(env *StreamExecutionEnvironment, g *StreamGraph, t *transform
 		Uid:              t.uid,
 		Operator:         operator,
 		KeySelector:      t.keySelector,
+		KeyType:          t.keyType,
 		OutputType:       t.outputType,
 	}
 }

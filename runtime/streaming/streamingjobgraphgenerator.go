@@ -171,6 +171,9 @@ func (gen *jobGraphGenerator) createJobVertex(chain *operatorChain) *jobgraph.Jo
 	vertex.MaxParallelism = head.MaxParallelism
 	vertex.SlotSharingGroup = head.SlotSharingGroup
 	vertex.Configuration = gen.streamConfig(chain).Configuration()
+	for _, node := range chain.nodes {
+		vertex.OperatorIDs = append(vertex.OperatorIDs, OperatorIDOf(node))
+	}
 	return vertex
 }
 

@@ -42,6 +42,7 @@ type transformation struct {
 
 	operator    Operator
 	keySelector func(record any) any // keyed operators only
+	keyType     reflect.Type         // the key selector's result type; keyed operators only
 	outputType  reflect.Type         // nil for sinks
 
 	partitioner StreamPartitioner // partition transformations only

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -252,3 +253,11 @@ func (c *fakeContender) GrantLeadership(session api.LeaderSessionID) {
 }
 
 func (c *fakeContender) RevokeLeadership() {}
+
+func (f *fakeJobMaster) AcknowledgeCheckpoint(context.Context, checkpoint.AcknowledgeCheckpoint) error {
+	return errors.New("fakeJobMaster: AcknowledgeCheckpoint is not expected")
+}
+
+func (f *fakeJobMaster) DeclineCheckpoint(context.Context, checkpoint.DeclineCheckpoint) error {
+	return errors.New("fakeJobMaster: DeclineCheckpoint is not expected")
+}

@@ -622,6 +622,8 @@ func (te *TaskExecutor) createTask(tdd gateway.TaskDeploymentDescriptor, conn *j
 		Trace:       te.deps.Trace,
 		Faults:      te.deps.Faults,
 		Logger:      te.cfg.Logger,
+
+		CheckpointResponder: &checkpointResponder{taskExecutor: te, connection: conn},
 	})
 }
 

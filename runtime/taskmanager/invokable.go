@@ -9,8 +9,10 @@ import (
 	"sync"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/network"
+	"flinklab/runtime/trace"
 )
 
 // Invokable is the code a Task runs: Flink's AbstractInvokable (in
@@ -54,6 +56,16 @@ type Environment struct {
 	Inputs []*network.InputGate
 	// Logger is the invokable's logger.
 	Logger *slog.Logger
+	// TaskRestore is the state the task starts from, its share of a
+	// checkpoint (Flink: the TaskStateManager's JobManagerTaskRestore);
+	// nil starts it empty.
+	TaskRestore *checkpoint.JobManagerTaskRestore
+	// CheckpointResponder takes the task's acknowledgements and declines;
+	// nil drops them.
+	CheckpointResponder CheckpointResponder
+	// Trace records the checkpoint steps the task takes (k3, k4, k5);
+	// nil records nothing.
+	Trace *trace.Recorder
 }
 
 // InvokableFactory creates the invokable of one task from its environment.

@@ -54,6 +54,9 @@ type Deps struct {
 	Faults *fault.Injector
 	// Logger is the TaskManager's logger; nil means slog.Default().
 	Logger *slog.Logger
+	// CheckpointResponder takes the task's answers to checkpoints; nil
+	// drops them (a task that is never checkpointed).
+	CheckpointResponder CheckpointResponder
 }
 
 // ErrCancelTaskException is Flink's CancelTaskException
@@ -120,6 +123,12 @@ type Task struct {
 	state        atomic.Int32 // an api.ExecutionState; written under transitionMu
 	failureCause error        // guarded by transitionMu
 
+	checkpointResponder CheckpointResponder
+	// invokable is set once it is made; checkpoint requests reach it
+	// from other goroutines.
+	invokableMu sync.Mutex
+	invokable   Invokable
+
 	// Owned by the task's goroutine.
 	partitions []*network.ResultPartition
 	gates      []*network.InputGate
@@ -144,6 +153,7 @@ func NewTask(tdd gateway.TaskDeploymentDescriptor, deps Deps) *Task {
 		actions:             deps.Actions,
 		trace:               deps.Trace,
 		faults:              deps.Faults,
+		checkpointResponder: deps.CheckpointResponder,
 		logger:              base.With("logger", "Task"),
 		baseLogger:          base,
 		ctx:                 ctx,
@@ -315,21 +325,27 @@ func (t *Task) doRun() error {
 	}
 
 	env := &Environment{
-		JobID:         t.tdd.JobID,
-		JobName:       t.tdd.JobName,
-		TaskInfo:      t.tdd.TaskInfo,
-		SubtaskIndex:  t.tdd.SubtaskIndex(),
-		AttemptNumber: t.tdd.AttemptNumber(),
-		AttemptID:     t.tdd.ExecutionAttemptID,
-		UserJarPaths:  userJarPaths,
-		Writers:       t.partitions,
-		Inputs:        t.gates,
-		Logger:        t.baseLogger.With("logger", simpleClassName(className), "task", t.taskNameWithSubtask),
+		JobID:               t.tdd.JobID,
+		JobName:             t.tdd.JobName,
+		TaskInfo:            t.tdd.TaskInfo,
+		SubtaskIndex:        t.tdd.SubtaskIndex(),
+		AttemptNumber:       t.tdd.AttemptNumber(),
+		AttemptID:           t.tdd.ExecutionAttemptID,
+		UserJarPaths:        userJarPaths,
+		Writers:             t.partitions,
+		Inputs:              t.gates,
+		Logger:              t.baseLogger.With("logger", simpleClassName(className), "task", t.taskNameWithSubtask),
+		TaskRestore:         t.tdd.TaskRestore,
+		CheckpointResponder: t.checkpointResponder,
+		Trace:               t.trace,
 	}
 	invokable, err := instantiateInvokable(className, factory, env)
 	if err != nil {
 		return err
 	}
+	t.invokableMu.Lock()
+	t.invokable = invokable
+	t.invokableMu.Unlock()
 	return t.restoreAndInvoke(invokable)
 }
 

@@ -28,6 +28,30 @@ const (
 	M11 Step = "m11"
 )
 
+// The seven steps of a checkpoint (module 06), marked "// Step kN:" in the
+// runtime.
+const (
+	// K1: the CheckpointCoordinator triggers a checkpoint: a
+	// PendingCheckpoint with the next ID.
+	K1 Step = "k1"
+	// K2: the TaskExecutor of each source subtask receives triggerCheckpoint.
+	K2 Step = "k2"
+	// K3: a source subtask snapshots its state and sends the barrier
+	// downstream, on every output channel.
+	K3 Step = "k3"
+	// K4: a task with inputs has the barrier from all of them (aligned),
+	// snapshots its state and sends the barrier on.
+	K4 Step = "k4"
+	// K5: a task acknowledges the checkpoint with its state's handles.
+	K5 Step = "k5"
+	// K6: the last acknowledgement arrives: the coordinator writes the
+	// checkpoint's _metadata and keeps it as a CompletedCheckpoint.
+	K6 Step = "k6"
+	// K7: the tasks hear notifyCheckpointComplete; a transactional sink
+	// commits.
+	K7 Step = "k7"
+)
+
 // Event is one step that happened: who asked whom for what, for which job,
 // and when. An event with Failed set is a step that broke: From asked To,
 // and To (or the way there) failed; Message says how, in Flink's words.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"flinklab/runtime/blob"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/client"
 	"flinklab/runtime/dispatcher"
 	"flinklab/runtime/executiongraph/failover"
@@ -53,6 +54,9 @@ type Config struct {
 	StartUpPeriod time.Duration
 	// RestartStrategy holds the restart-strategy.* options of every job.
 	RestartStrategy failover.Config
+	// Checkpointing holds the execution.checkpointing.* and state.*
+	// options of every job; no interval runs jobs without checkpoints.
+	Checkpointing checkpoint.CheckpointCoordinatorConfiguration
 	// FailoverStrategy is jobmanager.execution.failover-strategy of every
 	// job: "region" (the default, also when empty) or "full".
 	FailoverStrategy string
@@ -273,6 +277,7 @@ func jobManagerRunnerFactory(cfg Config, deps Deps) func(*jobgraph.JobGraph) (jo
 		RPCTimeout:         cfg.RPCTimeout,
 		Registration:       cfg.Registration,
 		RestartStrategy:    cfg.RestartStrategy,
+		Checkpointing:      cfg.Checkpointing,
 		FailoverStrategy:   cfg.FailoverStrategy,
 		SchedulerType:      cfg.SchedulerType,
 		AdaptiveScheduler:  cfg.AdaptiveScheduler,

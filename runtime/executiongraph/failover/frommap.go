@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"flinklab/runtime/configuration"
 )
 
 // FromMap reads the restart-strategy.* options from a Flink configuration
@@ -81,7 +83,7 @@ func (p *optionParser) float(key string, dst *float64) {
 
 func (p *optionParser) duration(key string, dst *time.Duration) {
 	p.parse(key, func(s string) error {
-		d, err := parseDuration(s)
+		d, err := configuration.ParseDuration(s)
 		if err == nil {
 			*dst = d
 		}

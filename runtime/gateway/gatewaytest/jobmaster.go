@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 )
@@ -25,6 +26,8 @@ type JobMasterGateway struct {
 	CancelFunc                            func(ctx context.Context) error
 	RequestJobResourceRequirementsFunc    func(ctx context.Context) (jobgraph.JobResourceRequirements, error)
 	UpdateJobResourceRequirementsFunc     func(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
+	AcknowledgeCheckpointFunc             func(ctx context.Context, ack checkpoint.AcknowledgeCheckpoint) error
+	DeclineCheckpointFunc                 func(ctx context.Context, decline checkpoint.DeclineCheckpoint) error
 
 	HeartbeatFromTaskManagerFunc     func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error
 	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
@@ -104,6 +107,22 @@ func (f *JobMasterGateway) RequestJobResourceRequirements(ctx context.Context) (
 		return f.RequestJobResourceRequirementsFunc(ctx)
 	}
 	return jobgraph.JobResourceRequirements{}, nil
+}
+
+// AcknowledgeCheckpoint calls AcknowledgeCheckpointFunc, or succeeds.
+func (f *JobMasterGateway) AcknowledgeCheckpoint(ctx context.Context, ack checkpoint.AcknowledgeCheckpoint) error {
+	if f.AcknowledgeCheckpointFunc != nil {
+		return f.AcknowledgeCheckpointFunc(ctx, ack)
+	}
+	return nil
+}
+
+// DeclineCheckpoint calls DeclineCheckpointFunc, or succeeds.
+func (f *JobMasterGateway) DeclineCheckpoint(ctx context.Context, decline checkpoint.DeclineCheckpoint) error {
+	if f.DeclineCheckpointFunc != nil {
+		return f.DeclineCheckpointFunc(ctx, decline)
+	}
+	return nil
 }
 
 // UpdateJobResourceRequirements calls UpdateJobResourceRequirementsFunc, or

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 )
 
@@ -17,6 +18,10 @@ type TaskExecutorGateway struct {
 	FreeSlotFunc             func(ctx context.Context, allocationID api.AllocationID, jobMasterID api.JobMasterID, cause error) error
 	DisconnectJobManagerFunc func(ctx context.Context, jobID api.JobID, jobMasterID api.JobMasterID, cause error) error
 	ReleasePartitionsFunc    func(ctx context.Context, jobID api.JobID, partitionIDs []api.ResultPartitionID) error
+	TriggerCheckpointFunc    func(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64,
+		options checkpoint.CheckpointOptions) error
+	ConfirmCheckpointFunc func(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64) error
+	AbortCheckpointFunc   func(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, latestCompletedCheckpointID, timestamp int64) error
 
 	HeartbeatFromJobManagerFunc      func(ctx context.Context, resourceID api.ResourceID, payload gateway.AllocatedSlotReport) error
 	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
@@ -89,6 +94,31 @@ func (f *TaskExecutorGateway) HeartbeatFromJobManager(ctx context.Context, resou
 func (f *TaskExecutorGateway) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
 	if f.HeartbeatFromResourceManagerFunc != nil {
 		return f.HeartbeatFromResourceManagerFunc(ctx, resourceID)
+	}
+	return nil
+}
+
+// TriggerCheckpoint calls TriggerCheckpointFunc, or succeeds.
+func (f *TaskExecutorGateway) TriggerCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64,
+	options checkpoint.CheckpointOptions) error {
+	if f.TriggerCheckpointFunc != nil {
+		return f.TriggerCheckpointFunc(ctx, attemptID, checkpointID, timestamp, options)
+	}
+	return nil
+}
+
+// ConfirmCheckpoint calls ConfirmCheckpointFunc, or succeeds.
+func (f *TaskExecutorGateway) ConfirmCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64) error {
+	if f.ConfirmCheckpointFunc != nil {
+		return f.ConfirmCheckpointFunc(ctx, attemptID, checkpointID, timestamp)
+	}
+	return nil
+}
+
+// AbortCheckpoint calls AbortCheckpointFunc, or succeeds.
+func (f *TaskExecutorGateway) AbortCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, latestCompletedCheckpointID, timestamp int64) error {
+	if f.AbortCheckpointFunc != nil {
+		return f.AbortCheckpointFunc(ctx, attemptID, checkpointID, latestCompletedCheckpointID, timestamp)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
@@ -58,6 +59,14 @@ func (s jobMasterStub) RequestJobResourceRequirements(ctx context.Context) (jobg
 
 func (s jobMasterStub) UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error {
 	return s.inv.Call(ctx, "UpdateJobResourceRequirements", requirements)
+}
+
+func (s jobMasterStub) AcknowledgeCheckpoint(ctx context.Context, ack checkpoint.AcknowledgeCheckpoint) error {
+	return s.inv.Call(ctx, "AcknowledgeCheckpoint", ack)
+}
+
+func (s jobMasterStub) DeclineCheckpoint(ctx context.Context, decline checkpoint.DeclineCheckpoint) error {
+	return s.inv.Call(ctx, "DeclineCheckpoint", decline)
 }
 
 func (s jobMasterStub) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,

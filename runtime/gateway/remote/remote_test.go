@@ -17,11 +17,13 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/blob"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/gateway/gatewaytest"
 	_ "flinklab/runtime/gateway/remote"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/state"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -381,6 +383,42 @@ var roundTrips = map[string]func(t *testing.T){
 		assert.EqualError(t, err, refusal.Error())
 	},
 
+	"JobMasterGateway.AcknowledgeCheckpoint": func(t *testing.T) {
+		operator := api.OperatorIDFromBytes([16]byte{1, 2, 3})
+		want := checkpoint.AcknowledgeCheckpoint{
+			JobID: jobID, TaskExecutionID: attemptID, CheckpointID: 7,
+			Metrics: checkpoint.CheckpointMetrics{AlignmentDurationNanos: 1500, SyncDurationMillis: 2},
+			SubtaskState: &checkpoint.TaskStateSnapshot{SubtaskStateMappings: map[api.OperatorID]checkpoint.OperatorSubtaskState{
+				operator: {
+					ManagedKeyedState: []state.KeyGroupsStateHandle{{
+						KeyGroupRange: state.KeyGroupRange{StartKeyGroup: 0, EndKeyGroup: 1}, Offsets: []int64{0, 3}, End: 5,
+						Delegate: state.StreamStateHandle{FilePath: "/checkpoints/job/chk-7/f00", StateSize: 5},
+					}},
+					ManagedOperatorState: []state.OperatorStateHandle{{
+						StateNameToPartitionOffsets: map[string]state.StateMetaInfo{"source-position": {Offsets: []int64{0}, DistributionMode: state.Union}},
+						Delegate:                    state.StreamStateHandle{Data: []byte{3, 0, 2, 8}, StateSize: 4},
+					}},
+				},
+			}},
+		}
+		var got checkpoint.AcknowledgeCheckpoint
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			AcknowledgeCheckpointFunc: func(_ context.Context, ack checkpoint.AcknowledgeCheckpoint) error { got = ack; return nil },
+		})
+		require.NoError(t, g.AcknowledgeCheckpoint(testContext(t), want))
+		assert.Equal(t, want, got, "the state's handles, by OperatorID, cross whole")
+	},
+	"JobMasterGateway.DeclineCheckpoint": func(t *testing.T) {
+		want := checkpoint.DeclineCheckpoint{JobID: jobID, TaskExecutionID: attemptID, CheckpointID: 3,
+			Reason: checkpoint.CheckpointDeclinedTaskNotReady.Name, Message: "Checkpoint was declined (tasks not ready)"}
+		var got checkpoint.DeclineCheckpoint
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			DeclineCheckpointFunc: func(_ context.Context, d checkpoint.DeclineCheckpoint) error { got = d; return nil },
+		})
+		require.NoError(t, g.DeclineCheckpoint(testContext(t), want))
+		assert.Equal(t, want, got)
+	},
+
 	// JobMasterHeartbeatGateway
 
 	"JobMasterHeartbeatGateway.HeartbeatFromTaskManager": func(t *testing.T) {
@@ -614,6 +652,41 @@ var roundTrips = map[string]func(t *testing.T){
 		})
 		require.NoError(t, g.ReleasePartitions(testContext(t), jobID, []api.ResultPartitionID{partitionID, other}))
 		assert.Equal(t, []any{jobID, []api.ResultPartitionID{partitionID, other}}, got)
+	},
+	"TaskExecutorGateway.TriggerCheckpoint": func(t *testing.T) {
+		options := checkpoint.CheckpointOptions{CheckpointType: checkpoint.Checkpoint,
+			TargetLocation: state.CheckpointStorageLocation{Directory: "/checkpoints/job/chk-4"}, AlignmentType: checkpoint.Aligned}
+		var got []any
+		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
+			TriggerCheckpointFunc: func(_ context.Context, id api.ExecutionAttemptID, checkpointID, timestamp int64, o checkpoint.CheckpointOptions) error {
+				got = []any{id, checkpointID, timestamp, o}
+				return nil
+			},
+		})
+		require.NoError(t, g.TriggerCheckpoint(testContext(t), attemptID, 4, 1700000000000, options))
+		assert.Equal(t, []any{attemptID, int64(4), int64(1700000000000), options}, got)
+	},
+	"TaskExecutorGateway.ConfirmCheckpoint": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
+			ConfirmCheckpointFunc: func(_ context.Context, id api.ExecutionAttemptID, checkpointID, timestamp int64) error {
+				got = []any{id, checkpointID, timestamp}
+				return nil
+			},
+		})
+		require.NoError(t, g.ConfirmCheckpoint(testContext(t), attemptID, 4, 1700000000000))
+		assert.Equal(t, []any{attemptID, int64(4), int64(1700000000000)}, got)
+	},
+	"TaskExecutorGateway.AbortCheckpoint": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.TaskExecutorGateway](t, &gatewaytest.TaskExecutorGateway{
+			AbortCheckpointFunc: func(_ context.Context, id api.ExecutionAttemptID, checkpointID, latest, timestamp int64) error {
+				got = []any{id, checkpointID, latest, timestamp}
+				return nil
+			},
+		})
+		require.NoError(t, g.AbortCheckpoint(testContext(t), attemptID, 5, 4, 1700000000000))
+		assert.Equal(t, []any{attemptID, int64(5), int64(4), int64(1700000000000)}, got)
 	},
 	"TaskExecutorGateway.HeartbeatFromJobManager": func(t *testing.T) {
 		var got []any

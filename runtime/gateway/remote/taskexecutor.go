@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 )
@@ -44,4 +45,17 @@ func (s taskExecutorStub) HeartbeatFromJobManager(ctx context.Context, resourceI
 
 func (s taskExecutorStub) HeartbeatFromResourceManager(ctx context.Context, resourceID api.ResourceID) error {
 	return s.inv.Call(ctx, "HeartbeatFromResourceManager", resourceID)
+}
+
+func (s taskExecutorStub) TriggerCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64,
+	options checkpoint.CheckpointOptions) error {
+	return s.inv.Call(ctx, "TriggerCheckpoint", attemptID, checkpointID, timestamp, options)
+}
+
+func (s taskExecutorStub) ConfirmCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, timestamp int64) error {
+	return s.inv.Call(ctx, "ConfirmCheckpoint", attemptID, checkpointID, timestamp)
+}
+
+func (s taskExecutorStub) AbortCheckpoint(ctx context.Context, attemptID api.ExecutionAttemptID, checkpointID, latestCompletedCheckpointID, timestamp int64) error {
+	return s.inv.Call(ctx, "AbortCheckpoint", attemptID, checkpointID, latestCompletedCheckpointID, timestamp)
 }

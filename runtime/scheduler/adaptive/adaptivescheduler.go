@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/executiongraph"
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/gateway"
@@ -46,6 +47,10 @@ type Deps struct {
 	// OnTerminal is called once, when the job reaches a globally terminal
 	// state, with its final ExecutionGraph.
 	OnTerminal func(*gateway.ArchivedExecutionGraph)
+	// Checkpointing checkpoints the job; nil runs it without checkpoints.
+	// Each ExecutionGraph's coordinator uses its store, so a rescaled
+	// graph restores the latest checkpoint of the one before.
+	Checkpointing *scheduler.Checkpointing
 }
 
 // Transition is one move of the scheduler from one state to the next, as
@@ -318,8 +323,29 @@ func (s *AdaptiveScheduler) createExecutionGraph(parallelism map[api.JobVertexID
 			s.runIfState(owner, func() { owner.onGloballyTerminalState(a) }, 0)
 		},
 		OnTaskFailure: func(e *executiongraph.Execution, cause error) { s.state.onTaskFailure(e, cause) },
+		Checkpointing: s.deps.Checkpointing,
 	})
 	return run, nil
+}
+
+// AcknowledgeCheckpoint hands a task's acknowledgement to the current
+// ExecutionGraph's CheckpointCoordinator.
+func (s *AdaptiveScheduler) AcknowledgeCheckpoint(ack checkpoint.AcknowledgeCheckpoint) error {
+	g := s.state.graph()
+	if g == nil {
+		return fmt.Errorf("received AcknowledgeCheckpoint message for job %s in state %s", ack.JobID, s.state)
+	}
+	return g.scheduler.AcknowledgeCheckpoint(ack)
+}
+
+// DeclineCheckpoint hands a task's decline to the current
+// ExecutionGraph's CheckpointCoordinator.
+func (s *AdaptiveScheduler) DeclineCheckpoint(decline checkpoint.DeclineCheckpoint) error {
+	g := s.state.graph()
+	if g == nil {
+		return fmt.Errorf("received DeclineCheckpoint message for job %s in state %s", decline.JobID, s.state)
+	}
+	return g.scheduler.DeclineCheckpoint(decline)
 }
 
 // keepAttemptNumbers carries the attempt numbers of a graph that ends

@@ -115,7 +115,7 @@
 // chain; nothing is locked per record. The only other goroutine is the
 // outputFlusher of a task that writes to the network: every buffer timeout
 // it sets the chain's flushRequested flag, which the task (or, in a
-// source's loop, flushCheckingOutput) looks at after every record, and
+// source's loop, sourceOutput) looks at after every record, and
 // cancels the context an idle task waits for input with. It never touches
 // a partition, and ends before Invoke returns. When ctx is cancelled, Invoke returns
 // ctx.Err() promptly: sources look at ctx every 1024 records, and waits

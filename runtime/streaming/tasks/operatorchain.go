@@ -41,6 +41,9 @@ type operatorChain struct {
 	// outputs were last flushed: the outputFlusher sets it, the task
 	// clears it when it flushes (flushOutputsIfRequested).
 	flushRequested atomic.Bool
+	// mailbox holds what other goroutines ask of the task (checkpoints);
+	// the task runs it between records.
+	mailbox *mailbox
 
 	// opened counts the operators opened so far, from the tail; closed
 	// says that closeOperators has run.
@@ -75,7 +78,7 @@ func newOperatorChain(graph *streaming.StreamGraph, config *streaming.StreamConf
 		jar:     jar,
 		inChain: make(map[int]bool),
 		built:   make(map[int]streamOperator),
-		chain:   &operatorChain{ctx: context.Background()},
+		chain:   &operatorChain{ctx: context.Background(), mailbox: newMailbox()},
 	}
 	for _, id := range config.ChainedNodeIDs {
 		node := graph.StreamNode(id)
@@ -154,10 +157,8 @@ func (b *chainBuilder) createOperator(node *streaming.StreamNode) (streamOperato
 	}
 	var op streamOperator
 	if node.Operator.Kind.IsSource() {
-		if len(b.chain.writers) > 0 {
-			out = flushCheckingOutput{out, b.chain}
-		}
-		op, err = newSourceOperator(node, out, b.share, b.jar, b.chain.flushOutputs)
+		out = sourceOutput{out, b.chain}
+		op, err = newSourceOperator(node, out, b.share, b.jar, b.chain.flushOutputs, b.chain.mailbox)
 	} else {
 		op, err = newOneInputOperator(node, out, b.share.subtaskIndex, b.share.parallelism)
 	}
@@ -291,20 +292,29 @@ func (c *operatorChain) flushOutputsIfRequested() error {
 	return c.flushOutputs(c.ctx)
 }
 
-// flushCheckingOutput is the output of a source whose chain writes to the
-// network. After each record the source emits, and the chain has handed
-// on (or dropped: a Filter may keep few), it lets the chain flush if the
-// buffer timeout has passed. A source runs its own loop and never comes
-// back to the task between records, so this is where a busy source
-// flushes. In Flink the OutputFlusher thread flushes by itself.
-type flushCheckingOutput struct {
+// sourceOutput is the output of a source. After each record the source
+// emits, and the chain has handed on (or dropped: a Filter may keep few),
+// it lets the chain flush if the buffer timeout has passed, and runs the
+// task's mails: a checkpoint to take. A source runs its own loop and never
+// comes back to the task between records, so this is where a busy source
+// flushes and injects its barriers. In Flink the OutputFlusher thread
+// flushes by itself, and the source's loop yields to the mailbox.
+type sourceOutput struct {
 	out   output
 	chain *operatorChain
 }
 
-func (o flushCheckingOutput) collect(record any) error {
+func (o sourceOutput) collect(record any) error {
 	if err := o.out.collect(record); err != nil {
 		return err
 	}
-	return o.chain.flushOutputsIfRequested()
+	if len(o.chain.writers) > 0 {
+		if err := o.chain.flushOutputsIfRequested(); err != nil {
+			return err
+		}
+	}
+	if o.chain.mailbox.hasMail.Load() {
+		return o.chain.mailbox.runMails()
+	}
+	return nil
 }

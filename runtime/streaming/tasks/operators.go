@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/streaming"
 )
 
@@ -139,6 +140,19 @@ type streamGroupedReduce struct {
 	keySelector func(any) any
 	state       *heapKeyedStateBackend
 	out         output
+}
+
+// snapshotState copies the values of every key (Flink: the ValueState in
+// the HeapKeyedStateBackend, snapshotted by key group).
+func (o *streamGroupedReduce) snapshotState() (operatorSnapshot, error) {
+	keyed, err := o.state.snapshot()
+	return operatorSnapshot{keyed: keyed}, err
+}
+
+// initializeState reads back the values of the keys of this subtask's
+// key groups.
+func (o *streamGroupedReduce) initializeState(restored checkpoint.OperatorSubtaskState) error {
+	return o.state.restore(restored.ManagedKeyedState)
 }
 
 func (o *streamGroupedReduce) processElement(record any) error {
@@ -305,6 +319,7 @@ func newOneInputOperator(node *streaming.StreamNode, out output, subtaskIndex, p
 	case streaming.ReduceOperator:
 		if op.Reduce != nil && node.KeySelector != nil {
 			state := newHeapKeyedStateBackend(node.MaxParallelism, parallelism, subtaskIndex)
+			state.createSerializers(node.KeyType, node.OutputType)
 			return &streamGroupedReduce{udf, op.Reduce, node.KeySelector, state, out}, nil
 		}
 	case streaming.BatchReduceOperator:

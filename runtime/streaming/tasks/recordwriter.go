@@ -110,7 +110,7 @@ const disabledBufferTimeout time.Duration = -1
 //     (operatorChain.flushOutputsIfRequested), and flushes between two
 //     records. A source never comes back to its task between records, so
 //     its chain looks after each record the source emits
-//     (flushCheckingOutput), even when a Filter drops it.
+//     (sourceOutput), even when a Filter drops it.
 //   - It cancels the context an idle OneInputStreamTask waits for input
 //     with (waitContext): the wait ends without a record, the task
 //     flushes, and waits again with a fresh context.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"time"
 
@@ -40,17 +41,21 @@ type subtaskShare struct {
 // (Flink: FromElementsFunction).
 type collectionSource struct {
 	abstractUdfStreamOperator
-	subtaskShare
+	sourcePosition
 	elements []any
 	out      output
 }
 
+// run emits the subtask's elements from its position on. The position
+// moves past each element before the element is emitted: a checkpoint
+// taken while the element passes through the chain counts it as emitted.
 func (s *collectionSource) run(ctx context.Context) error {
 	done := ctx.Done()
-	for n, i := 0, s.subtaskIndex; i < len(s.elements); n, i = n+1, i+s.parallelism {
+	for n, i := 0, s.first(); i < int64(len(s.elements)); n, i = n+1, s.next {
 		if n%cancellationCheckInterval == 0 && isDone(done) {
 			return ctx.Err()
 		}
+		s.next = s.advance(i)
 		if err := s.out.collect(s.elements[i]); err != nil {
 			return err
 		}
@@ -68,7 +73,7 @@ func (s *collectionSource) run(ctx context.Context) error {
 // "wordcount/counting-house.txt".
 type textFileSource struct {
 	abstractUdfStreamOperator
-	subtaskShare
+	sourcePosition
 	resourceName string
 	jar          userJar
 	text         []byte
@@ -97,15 +102,17 @@ func (s *textFileSource) open() error {
 func (s *textFileSource) run(ctx context.Context) error {
 	done := ctx.Done()
 	rest := s.text
-	for i := 0; len(rest) > 0; i++ {
+	s.first()
+	for i := int64(0); len(rest) > 0; i++ {
 		var line []byte
 		line, rest = cutLine(rest)
 		if i%cancellationCheckInterval == 0 && isDone(done) {
 			return ctx.Err()
 		}
-		if i%s.parallelism != s.subtaskIndex {
-			continue
+		if i != s.next {
+			continue // another subtask's line, or one emitted before the restore
 		}
+		s.next = s.advance(i)
 		if err := s.out.collect(string(line)); err != nil {
 			return err
 		}
@@ -131,25 +138,26 @@ func cutLine(text []byte) (line, rest []byte) {
 // StatefulSequenceSource).
 type sequenceSource struct {
 	abstractUdfStreamOperator
-	subtaskShare
+	sourcePosition
 	from, to int64
 	out      output
 }
 
+// run emits From+i for the subtask's offsets i. The offsets count from
+// From, so a sequence up to math.MaxInt64 does not overflow; a sequence
+// of more than math.MaxInt64 numbers is cut there.
 func (s *sequenceSource) run(ctx context.Context) error {
 	done := ctx.Done()
-	// Count in uint64 offsets from From, so that a sequence up to
-	// math.MaxInt64 does not overflow.
-	last := uint64(s.to - s.from)
-	step := uint64(s.parallelism)
-	for n, i := 0, uint64(s.subtaskIndex); i <= last; n, i = n+1, i+step {
+	last := int64(uint64(s.to-s.from) & math.MaxInt64)
+	for n, i := 0, s.first(); i <= last; n, i = n+1, s.next {
 		if n%cancellationCheckInterval == 0 && isDone(done) {
 			return ctx.Err()
 		}
-		if err := s.out.collect(s.from + int64(i)); err != nil {
+		s.next = s.advance(i)
+		if err := s.out.collect(s.from + i); err != nil {
 			return err
 		}
-		if last-i < step {
+		if i == math.MaxInt64 {
 			break
 		}
 	}
@@ -168,29 +176,27 @@ func (s *sequenceSource) run(ctx context.Context) error {
 // faster rate emits several records per tick.
 type generatorSource struct {
 	abstractUdfStreamOperator
-	subtaskShare
+	sourcePosition
 	generate         func(int64) any
 	count            int64
 	recordsPerSecond float64
 	out              output
 	// flushOutputs hands the records emitted so far to the network.
 	flushOutputs func(ctx context.Context) error
+	// mailbox wakes the source between two ticks: a checkpoint to take.
+	mailbox *mailbox
 }
 
 // minGeneratorTick bounds how often a rate-limited generator wakes up.
 const minGeneratorTick = 10 * time.Millisecond
 
 func (s *generatorSource) run(ctx context.Context) error {
-	index := int64(s.subtaskIndex)
-	step := int64(s.parallelism)
+	index := s.first()
 	emit := func() error {
-		err := s.out.collect(s.generate(index))
-		if index > s.count-step {
-			index = s.count // the next index would overflow or pass count
-		} else {
-			index += step
-		}
-		return err
+		i := index
+		index = min(s.advance(i), s.count)
+		s.next = index
+		return s.out.collect(s.generate(i))
 	}
 
 	ratePerSubtask := s.recordsPerSecond / float64(s.parallelism)
@@ -228,10 +234,17 @@ func (s *generatorSource) run(ctx context.Context) error {
 		if index >= s.count {
 			break
 		}
-		select {
-		case <-ticker.C:
-		case <-ctx.Done():
-			return ctx.Err()
+		for waiting := true; waiting; {
+			select {
+			case <-ticker.C:
+				waiting = false
+			case <-s.mailbox.available:
+				if err := s.mailbox.runMails(); err != nil {
+					return err
+				}
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
@@ -239,21 +252,22 @@ func (s *generatorSource) run(ctx context.Context) error {
 
 // newSourceOperator makes the operator of a source node.
 func newSourceOperator(node *streaming.StreamNode, out output, share subtaskShare, jar userJar,
-	flushOutputs func(context.Context) error) (sourceOperator, error) {
+	flushOutputs func(context.Context) error, mails *mailbox) (sourceOperator, error) {
 	op := node.Operator
 	udf := abstractUdfStreamOperator{op.UserFunction}
+	position := sourcePosition{subtaskShare: share}
 	switch op.Kind {
 	case streaming.CollectionSource:
-		return &collectionSource{udf, share, op.Elements, out}, nil
+		return &collectionSource{udf, position, op.Elements, out}, nil
 	case streaming.TextFileSource:
-		return &textFileSource{abstractUdfStreamOperator: udf, subtaskShare: share, resourceName: op.ResourceName, jar: jar, out: out}, nil
+		return &textFileSource{abstractUdfStreamOperator: udf, sourcePosition: position, resourceName: op.ResourceName, jar: jar, out: out}, nil
 	case streaming.SequenceSource:
-		return &sequenceSource{udf, share, op.From, op.To, out}, nil
+		return &sequenceSource{udf, position, op.From, op.To, out}, nil
 	case streaming.GeneratorSource:
 		if op.Generate == nil {
 			return nil, fmt.Errorf("%v: the %v has no function", node, op.Kind)
 		}
-		return &generatorSource{udf, share, op.Generate, op.Count, op.RecordsPerSecond, out, flushOutputs}, nil
+		return &generatorSource{udf, position, op.Generate, op.Count, op.RecordsPerSecond, out, flushOutputs, mails}, nil
 	default:
 		return nil, fmt.Errorf("%v: a %v is no source", node, op.Kind)
 	}

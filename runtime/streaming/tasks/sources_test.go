@@ -78,7 +78,7 @@ func TestSourcesSplitTheirRecordsAcrossSubtasks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := &collected{}
 			node := &streaming.StreamNode{ID: 1, OperatorName: "Source", Operator: tt.operator}
-			op, err := newSourceOperator(node, out, tt.share, jar, func(context.Context) error { return nil })
+			op, err := newSourceOperator(node, out, tt.share, jar, func(context.Context) error { return nil }, newMailbox())
 			require.NoError(t, err)
 			runSource(t, op)
 			assert.Equal(t, tt.want, out.records)
@@ -88,7 +88,7 @@ func TestSourcesSplitTheirRecordsAcrossSubtasks(t *testing.T) {
 
 func TestTextFileSourceFailsToOpenWithoutItsResource(t *testing.T) {
 	node := &streaming.StreamNode{ID: 1, Operator: streaming.Operator{Kind: streaming.TextFileSource, ResourceName: "missing.txt"}}
-	op, err := newSourceOperator(node, &collected{}, subtaskShare{0, 1}, fakeJar{programClass: "wordcount"}, nil)
+	op, err := newSourceOperator(node, &collected{}, subtaskShare{0, 1}, fakeJar{programClass: "wordcount"}, nil, newMailbox())
 	require.NoError(t, err)
 	err = op.open()
 	require.ErrorIs(t, err, fs.ErrNotExist)
@@ -120,7 +120,7 @@ func TestGeneratorSourceIsRateLimited(t *testing.T) {
 				node := &streaming.StreamNode{ID: 1, Operator: streaming.Operator{Kind: streaming.GeneratorSource,
 					Count: streaming.Unbounded, RecordsPerSecond: tt.recordsPerSecond,
 					Generate: func(i int64) any { return i }}}
-				op, err := newSourceOperator(node, out, tt.share, nil, func(context.Context) error { flushes++; return nil })
+				op, err := newSourceOperator(node, out, tt.share, nil, func(context.Context) error { flushes++; return nil }, newMailbox())
 				require.NoError(t, err)
 				done := make(chan error, 1)
 				go func() { done <- op.run(ctx) }()
@@ -160,7 +160,7 @@ func TestSourcesStopWhenCancelled(t *testing.T) {
 				return nil
 			})
 			node := &streaming.StreamNode{ID: 1, Operator: op}
-			source, err := newSourceOperator(node, out, subtaskShare{0, 1}, nil, nil)
+			source, err := newSourceOperator(node, out, subtaskShare{0, 1}, nil, nil, newMailbox())
 			require.NoError(t, err)
 			err = source.run(ctx)
 			require.True(t, errors.Is(err, context.Canceled), "run returned %v", err)

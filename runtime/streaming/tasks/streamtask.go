@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
+	"flinklab/runtime/api"
 	"flinklab/runtime/network"
 	"flinklab/runtime/streaming"
 	"flinklab/runtime/streaming/tasks/typeutils"
@@ -37,6 +39,13 @@ type StreamTask struct {
 	// bufferTimeout is how often a task that writes to the network flushes
 	// its outputs: DefaultBufferTimeout, or disabledBufferTimeout in BATCH.
 	bufferTimeout time.Duration
+	// operatorIDs are the OperatorIDs of the chain's operators, in the
+	// order of chain.operators: their state's names in checkpoints.
+	operatorIDs []api.OperatorID
+	// asyncCheckpoints are the goroutines writing snapshots (the
+	// asynchronous parts of checkpoints); the task waits for them before
+	// it ends.
+	asyncCheckpoints sync.WaitGroup
 }
 
 // SourceStreamTask runs a chain whose head is a source: Invoke runs the
@@ -130,6 +139,12 @@ func (t *OneInputStreamTask) Restore(ctx context.Context) error {
 	default: // the streams of a union
 		t.input = network.NewUnionInputGate(t.env.Inputs...)
 	}
+	// Barriers arrive with the records; one handler aligns them over all
+	// of the task's gates.
+	handler := newCheckpointBarrierHandler(&t.StreamTask, t.env.Inputs)
+	for i, gate := range t.env.Inputs {
+		gate.SetCheckpointBarrierHandler(i, handler)
+	}
 	// The records arrive as bytes; the producer serialized them with the
 	// serializer of the same type (a union's streams are of one type).
 	t.inputSerializer, err = typeutils.CreateSerializer(head.InEdges[0].Source.OutputType)
@@ -147,13 +162,19 @@ func (t *OneInputStreamTask) Restore(ctx context.Context) error {
 func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 	defer t.closeOperatorsOnPanic()
 	t.chain.setContext(ctx)
-	waitCtx := ctx
 	var flusher *outputFlusher
 	if t.needsOutputFlusher() {
 		flusher = startOutputFlusher(ctx, t.bufferTimeout, &t.chain.flushRequested)
 		defer flusher.stopAndWait()
-		waitCtx = flusher.waitContext()
 	}
+	// Waits for input end at the flusher's tick, or when a mail arrives.
+	newWaitContext := func() context.Context {
+		if flusher != nil {
+			return t.chain.mailbox.waitContext(flusher.waitContext())
+		}
+		return t.chain.mailbox.waitContext(ctx)
+	}
+	waitCtx := newWaitContext()
 
 	for {
 		data, err := t.input.Next(waitCtx)
@@ -163,13 +184,16 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 			return t.endOfInput(ctx)
 		case ctx.Err() != nil:
 			return t.cleanUpOnFailure(ctx, ctx.Err())
-		case flusher != nil && flusherEndedWait(ctx, err):
-			// Idle: the flusher ended the wait. Flush (unless a busy
-			// stretch did already), and wait again.
+		case flusherEndedWait(ctx, err):
+			// Idle: the flusher or a mail ended the wait. Run the mails,
+			// flush (unless a busy stretch did already), and wait again.
+			if err := t.chain.mailbox.runMails(); err != nil {
+				return t.cleanUpOnFailure(ctx, err)
+			}
 			if err := t.chain.flushOutputsIfRequested(); err != nil {
 				return t.cleanUpOnFailure(ctx, err)
 			}
-			waitCtx = flusher.waitContext()
+			waitCtx = newWaitContext()
 			continue
 		default:
 			return t.cleanUpOnFailure(ctx, err)
@@ -183,9 +207,14 @@ func (t *OneInputStreamTask) Invoke(ctx context.Context) error {
 			return t.cleanUpOnFailure(ctx, err)
 		}
 		// Busy: Next returns records without looking at waitCtx, so look
-		// at the flusher's flag instead.
+		// at the flusher's flag and the mailbox instead.
 		if err := t.chain.flushOutputsIfRequested(); err != nil {
 			return t.cleanUpOnFailure(ctx, err)
+		}
+		if t.chain.mailbox.hasMail.Load() {
+			if err := t.chain.mailbox.runMails(); err != nil {
+				return t.cleanUpOnFailure(ctx, err)
+			}
 		}
 	}
 }
@@ -255,6 +284,11 @@ func (t *StreamTask) needsOutputFlusher() bool {
 // It runs while the task is INITIALIZING, so an operator whose open fails
 // takes the task from INITIALIZING to FAILED.
 func (t *StreamTask) openOperators(ctx context.Context) error {
+	// The operators get their state first, if the task restores a
+	// checkpoint.
+	if err := t.initializeState(); err != nil {
+		return t.cleanUpOnFailure(ctx, err)
+	}
 	// Step m11: the operators open; only when all are open does the Task
 	// switch to RUNNING and tell the JobMaster.
 	if err := t.chain.openOperators(); err != nil {
@@ -279,6 +313,7 @@ func taskClassName(isSourceTask bool) string {
 // The Task then finishes the partitions, which sends EndOfPartition
 // downstream.
 func (t *StreamTask) endOfInput(ctx context.Context) error {
+	t.stopCheckpointing()
 	if err := t.chain.endInput(); err != nil {
 		return t.cleanUpOnFailure(ctx, err)
 	}
@@ -295,6 +330,7 @@ func (t *StreamTask) cleanUpOnFailure(ctx context.Context, err error) error {
 	if t.chain == nil {
 		return err
 	}
+	t.stopCheckpointing()
 	if closeErr := t.chain.closeOperators(); closeErr != nil {
 		t.logger.WarnContext(ctx, fmt.Sprintf("Error while closing the operators after a failure: %v", closeErr))
 	}

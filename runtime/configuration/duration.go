@@ -1,4 +1,4 @@
-package failover
+package configuration
 
 import (
 	"errors"
@@ -29,12 +29,12 @@ var timeUnits = []timeUnit{
 	{"NANOSECONDS", time.Nanosecond, []string{"ns", "nano", "nanos", "nanosecond", "nanoseconds"}},
 }
 
-// parseDuration reads a duration option as Flink's TimeUtils.parseDuration
+// ParseDuration reads a duration option as Flink's TimeUtils.parseDuration
 // does: a whole number, optional spaces and a unit label ("500 ms", "1 s",
 // "1min", "2 hours"); a bare number is milliseconds; labels ignore case.
 // What that does not read, Go's time.ParseDuration may ("1m30s", "1.5s").
 // Negative durations are refused.
-func parseDuration(text string) (time.Duration, error) {
+func ParseDuration(text string) (time.Duration, error) {
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {
 		return 0, errors.New("argument is an empty- or whitespace-only string")
@@ -60,7 +60,7 @@ func parseDuration(text string) (time.Duration, error) {
 		if d, err := time.ParseDuration(trimmed); err == nil {
 			return d, nil
 		}
-		return 0, fmt.Errorf("Time interval unit label '%s' does not match any of the recognized units: %s", label, allUnits())
+		return 0, fmt.Errorf("Time interval unit label '%s' does not match any of the recognized units: %s", label, allTimeUnits())
 	}
 	value, err := strconv.ParseInt(number, 10, 64)
 	if err != nil || value > math.MaxInt64/int64(unit) {
@@ -69,9 +69,9 @@ func parseDuration(text string) (time.Duration, error) {
 	return time.Duration(value) * unit, nil
 }
 
-// allUnits lists the labels as Flink's error message does:
+// allTimeUnits lists the labels as Flink's error message does:
 // "DAYS: (d | day | days), HOURS: (h | hour | hours), ...".
-func allUnits() string {
+func allTimeUnits() string {
 	parts := make([]string, len(timeUnits))
 	for i, u := range timeUnits {
 		parts[i] = u.name + ": (" + strings.Join(u.labels, " | ") + ")"
