@@ -253,6 +253,9 @@ func (r *jobRunner) RequestJobResourceRequirements(context.Context) (jobgraph.Jo
 func (r *jobRunner) UpdateJobResourceRequirements(context.Context, jobgraph.JobResourceRequirements) error {
 	return nil
 }
+func (r *jobRunner) JobMasterGateway() (gateway.JobMasterGateway, error) {
+	return nil, gateway.ErrUnavailableDispatcherOperation
+}
 func (r *jobRunner) Done() <-chan struct{} { return r.done }
 func (r *jobRunner) Result() jobmanager.JobManagerRunnerResult {
 	r.mu.Lock()

@@ -2,8 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"flinklab/runtime/fault"
+	"flinklab/runtime/state"
 	"flinklab/runtime/trace"
 )
 
@@ -42,7 +45,13 @@ func (c *CheckpointCoordinator) completePendingCheckpoint(pending *PendingCheckp
 // finalizeCheckpoint writes the _metadata; if that fails, the checkpoint
 // is aborted with FINALIZE_CHECKPOINT_FAILURE.
 func (c *CheckpointCoordinator) finalizeCheckpoint(pending *PendingCheckpoint) (*CompletedCheckpoint, error) {
-	completed, err := pending.finalizeCheckpoint(c.nowMillis())
+	var completed *CompletedCheckpoint
+	// Step k6 (fault): metadata-write-fails: the _metadata cannot be
+	// written; the checkpoint is aborted below, as for a real I/O error.
+	err := c.injectedMetadataWriteFailure(pending)
+	if err == nil {
+		completed, err = pending.finalizeCheckpoint(c.nowMillis())
+	}
 	if err == nil {
 		return completed, nil
 	}
@@ -51,6 +60,26 @@ func (c *CheckpointCoordinator) finalizeCheckpoint(pending *PendingCheckpoint) (
 	c.trace.EmitFailure(trace.K6, "CheckpointCoordinator", "CheckpointCoordinator", c.job, "%s", exception)
 	c.abortPendingCheckpoint(pending, exception, nil)
 	return nil, exception
+}
+
+// injectedMetadataWriteFailure is step k6's fault, metadata-write-fails:
+// the file system of state.checkpoints.dir refuses the checkpoint's
+// _metadata, and the error is the one Flink's
+// FsCheckpointMetadataOutputStream throws then. It is asked only where a
+// _metadata file is written, for a checkpoint with a directory; with
+// JobManagerCheckpointStorage nothing is written, and the fault stays
+// armed.
+func (c *CheckpointCoordinator) injectedMetadataWriteFailure(pending *PendingCheckpoint) error {
+	dir := pending.targetLocation.Directory
+	if dir == "" {
+		return nil
+	}
+	kind, ok := c.faults.Fire(trace.K6, c.job)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("Could not flush and close the file system output stream to %s in order to obtain the stream state handle: %w",
+		filepath.Join(dir, state.MetadataFileName), fault.Injected(trace.K6, kind))
 }
 
 // addCompletedCheckpointToStoreAndSubsumeOldest adds the checkpoint to the

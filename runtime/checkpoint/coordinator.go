@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/state"
 	"flinklab/runtime/trace"
 )
@@ -42,15 +43,21 @@ type CoordinatorDeps struct {
 	Now    func() time.Time
 	Logger *slog.Logger
 	Trace  *trace.Recorder // may be nil
+	// Faults may break steps k1 (the triggers are lost on their way to
+	// the sources) and k6 (_metadata cannot be written); nil injects
+	// nothing.
+	Faults *fault.Injector
 	// CalculateCheckpointPlan returns the tasks of the next checkpoint, or
 	// a *CheckpointException with NotAllRequiredTasksRunning when a task
 	// is not RUNNING (Flink's DefaultCheckpointPlanCalculator).
 	CalculateCheckpointPlan func() (CheckpointPlan, error)
 	// FailJob fails the job when more checkpoints failed in a row than
 	// tolerated (the cause wraps ErrExceededCheckpointTolerableFailure), or
-	// when a task fails the savepoint of stop-with-savepoint. It is called
-	// in the middle of the coordinator's work: like Flink's scheduler, it
-	// should fail the job a moment later, from the main thread's queue.
+	// when a task fails the savepoint of stop-with-savepoint. As in Flink
+	// (failGlobal) it is a global failure, which the restart strategy may
+	// recover from: the scheduler restarts every task. It is called in the
+	// middle of the coordinator's work: like Flink's scheduler, it should
+	// fail the job a moment later, from the main thread's queue.
 	FailJob func(cause error)
 }
 
@@ -89,6 +96,7 @@ type CheckpointCoordinator struct {
 	calculateCheckpointPlan        func() (CheckpointPlan, error)
 	log, restoreLog, checkpointLog *slog.Logger
 	trace                          *trace.Recorder
+	faults                         *fault.Injector
 }
 
 // NewCheckpointCoordinator returns a coordinator for deps.JobID. Call
@@ -122,6 +130,7 @@ func NewCheckpointCoordinator(deps CoordinatorDeps) *CheckpointCoordinator {
 		restoreLog:                 logger.With("logger", "StateAssignmentOperation"),
 		checkpointLog:              logger.With("logger", "Checkpoints"),
 		trace:                      deps.Trace,
+		faults:                     deps.Faults,
 	}
 	if c.checkpointTimeout <= 0 {
 		c.checkpointTimeout = DefaultCheckpointCoordinatorConfiguration().Timeout
@@ -208,12 +217,33 @@ func (c *CheckpointCoordinator) Shutdown(jobStatus api.JobStatus) {
 	if c.shutdown {
 		return
 	}
+	c.ShutdownKeepingCheckpointServices()
+	c.ShutdownCheckpointServices(jobStatus)
+}
+
+// ShutdownKeepingCheckpointServices stops the coordinator (no more
+// triggers, the pending checkpoints aborted) and leaves the store of
+// completed checkpoints and the ID counter as they are, for the job's next
+// coordinator: the AdaptiveScheduler ends one ExecutionGraph to rescale
+// or restart and restores the next one from the same store. Flink's
+// ExecutionGraph shuts its coordinator down the same way; the scheduler
+// shuts the checkpoint services down when the job ends
+// (SchedulerBase#shutDownCheckpointServices).
+func (c *CheckpointCoordinator) ShutdownKeepingCheckpointServices() {
+	if c.shutdown {
+		return
+	}
 	c.shutdown = true
 	c.log.Info(fmt.Sprintf("Stopping checkpoint coordinator for job %s.", c.job))
 	c.periodicScheduling = false
 	c.cancelPeriodicTrigger()
 	c.abortPendingAndQueuedCheckpoints(NewCheckpointException(CheckpointCoordinatorShutdown, nil))
+}
 
+// ShutdownCheckpointServices shuts down the store of completed checkpoints
+// and the ID counter for a job that ended in jobStatus: a globally
+// terminal job's checkpoints are deleted unless they are retained.
+func (c *CheckpointCoordinator) ShutdownCheckpointServices(jobStatus api.JobStatus) {
 	for _, cp := range c.store.GetAllCheckpoints() {
 		if !cp.ShouldBeDiscardedOnShutdown(jobStatus) {
 			c.log.Info(fmt.Sprintf("Checkpoint with ID %d at '%s' not discarded.", cp.CheckpointID, cp.ExternalPointer))

@@ -70,7 +70,11 @@
 //
 // Steps k1, k5, k6 and k7 are in this package; a failure is recorded as a
 // failed event of the step where it shows: a failed trigger at k1, a
-// decline at k5, an expiry or a failed _metadata at k6.
+// decline at k5, an expiry or a failed _metadata at k6. Two faults of
+// package fault break steps here (CoordinatorDeps.Faults): at k1 the
+// triggers of a checkpoint are lost on their way to the sources
+// (checkpoint-expired), at k6 its _metadata cannot be written
+// (metadata-write-fails); the others break the tasks' steps.
 //
 // Three rules decide when a checkpoint may start (checkpointRequestDecider):
 // at most execution.checkpointing.max-concurrent-checkpoints are pending
@@ -86,8 +90,10 @@
 // and an I/O error do, once per checkpoint; a busy coordinator, a task not
 // running or not ready, a subsumed checkpoint, a suspension do not. The
 // (n+1)-th failure in a row fails the job with "Exceeded checkpoint
-// tolerable failure threshold."; a completed checkpoint starts the count
-// again.
+// tolerable failure threshold.", a global failure: the scheduler restarts
+// every task by the job's restart strategy ("Trying to recover from a
+// global failure."), from the latest completed checkpoint. A completed
+// checkpoint starts the count again.
 //
 // # Where the state goes
 //
@@ -164,6 +170,13 @@
 //   - No operator coordinators, master hooks, unaligned checkpoints,
 //     incremental checkpoints or shared state registry; full checkpoints
 //     only, so checkpointed_size is state_size.
+//   - The trigger RPCs are not waited for. Flink's coordinator waits for
+//     each source's answer to triggerCheckpoint and aborts the checkpoint
+//     when one fails ("Triggering Checkpoint 5 for job … failed due to …",
+//     TRIGGER_CHECKPOINT_FAILURE, which does not count), for example after
+//     the RPC timeout when a TaskManager does not answer. flinklab's does
+//     not: a trigger that never arrives shows only when the checkpoint
+//     expires, which counts.
 //   - A job's max parallelism is taken as configured: a restore never
 //     adopts the checkpoint's, where Flink does when the user did not set
 //     one.
@@ -171,7 +184,9 @@
 //     NO_CLAIM, Flink's default); CLAIM and LEGACY are not offered.
 //   - The state an acknowledgement carries for a completed checkpoint that
 //     is still retained is not deleted when it arrives late.
-//   - The standalone store and counter are the only ones; the interfaces
-//     are shaped for a ZooKeeper-backed store (/jobs/<id>/checkpoints) and
-//     counter (/jobs/<id>/checkpoint_id_counter).
+//   - The ZooKeeper-backed store (/jobs/<id>/checkpoints) and counter
+//     (/jobs/<id>/checkpoint_id_counter) live in
+//     runtime/highavailability/zookeeper, behind the HA services'
+//     CheckpointRecoveryFactory (Flink keeps that interface in this
+//     package).
 package checkpoint

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"flinklab/runtime/fault"
 	"flinklab/runtime/state"
 	"flinklab/runtime/trace"
 )
@@ -214,11 +215,31 @@ func (c *CheckpointCoordinator) triggerTasks(pending *PendingCheckpoint, locatio
 	if c.config.Mode != AtLeastOnce {
 		options.AlignmentType = Aligned
 	}
+	if kind, ok := c.triggersLost(pending); ok {
+		// Step k1 (fault): checkpoint-expired: the triggers are lost on
+		// their way to the sources, as over a network that drops them. No
+		// source takes the checkpoint, no task acknowledges it, and nobody
+		// here knows: the checkpoint waits until its timeout canceller
+		// expires it (expire), and the CheckpointFailureManager counts it.
+		c.trace.EmitFailure(trace.K1, "CheckpointCoordinator", "TaskExecutor", c.job,
+			"triggerCheckpoint %d to %d sources lost: %v", pending.CheckpointID(), len(pending.plan.TasksToTrigger),
+			fault.Injected(trace.K1, kind))
+		return
+	}
 	for _, task := range pending.plan.TasksToTrigger {
 		if task.TriggerCheckpoint != nil {
 			task.TriggerCheckpoint(pending.CheckpointID(), pending.CheckpointTimestamp(), options)
 		}
 	}
+}
+
+// triggersLost asks step k1's fault whether the triggers of a checkpoint
+// are lost: only for a checkpoint that has sources to trigger.
+func (c *CheckpointCoordinator) triggersLost(pending *PendingCheckpoint) (fault.Kind, bool) {
+	if len(pending.plan.TasksToTrigger) == 0 {
+		return "", false
+	}
+	return c.faults.Fire(trace.K1, c.job)
 }
 
 // onTriggerSuccess ends a trigger and lets the next waiting request run.

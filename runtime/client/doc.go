@@ -67,6 +67,17 @@
 // jar file '…'. The manifest is need to point to the program's main class."
 // (sic) and, adapted, "No 'Program-Class' entry was found in the jar file."
 //
+// # Talking to a cluster
+//
+// RestClusterClient is Flink's RestClusterClient: it uploads and runs
+// jars, submits JobGraphs, and takes savepoints. A savepoint is an
+// asynchronous operation of the REST API: TriggerSavepoint (POST
+// /jobs/{jobid}/savepoints) and StopWithSavepoint (POST /jobs/{jobid}/stop)
+// get a trigger ID, then ask GET /jobs/{jobid}/savepoints/{triggerid}
+// after 10 ms, twice as long each time, at most every 2 s, until the
+// operation is COMPLETED, as Flink's client polls; a savepoint that failed
+// comes back as a *SavepointFailure, Flink's SerializedThrowable.
+//
 // # Differs from Flink
 //
 //   - Go has no classes to load from a jar. Program-Class names a program

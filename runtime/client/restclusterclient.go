@@ -72,6 +72,10 @@ type JarRunRequest struct {
 	EntryClass      string   `json:"entryClass,omitempty"`
 	ProgramArgsList []string `json:"programArgsList,omitempty"`
 	Parallelism     int      `json:"parallelism,omitempty"`
+	// SavepointPath names the savepoint the job starts from;
+	// AllowNonRestoredState skips state of operators the job lacks.
+	SavepointPath         string `json:"savepointPath,omitempty"`
+	AllowNonRestoredState bool   `json:"allowNonRestoredState,omitempty"`
 }
 
 // RunJar runs an uploaded jar (POST /jars/{jarid}/run, step m2) and returns

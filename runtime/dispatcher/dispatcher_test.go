@@ -42,6 +42,9 @@ type fakeRunner struct {
 	graph              *gateway.ArchivedExecutionGraph
 	requirements       jobgraph.JobResourceRequirements
 	updateRequirements func(ctx context.Context, r jobgraph.JobResourceRequirements) error
+	// jobMaster, if set, is the runner's JobMaster; without it the runner
+	// has none yet, as while its job initializes.
+	jobMaster gateway.JobMasterGateway
 }
 
 func newFakeRunner(jobID api.JobID) *fakeRunner {
@@ -84,6 +87,14 @@ func (r *fakeRunner) Cancel(context.Context) error {
 	r.mu.Unlock()
 	r.finish(api.JobCanceled)
 	return nil
+}
+func (r *fakeRunner) JobMasterGateway() (gateway.JobMasterGateway, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.jobMaster == nil {
+		return nil, gateway.ErrUnavailableDispatcherOperation
+	}
+	return r.jobMaster, nil
 }
 func (r *fakeRunner) Done() <-chan struct{} { return r.done }
 func (r *fakeRunner) Result() jobmanager.JobManagerRunnerResult {

@@ -86,6 +86,21 @@
 // or refuse them (the DefaultScheduler). Flink also persists them in the
 // JobGraphStore, for the JobMaster of a failover; here they are not.
 //
+// # Savepoints and checkpoint statistics
+//
+// TriggerSavepointAndGetLocation and StopWithSavepointAndGetLocation go to
+// the running job's JobMaster (savepoints.go; Flink's
+// performOperationOnJobMasterGateway), with cancelJob or terminate as the
+// TriggerSavepointMode says, and wait for the savepoint's path on the
+// caller's goroutine; a job that has ended is not found. RequestCheckpointStats
+// asks the JobMaster of a running job, and answers a job that has ended
+// with the statistics its final ExecutionGraph kept in the job store.
+//
+// Differs from Flink: Flink 1.20's Dispatcher keeps the savepoint
+// operations of the REST API, with their trigger IDs
+// (DispatcherCachedOperationsHandler); here the REST endpoint does, as
+// Flink's did before 1.15 (see package rest).
+//
 // # With high availability
 //
 // In a cluster with several JobManagers (high-availability.type:

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 )
 
@@ -357,6 +358,15 @@ func TestTheArchivedExecutionGraphRoundTripsThroughJSON(t *testing.T) {
 				StateTimestamps: map[api.ExecutionState]time.Time{api.ExecutionRunning: at, api.ExecutionFailed: at.Add(time.Second)},
 			}},
 		}},
+		CheckpointCoordinatorConfiguration: &checkpoint.CheckpointCoordinatorConfiguration{Interval: time.Second, Timeout: time.Minute,
+			MaxConcurrent: 1, Mode: checkpoint.ExactlyOnce, Retention: checkpoint.RetainOnCancellation, SavepointDir: "/savepoints", NumRetained: 1},
+		CheckpointStatsSnapshot: &checkpoint.CheckpointStatsSnapshot{
+			Counts: checkpoint.CheckpointStatsCounts{Total: 2, Completed: 1, Failed: 1},
+			Latest: checkpoint.LatestCheckpoints{Savepoint: &checkpoint.CheckpointStatistics{Class: "completed", ID: 2,
+				Status: checkpoint.StatusCompleted, IsSavepoint: true, CheckpointType: "SYNC_SAVEPOINT",
+				Tasks: map[string]checkpoint.TaskCheckpointStatistics{}, ExternalPath: "/savepoints/savepoint-123456-0123456789ab"}},
+			History: []checkpoint.CheckpointStatistics{},
+		},
 	}
 	requireEveryFieldSet(t, reflect.ValueOf(g).Elem(), "ArchivedExecutionGraph", map[reflect.Type]bool{})
 

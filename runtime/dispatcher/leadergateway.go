@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/highavailability"
 	"flinklab/runtime/jobgraph"
@@ -119,4 +120,30 @@ func (g *LeaderGateway) UpdateJobResourceRequirements(ctx context.Context, jobID
 		return err
 	}
 	return d.UpdateJobResourceRequirements(ctx, jobID, requirements)
+}
+
+func (g *LeaderGateway) TriggerSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	d, err := g.Gateway(ctx)
+	if err != nil {
+		return "", err
+	}
+	return d.TriggerSavepointAndGetLocation(ctx, jobID, targetDirectory, savepointMode)
+}
+
+func (g *LeaderGateway) StopWithSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	d, err := g.Gateway(ctx)
+	if err != nil {
+		return "", err
+	}
+	return d.StopWithSavepointAndGetLocation(ctx, jobID, targetDirectory, savepointMode)
+}
+
+func (g *LeaderGateway) RequestCheckpointStats(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error) {
+	d, err := g.Gateway(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.RequestCheckpointStats(ctx, jobID)
 }

@@ -106,6 +106,17 @@ var guide = map[trace.Step]struct{ component, whereToLook string }{
 		"the task could not get the job's jar; look for \"Failed to fetch BLOB … No retries left.\" in the TaskManager log and read the cause under it: it says whether the jar was missing or damaged"},
 	trace.M11: {"Task",
 		"user code failed while the task started (an operator's open()); look for \"switched from INITIALIZING to FAILED with failure cause\" in the TaskManager log: the cause is the operator's"},
+
+	trace.K1: {"CheckpointCoordinator",
+		"a checkpoint the JobMaster's CheckpointCoordinator triggered never got past its trigger; look for \"Triggering checkpoint\" and, execution.checkpointing.timeout later, \"expired before completing\" in the JobManager log, then at the failed checkpoint in GET /jobs/<jobid>/checkpoints: no subtask acknowledged it"},
+	trace.K2: {"Task",
+		"a source's Task refused the checkpoint's trigger; look for \"Decline checkpoint\" and the reason under \"Failed to trigger or complete checkpoint\" in the JobManager log"},
+	trace.K4: {"CheckpointBarrierHandler",
+		"a task with several inputs never had the barrier on all of them, so it never took the checkpoint; look for \"expired before completing\" in the JobManager log, then at the failed checkpoint in GET /jobs/<jobid>/checkpoints: which vertex has subtasks that did not acknowledge"},
+	trace.K5: {"AsyncCheckpointRunnable/CheckpointStorage",
+		"a task's asynchronous part could not finish its snapshot; look for \"asynchronous part of checkpoint … could not be completed\" in the TaskManager log and \"Decline checkpoint\" in the JobManager log, and read the cause under them"},
+	trace.K6: {"CheckpointCoordinator",
+		"every task acknowledged, but the CheckpointCoordinator could not complete the checkpoint; look for \"Failed to trigger or complete checkpoint\" in the JobManager log and read its cause: the _metadata under state.checkpoints.dir"},
 }
 
 // Diagnose reads a job's trace as an engineer reads its logs: the first
@@ -151,13 +162,18 @@ func Explain(d Diagnosis, records []LogRecord) Diagnosis {
 			continue
 		}
 		d.Kind, d.Cause, d.WhereToLook, d.Proof = kind, e.Cause, e.WhereToLook, lines
+		if e.Component != "" {
+			d.Component = e.Component
+		}
 		return d
 	}
 	return d
 }
 
 // Component returns the component to dig into when step breaks, or "" for
-// a step without an injection point.
+// a step without an injection point. A kind of failure whose component is
+// another (a TaskManager that dies while a checkpoint is in flight, k5)
+// says so in its Evidence, and Explain names it.
 func Component(step trace.Step) string { return guide[step].component }
 
 // shownOnlyByTiming are the kinds whose lines a healthy run writes too,

@@ -1,9 +1,10 @@
-// Package fault breaks the submission on purpose: one named injection point
-// per step m1…m11, at the line marked "// Step mN:" in the component that
-// performs the step. It is flinklab's own; Flink has nothing like it. It
-// exists so that a learner can watch each step fail, read the log lines a
-// real Flink cluster writes when that step fails, and learn which
-// component to open.
+// Package fault breaks the submission and the checkpoints on purpose: one
+// named injection point per step m1…m11 of a submission and per step k1,
+// k2, k4, k5, k6 of a checkpoint, at the line marked "// Step mN:" or
+// "// Step kN:" in the component that performs the step. It is flinklab's
+// own; Flink has nothing like it. It exists so that a learner can watch
+// each step fail, read the log lines a real Flink cluster writes when that
+// step fails, and learn which component to open.
 //
 // # Faults
 //
@@ -32,6 +33,46 @@
 //	m9    taskexecutor-dies                       the TaskExecutor dies between offerSlots and submitTask: deployment fails, failover
 //	m10   blob-unavailable, jar-corrupted         "Failed to fetch BLOB …": the task FAILS while DEPLOYING, failover
 //	m11   operator-open-throws                    the task goes INITIALIZING → FAILED, failover
+//
+// A checkpoint's steps (package checkpoint) break only a job that
+// checkpoints (execution.checkpointing.interval). Steps returns the
+// submission's steps, which every job takes, and CheckpointSteps these:
+//
+//	step  kinds                                   what the cluster does, as Flink does
+//	k1    checkpoint-expired                      the CheckpointCoordinator's triggers are lost on their way to the sources:
+//	                                              no task acknowledges, "Checkpoint N of job … expired before completing."
+//	                                              after execution.checkpointing.timeout; CHECKPOINT_EXPIRED counts, and with
+//	                                              tolerable-failed-checkpoints 0 (the default) "Exceeded checkpoint tolerable
+//	                                              failure threshold.": a global failure, every task restarts by the restart
+//	                                              strategy, from the latest completed checkpoint
+//	k2    task-not-ready                          a source's Task declines the trigger as if not RUNNING ("Declining checkpoint
+//	                                              request for non-running task …", CHECKPOINT_DECLINED_TASK_NOT_READY): the
+//	                                              checkpoint is aborted and not counted; the job runs on, the next completes
+//	k4    barrier-lost                            a task with several inputs never gets one channel's barrier: its aligned
+//	                                              channels stay blocked, backpressure stops the job, the checkpoint expires: as k1
+//	k5    storage-write-fails                     a task's asynchronous part cannot write its state ("… - asynchronous part of
+//	                                              checkpoint N could not be completed."): it declines with
+//	                                              CHECKPOINT_ASYNC_EXCEPTION, which counts: as k1, a global failover
+//	      taskexecutor-dies-during-checkpoint     the TaskManager dies as its tasks acknowledge: its heartbeat times out, its
+//	                                              tasks fail, the pending checkpoint is aborted uncounted (TASK_FAILURE, or
+//	                                              CHECKPOINT_COORDINATOR_SUSPEND), failover from the latest completed checkpoint
+//	k6    metadata-write-fails                    the CheckpointCoordinator cannot write _metadata: FINALIZE_CHECKPOINT_FAILURE,
+//	                                              the checkpoint aborted and its chk-N deleted, not counted; the job runs on
+//
+// Killing a TaskManager (MiniCluster.KillTaskManager, or kill -9 of a
+// TaskManager process) while a checkpoint is pending is the same failure
+// as k5's taskexecutor-dies-during-checkpoint, at a moment of the user's
+// choosing; the kind makes it happen at the one moment that matters to a
+// checkpoint, while acknowledgements are on their way. It is a kind of
+// k5 because the acknowledgement is what the TaskManager was sending;
+// its component is the TaskExecutor (Evidence.Component), not the
+// checkpoint storage, and Explain names it.
+//
+// Not every step of a checkpoint has a fault of its own: a source whose
+// snapshot (k3) fails declines the checkpoint, as any task does, and the
+// decline shows at k5; a notification of a completed checkpoint (k7)
+// fails only in what a transactional sink does with it. Those steps have
+// no injection point.
 //
 // A fault fires once by default, Times times if set, or on every pass with
 // Always; with After it first lets that many passes of its step go by (a
@@ -66,11 +107,31 @@
 // place asks only for its own kind (FireKind), and Fire, the step's usual
 // question, never fires a kind asked for by name elsewhere.
 //
+// A checkpoint's faults fire where the real failure would come from, as
+// the submission's do. k1 drops the triggerCheckpoint RPCs of a checkpoint
+// that has sources to trigger. k2 is asked by the Task of a RUNNING source
+// that would take the checkpoint, and sends it down the decline path of a
+// task that is not running. k4 is asked by a task with more than one open
+// input channel for an aligned barrier of a checkpoint it has not taken.
+// k5's storage-write-fails is asked by a task's asynchronous part that
+// writes state into a checkpoint directory, and k6 by the
+// CheckpointCoordinator that writes a checkpoint's _metadata: with
+// JobManagerCheckpointStorage (no state.checkpoints.dir) nothing is
+// written, and neither fires. k5's taskexecutor-dies-during-checkpoint is
+// asked by the TaskExecutor as a task's acknowledgement leaves it. The
+// errors are Flink's (the file system output stream that cannot be
+// flushed and closed, "Could not materialize checkpoint …", the declines'
+// reasons), and the failures take Flink's path through the
+// CheckpointFailureManager: expired and asynchronous failures count
+// against execution.checkpointing.tolerable-failed-checkpoints, a task
+// that is not ready, a failed _metadata and a failed task do not.
+//
 // Parse reads the short form used by `make run INJECT=m9`, the flink CLI's
 // --inject and POST /cluster/faults,
 // STEP[:KIND][,times=N|always][,after=N][,job=JOBID]: "m9",
 // "m10:jar-corrupted", "m8:slot-offer-timeout,times=2", "m9,after=4",
-// "m11,times=always,job=3f0e…". String prints a Fault in the same form.
+// "m11,times=always,job=3f0e…", "k4,after=4". String prints a Fault in
+// the same form.
 //
 // # Diagnosis
 //
@@ -81,7 +142,12 @@
 // finds which kind of failure of that step the log shows, names its cause
 // in the words of Flink's log lines, and quotes the three to five lines
 // that prove it, each labelled with the log it is in, the JobManager's or a
-// TaskManager's:
+// TaskManager's. A checkpoint that expired reads the same in the log
+// whether its triggers were lost (k1) or an alignment hung (k4): Flink
+// logs no more than the expiry and what followed. The trace tells the two
+// apart, as the checkpoint's statistics do in Flink (GET
+// /jobs/<jobid>/checkpoints: how many subtasks acknowledged the failed
+// checkpoint), and the diagnosis says so:
 //
 //	diagnosis: step m10 — BlobServer/BlobCache: the jar reached the TaskManager damaged: …
 //	  where to look: the TaskManager log: the cause under "Failed to fetch BLOB … No retries left." …
@@ -100,4 +166,16 @@
 // cluster does not write them. Where the kinds of a step can leave the
 // same lines (a slot offer that a newer offer replaced, m8), EvidenceFor
 // with the empty kind says what the log shows of either.
+//
+// # Differs from Flink
+//
+// Flink has no fault injection; what differs is how a fault meets the
+// runtime. Triggers lost on their way (k1) end here in the checkpoint's
+// expiry, whatever the timeouts. Flink's CheckpointCoordinator waits for
+// the answers to its trigger RPCs, and one that never comes fails after
+// pekko.ask.timeout (10 s): the checkpoint is aborted with
+// TRIGGER_CHECKPOINT_FAILURE, which does not count, unless
+// execution.checkpointing.timeout is shorter (package checkpoint). What
+// k1 shows is Flink's path of a checkpoint that no source takes although
+// its trigger arrived: a source stuck in user code or in a blocking call.
 package fault

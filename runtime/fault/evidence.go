@@ -53,6 +53,9 @@ type Evidence struct {
 	// Clues describe the lines that prove the cause; Find returns them in
 	// the order the log has them.
 	Clues []Clue
+	// Component, when set, is the component to dig into for this kind,
+	// where it is not the step's (see Component): Explain names it.
+	Component string
 }
 
 // EvidenceFor returns the evidence of a kind of failure at step in a job
@@ -76,6 +79,9 @@ const (
 // (adaptiveEvidence); the others show the same lines under both.
 func EvidenceUnder(scheduler string, step trace.Step, kind Kind) (Evidence, bool) {
 	e, ok := evidence[kind]
+	if !ok {
+		e, ok = checkpointEvidence[kind]
+	}
 	if adaptive, differs := adaptiveEvidence[kind]; differs && strings.EqualFold(scheduler, AdaptiveScheduler) {
 		e = adaptive
 	}
@@ -584,6 +590,139 @@ var evidence = map[Kind]Evidence{
 			clue("ExecutionGraph", `switched from INITIALIZING to FAILED on `),
 			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
 			clue("ExecutionGraph", `^Job .* switched from state RUNNING to RESTARTING\.`),
+		},
+	},
+}
+
+// checkpointExpiredClues are the lines of a checkpoint that expired while
+// execution.checkpointing.tolerable-failed-checkpoints is 0 (Flink's
+// default): the expiry, the failure the CheckpointFailureManager counts,
+// and the global failover it sets off. They say that the checkpoint did
+// not complete in time, not where it stopped: the trace, and the
+// checkpoint's statistics, tell that.
+var checkpointExpiredClues = []Clue{
+	clue("CheckpointCoordinator", `^(Checkpoint \d+ of job \S+ expired before completing\.)`),
+	clue("CheckpointFailureManager", `(?s)^(Failed to trigger or complete checkpoint \d+ for job \S+\.) \(\d+ consecutive failed attempts so far\)\n.*(Checkpoint expired before completing\.)`),
+	clue("DefaultScheduler", `(?s)^(Trying to recover from a global failure\.)\n(Exceeded checkpoint tolerable failure threshold\.) The latest checkpoint failed due to (Checkpoint expired before completing\.)`),
+	clue("DefaultScheduler", `^\d+ tasks will be restarted to recover from a global failure\.`),
+	clue("ExecutionGraph", `^Job .* switched from state RUNNING to RESTARTING\.`),
+}
+
+// checkpointEvidence is, for each kind of fault of a checkpoint (k1…k6),
+// what the cluster's logs show when it happens; it is part of evidence.
+var checkpointEvidence = map[Kind]Evidence{
+	CheckpointExpired: {
+		Step: trace.K1,
+		Cause: `the CheckpointCoordinator triggered the checkpoint, but no source ever took it, so no task ` +
+			`acknowledged it and, execution.checkpointing.timeout later, it gave up: "Checkpoint N of job … expired ` +
+			`before completing." CHECKPOINT_EXPIRED counts against execution.checkpointing.tolerable-failed-checkpoints ` +
+			`(0 by default), so the CheckpointFailureManager failed the job: "Exceeded checkpoint tolerable failure ` +
+			`threshold.", a global failure ("Trying to recover from a global failure."): every task restarted by the ` +
+			`restart strategy ("N tasks will be restarted to recover from a global failure."), from the latest ` +
+			`completed checkpoint`,
+		WhereToLook: `the JobManager log says only that the checkpoint expired; its statistics say where it stopped: ` +
+			`in GET /jobs/<jobid>/checkpoints (the web UI's Checkpoints tab) the failed checkpoint has 0 acknowledged ` +
+			`subtasks, so no source took it. Check that the JobManager reaches the sources' TaskManagers (at DEBUG a ` +
+			`TaskManager logs "Trigger checkpoint N@… for …" when a trigger arrives) and that the sources are not ` +
+			`stuck. Raise execution.checkpointing.timeout or tolerable-failed-checkpoints only once you know why`,
+		Clues: checkpointExpiredClues,
+	},
+	TaskNotReady: {
+		Step: trace.K2,
+		Cause: `a source's Task declined the checkpoint's trigger as a task that is not running does ("Declining ` +
+			`checkpoint request for non-running task …", at DEBUG in the TaskManager log), with ` +
+			`CHECKPOINT_DECLINED_TASK_NOT_READY. The CheckpointCoordinator aborted the checkpoint ("Decline checkpoint N ` +
+			`by task …"), and the CheckpointFailureManager did not count it ("0 consecutive failed attempts so far", ` +
+			`"Checkpoint was declined (tasks not ready)"): the job kept running, and the next checkpoint completed`,
+		WhereToLook: `the JobManager log: the task under "Decline checkpoint N by task … at <TaskManager>" and the ` +
+			`reason under "Failed to trigger or complete checkpoint N". A task that is not ready is still deploying or ` +
+			`restoring, or has just finished or failed: a few such declines are normal around a failover or at the end ` +
+			`of a bounded input; many in a row mean tasks that keep restarting, so look for their failures`,
+		Clues: []Clue{
+			clue("CheckpointCoordinator", `(?s)^(Decline checkpoint \d+ by task \S+) of job \S+ at .*\n(Task name with subtask : .*)`),
+			clue("CheckpointFailureManager", `(?s)^(Failed to trigger or complete checkpoint \d+ for job \S+\. \(0 consecutive failed attempts so far\))\n.*(Checkpoint was declined \(tasks not ready\))`),
+			clue("CheckpointCoordinator", `^(Completed checkpoint \d+ for job \S+)`),
+		},
+	},
+	BarrierLost: {
+		Step: trace.K4,
+		Cause: `a task with several inputs never had the checkpoint's barrier on all of them: its ` +
+			`CheckpointBarrierHandler waited for the missing one, with the channels whose barrier had come blocked ` +
+			`(exactly-once alignment), so the task never took the checkpoint. Behind the blocked channels the records ` +
+			`backed up into their producers' queues, and the producers blocked: backpressure, up to the sources, and ` +
+			`the job stopped making progress. execution.checkpointing.timeout later the checkpoint expired ("Checkpoint ` +
+			`N of job … expired before completing."), which counts against ` +
+			`execution.checkpointing.tolerable-failed-checkpoints (0 by default): "Exceeded checkpoint tolerable ` +
+			`failure threshold.", a global failure, and every task restarted from the latest completed checkpoint`,
+		WhereToLook: `the JobManager log says only that the checkpoint expired; its statistics say where it stopped: ` +
+			`in GET /jobs/<jobid>/checkpoints the failed checkpoint has some subtasks acknowledged (the sources) and not ` +
+			`all; the vertex with missing ones is where the alignment hung. In Flink the web UI's BackPressure tab shows ` +
+			`its upstream backpressured. A barrier is never lost over TCP; what holds one back in production is ` +
+			`backpressure itself: a barrier travels behind every buffer in flight, so a slow or skewed task delays it ` +
+			`past the timeout. Fix the slow task; unaligned checkpoints or buffer debloating make barriers overtake ` +
+			`the data`,
+		Clues: checkpointExpiredClues,
+	},
+	StorageWriteFails: {
+		Step: trace.K5,
+		Cause: `a task's asynchronous part could not write its state to the checkpoint storage ("… - asynchronous ` +
+			`part of checkpoint N could not be completed.": "Could not flush to file and close the file system output ` +
+			`stream to …/chk-N/… in order to obtain the stream state handle"), so the task declined the checkpoint ` +
+			`("Decline checkpoint N by task …": "Could not materialize checkpoint N for operator …") with ` +
+			`CHECKPOINT_ASYNC_EXCEPTION, which counts against execution.checkpointing.tolerable-failed-checkpoints ` +
+			`(0 by default): "Exceeded checkpoint tolerable failure threshold.", a global failure, and every task ` +
+			`restarted by the restart strategy from the latest completed checkpoint`,
+		WhereToLook: `the TaskManager log: the cause under "asynchronous part of checkpoint … could not be ` +
+			`completed." names the file the task could not write. Check the file system of state.checkpoints.dir as ` +
+			`that TaskManager sees it (space, quota, permissions, an object store's throttling); the JobManager log's ` +
+			`"Decline checkpoint" names the task and its TaskManager`,
+		Clues: []Clue{
+			clue("AsyncCheckpointRunnable", `(?s)(asynchronous part of checkpoint \d+ could not be completed\.).*\n(Could not flush to file and close the file system output stream to \S+) in order to obtain the stream state handle`),
+			clue("CheckpointCoordinator", `(?s)^(Decline checkpoint \d+ by task \S+) of job \S+ at .*\n(Could not materialize checkpoint \d+ for operator .*?\.) Caused by`),
+			clue("CheckpointFailureManager", `(?s)^(Failed to trigger or complete checkpoint \d+ for job \S+\.) \(\d+ consecutive failed attempts so far\)\n.*(Asynchronous task checkpoint failed\.)`),
+			clue("DefaultScheduler", `(?s)^(Trying to recover from a global failure\.)\n(Exceeded checkpoint tolerable failure threshold\.) The latest checkpoint failed due to (Asynchronous task checkpoint failed\.)`),
+			clue("DefaultScheduler", `^\d+ tasks will be restarted to recover from a global failure\.`),
+		},
+	},
+	TaskExecutorDiesDuringCheckpoint: {
+		Step:      trace.K5,
+		Component: "TaskExecutor",
+		Cause: `a TaskManager was lost while a checkpoint was in flight: it died after its tasks had taken their ` +
+			`snapshots, before their acknowledgements reached the JobMaster (a killed process writes nothing). The ` +
+			`JobMaster noticed by the heartbeat timeout ("Heartbeat of TaskManager with id … timed out."), the ` +
+			`TaskManager's tasks "switched from RUNNING to FAILED", the pending checkpoint was aborted without counting ` +
+			`against the tolerable failures ("Task has failed.", or "Checkpoint Coordinator is suspending." as the job ` +
+			`went RESTARTING), and the job failed over ("N tasks will be restarted to recover the failed task …") from ` +
+			`the latest completed checkpoint`,
+		WhereToLook: `the JobManager log: the heartbeat timeouts name the lost TaskManager; the checkpoint's failure is ` +
+			`a consequence. Then that TaskManager: its last log lines, the kernel's OOM killer, the exit reason of its ` +
+			`pod or container. A TaskManager that dies during checkpoints again and again points at the memory a ` +
+			`snapshot takes (the state backend's copy, the upload's buffers)`,
+		Clues: []Clue{
+			optional("StandaloneResourceManager", `^The heartbeat of TaskManager with id \S+ timed out\.`),
+			clue("JobMaster", `^Heartbeat of TaskManager with id \S+ timed out\.`),
+			clue("ExecutionGraph", `(?s)(switched from RUNNING to FAILED on \S+) .*\n(Heartbeat of TaskManager with id \S+ timed out\.)`),
+			clue("CheckpointFailureManager", `(?s)^(Failed to trigger or complete checkpoint \d+ for job \S+\.) \(\d+ consecutive failed attempts so far\)\n.*(Task has failed\.|Checkpoint Coordinator is suspending\.)`),
+			clue("DefaultScheduler", `tasks will be restarted to recover the failed task `),
+		},
+	},
+	MetadataWriteFails: {
+		Step: trace.K6,
+		Cause: `every task acknowledged the checkpoint, but the CheckpointCoordinator could not write its _metadata ` +
+			`("Could not flush and close the file system output stream to …/chk-N/_metadata in order to obtain the ` +
+			`stream state handle"), so it aborted the checkpoint (FINALIZE_CHECKPOINT_FAILURE, "Failure to finalize ` +
+			`checkpoint.") and deleted its directory. Flink does not count this failure against ` +
+			`execution.checkpointing.tolerable-failed-checkpoints: the job kept running, and the next checkpoint ` +
+			`completed`,
+		WhereToLook: `the JobManager log: the cause under "Failed to trigger or complete checkpoint N" names the ` +
+			`_metadata file. Check the file system of state.checkpoints.dir as the JobManager sees it (space, quota, ` +
+			`permissions): the tasks wrote their state there, so the JobManager's access is what differs. These ` +
+			`failures do not count, so a job can run on for long without a completed checkpoint, and restore from an ` +
+			`old one: watch the latest completed checkpoint in GET /jobs/<jobid>/checkpoints`,
+		Clues: []Clue{
+			clue("CheckpointFailureManager", `(?s)^(Failed to trigger or complete checkpoint \d+ for job \S+\.) \(\d+ consecutive failed attempts so far\)\n.*(Failure to finalize checkpoint\.).*(Could not flush and close the file system output stream to \S+) in order to obtain the stream state handle`),
+			clue("DefaultScheduler", `(?s)^(Error while processing AcknowledgeCheckpoint message)\n.*(Could not finalize the pending checkpoint \d+\.)`),
+			clue("CheckpointCoordinator", `^(Completed checkpoint \d+ for job \S+)`),
 		},
 	},
 }

@@ -19,7 +19,7 @@ import (
 )
 
 func TestEveryKindOfFaultHasEvidence(t *testing.T) {
-	for _, step := range fault.Steps() {
+	for _, step := range append(fault.Steps(), fault.CheckpointSteps()...) {
 		for _, kind := range fault.Kinds(step) {
 			e, ok := fault.EvidenceFor(step, kind)
 			require.True(t, ok, "%s:%s", step, kind)
@@ -292,4 +292,93 @@ func TestAProvingLineIsShortenedButKeepsItsIDsAndWhatItProves(t *testing.T) {
 	assert.Contains(t, lines[3].String(), "\n             Failed to fetch BLOB ", "the matched cause follows on its own line")
 	assert.Equal(t, "JobManager   10:00:01,000 INFO  DefaultScheduler [] - 4 tasks will be restarted to recover the failed task "+
 		"a49e9ec831b3d47be79859e45193bbba_2612910530efae67cdc7466bff7c91bd_0_0.", lines[4].String(), "a short line is quoted whole")
+}
+
+// The lines of a real run of k5:storage-write-fails, shortened: a
+// source's asynchronous part cannot write its state, the source declines,
+// the decline counts, and the job fails over.
+func storageWriteFailsLog() []fault.LogRecord {
+	const job, attempt = "a84a64e52cf7fdfa1e360577243eaa31", "7ca7578ad7c1377e65c8a376145c7592_b014ae4c5e90cf4c459b4cb4916aee75_1_0"
+	write := "Could not flush to file and close the file system output stream to /tmp/flinklab/checkpoints/" + job +
+		"/chk-2/96c9449f8e6af71c7641b96751a2b91f in order to obtain the stream state handle: fault injected at step k5 (storage-write-fails)"
+	materialize := "Could not materialize checkpoint 2 for operator Source: sensor-events (2/2)#0. Caused by: " + write
+	return []fault.LogRecord{
+		record(1, slog.LevelInfo, "CheckpointCoordinator", "Triggering checkpoint 2 (type=CheckpointType{name='Checkpoint', sharingFilesStrategy=FORWARD_BACKWARD}) @ 946684800367 for job "+job+"."),
+		record(1, slog.LevelWarn, "FaultInjector", "Injecting fault storage-write-fails at step k5 for job "+job+"."),
+		record(1, slog.LevelInfo, "AsyncCheckpointRunnable", "Source: sensor-events (2/2)#0 - asynchronous part of checkpoint 2 could not be completed.",
+			slog.String("task", "Source: sensor-events (2/2)#0"), slog.String("cause", write)),
+		record(1, slog.LevelInfo, "CheckpointCoordinator", "Decline checkpoint 2 by task "+attempt+" of job "+job+" at taskexecutor-0 @ pekko://flink/user/rpc/taskmanager_taskexecutor-0.",
+			slog.String("cause", materialize)),
+		record(1, slog.LevelWarn, "CheckpointFailureManager", "Failed to trigger or complete checkpoint 2 for job "+job+". (0 consecutive failed attempts so far)",
+			slog.String("cause", "org.apache.flink.runtime.checkpoint.CheckpointException: Asynchronous task checkpoint failed. Caused by: "+materialize)),
+		record(1, slog.LevelInfo, "DefaultScheduler", "Trying to recover from a global failure.", slog.String("cause",
+			"Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to Asynchronous task checkpoint failed., "+
+				"view the Checkpoint History tab or the Job Manager log to find out why continuous checkpoints failed.")),
+		record(1, slog.LevelInfo, "DefaultScheduler", "4 tasks will be restarted to recover from a global failure."),
+	}
+}
+
+// Step k5 breaks in two places: a task's asynchronous part, whose
+// component is the checkpoint storage, and its TaskExecutor, which dies.
+// Explain tells them apart by their lines and names the component of the
+// kind the log shows.
+func TestExplainNamesTheComponentOfTheKindOfCheckpointFailure(t *testing.T) {
+	d, ok := fault.Diagnose([]trace.Event{{Step: trace.K5, From: "Source: sensor-events (2/2)#0", To: "CheckpointCoordinator",
+		Message: "Decline checkpoint 2 by task …", Failed: true}})
+	require.True(t, ok)
+	assert.Equal(t, "AsyncCheckpointRunnable/CheckpointStorage", d.Component)
+
+	explained := fault.Explain(d, storageWriteFailsLog())
+	assert.Equal(t, fault.StorageWriteFails, explained.Kind)
+	assert.Equal(t, "AsyncCheckpointRunnable/CheckpointStorage", explained.Component)
+	require.Len(t, explained.Proof, 5)
+	assert.Equal(t, fault.TaskManagerLog, explained.Proof[0].Record.Process(), "the task's line is in its TaskManager's log")
+	assert.Contains(t, explained.Proof[0].String(), "asynchronous part of checkpoint 2 could not be completed.")
+	assert.Contains(t, explained.Proof[0].String(), "Could not flush to file and close the file system output stream to …/96c9449f8e6af71c7641b96751a2b91f")
+
+	const job, tm = "efc3b30647457b623a85fbc42b0d5842", "taskexecutor-0"
+	died := []fault.LogRecord{
+		record(2, slog.LevelInfo, "StandaloneResourceManager", "The heartbeat of TaskManager with id "+tm+" timed out."),
+		record(2, slog.LevelInfo, "JobMaster", "Heartbeat of TaskManager with id "+tm+" timed out."),
+		record(2, slog.LevelInfo, "ExecutionGraph", "Source: sensor-events (1/2) (a_b_0_0) switched from RUNNING to FAILED on "+tm+" @ pekko://flink/user/rpc/taskmanager_"+tm+".",
+			slog.String("cause", "Heartbeat of TaskManager with id "+tm+" timed out.")),
+		record(2, slog.LevelInfo, "DefaultScheduler", "4 tasks will be restarted to recover the failed task a_b_0_0."),
+		record(2, slog.LevelWarn, "CheckpointFailureManager", "Failed to trigger or complete checkpoint 2 for job "+job+". (0 consecutive failed attempts so far)",
+			slog.String("cause", "org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint Coordinator is suspending.")),
+	}
+	explained = fault.Explain(d, died)
+	assert.Equal(t, fault.TaskExecutorDiesDuringCheckpoint, explained.Kind)
+	assert.Equal(t, "TaskExecutor", explained.Component, "the lost TaskManager is where to dig, not the storage")
+	assert.Len(t, explained.Proof, 5)
+}
+
+// The expiry of a checkpoint reads the same in the log whether its
+// triggers were lost (k1) or an alignment hung (k4): the step the trace
+// names tells the two apart, and each explains the same lines in its own
+// words.
+func TestAnExpiredCheckpointIsExplainedByTheStepThatBroke(t *testing.T) {
+	const job = "2b0ac774eed25f422e22c84218b30712"
+	expired := []fault.LogRecord{
+		record(1, slog.LevelInfo, "CheckpointCoordinator", "Checkpoint 2 of job "+job+" expired before completing."),
+		record(1, slog.LevelWarn, "CheckpointFailureManager", "Failed to trigger or complete checkpoint 2 for job "+job+". (0 consecutive failed attempts so far)",
+			slog.String("cause", "org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing.")),
+		record(1, slog.LevelInfo, "DefaultScheduler", "Trying to recover from a global failure.", slog.String("cause",
+			"Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to Checkpoint expired before completing., "+
+				"view the Checkpoint History tab or the Job Manager log to find out why continuous checkpoints failed.")),
+		record(1, slog.LevelInfo, "DefaultScheduler", "4 tasks will be restarted to recover from a global failure."),
+		record(1, slog.LevelInfo, "ExecutionGraph", "Job Ticker ("+job+") switched from state RUNNING to RESTARTING."),
+	}
+	for step, want := range map[trace.Step]fault.Kind{trace.K1: fault.CheckpointExpired, trace.K4: fault.BarrierLost} {
+		d, ok := fault.Diagnose([]trace.Event{
+			{Step: step, Failed: true, Message: "lost: fault injected at step " + string(step)},
+			{Step: trace.K6, Failed: true, Message: "Checkpoint 2 of job " + job + " expired before completing."},
+		})
+		require.True(t, ok)
+		assert.Equal(t, step, d.Step, "the first step that broke, not the expiry it led to")
+		d = fault.Explain(d, expired)
+		assert.Equal(t, want, d.Kind)
+		assert.Len(t, d.Proof, 5)
+		e, _ := fault.EvidenceFor(step, want)
+		assert.Equal(t, e.Cause, d.Cause)
+	}
 }

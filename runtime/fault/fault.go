@@ -35,6 +35,13 @@ const (
 	BlobUnavailable            Kind = "blob-unavailable"             // m10
 	JarCorrupted               Kind = "jar-corrupted"                // m10
 	OperatorOpenThrows         Kind = "operator-open-throws"         // m11
+
+	CheckpointExpired                Kind = "checkpoint-expired"                  // k1
+	TaskNotReady                     Kind = "task-not-ready"                      // k2
+	BarrierLost                      Kind = "barrier-lost"                        // k4
+	StorageWriteFails                Kind = "storage-write-fails"                 // k5
+	TaskExecutorDiesDuringCheckpoint Kind = "taskexecutor-dies-during-checkpoint" // k5
+	MetadataWriteFails               Kind = "metadata-write-fails"                // k6
 )
 
 // kinds lists the kinds of each step, the default first.
@@ -50,12 +57,30 @@ var kinds = map[trace.Step][]Kind{
 	trace.M9:  {TaskExecutorDies},
 	trace.M10: {BlobUnavailable, JarCorrupted},
 	trace.M11: {OperatorOpenThrows},
+
+	trace.K1: {CheckpointExpired},
+	trace.K2: {TaskNotReady},
+	trace.K4: {BarrierLost},
+	trace.K5: {StorageWriteFails, TaskExecutorDiesDuringCheckpoint},
+	trace.K6: {MetadataWriteFails},
 }
 
-// Steps returns the steps that have injection points, m1 to m11.
+// Steps returns the steps of the submission that have injection points,
+// m1 to m11. The checkpoint's are CheckpointSteps: a fault there breaks a
+// checkpointed job only, so callers that run a job without checkpoints
+// (the log-detective drills, the chaos test) ask for these alone.
 func Steps() []trace.Step {
 	return []trace.Step{trace.M1, trace.M2, trace.M3, trace.M4, trace.M5, trace.M6,
 		trace.M7, trace.M8, trace.M9, trace.M10, trace.M11}
+}
+
+// CheckpointSteps returns the steps of a checkpoint that have injection
+// points: k1, k2, k4, k5 and k6. A source's snapshot (k3) and the
+// notification of the completed checkpoint (k7) have none: a failed
+// snapshot shows as a decline at k5, and a failed k7 is a failed commit of
+// a transactional sink, which is the sink's own story.
+func CheckpointSteps() []trace.Step {
+	return []trace.Step{trace.K1, trace.K2, trace.K4, trace.K5, trace.K6}
 }
 
 // Kinds returns the kinds of fault a step can be given, the default first,
@@ -105,7 +130,7 @@ func (f Fault) String() string {
 func (f Fault) normalized() (Fault, error) {
 	known, ok := kinds[f.Step]
 	if !ok {
-		return Fault{}, fmt.Errorf("fault: no injection point %q (want one of m1 … m11)", f.Step)
+		return Fault{}, fmt.Errorf("fault: no injection point %q (want one of m1 … m11, k1, k2, k4, k5, k6)", f.Step)
 	}
 	if f.Kind == "" {
 		f.Kind = known[0]
@@ -251,6 +276,9 @@ var askedForByName = map[Kind]bool{SlotSharingGroupTooLarge: true}
 // creation asks for max-parallelism-exceeded, and its start, later, for
 // jobmaster-start-failure; the JobMaster's creation asks for m7's
 // slot-sharing-group-too-large too, long before the SlotManager matches.
+// At k5, a task's asynchronous part asks for storage-write-fails, and the
+// TaskExecutor that sends the task's acknowledgement for
+// taskexecutor-dies-during-checkpoint.
 func (in *Injector) FireKind(step trace.Step, job api.JobID, kind Kind) bool {
 	_, ok := in.fire(step, job, kind)
 	return ok

@@ -30,6 +30,11 @@ func TestParse(t *testing.T) {
 		{"m11,times=always,job=" + job.String(), fault.Fault{Step: trace.M11, Kind: fault.OperatorOpenThrows, Times: fault.Always, JobID: job}},
 		{"m9,after=4", fault.Fault{Step: trace.M9, Kind: fault.TaskExecutorDies, Times: 1, After: 4}},
 		{"m10,times=2,after=1", fault.Fault{Step: trace.M10, Kind: fault.BlobUnavailable, Times: 2, After: 1}},
+		{"k1", fault.Fault{Step: trace.K1, Kind: fault.CheckpointExpired, Times: 1}},
+		{"k4,after=4", fault.Fault{Step: trace.K4, Kind: fault.BarrierLost, Times: 1, After: 4}},
+		{"k5", fault.Fault{Step: trace.K5, Kind: fault.StorageWriteFails, Times: 1}},
+		{"K5:taskexecutor-dies-during-checkpoint", fault.Fault{Step: trace.K5, Kind: fault.TaskExecutorDiesDuringCheckpoint, Times: 1}},
+		{"k6,times=always", fault.Fault{Step: trace.K6, Kind: fault.MetadataWriteFails, Times: fault.Always}},
 	}
 	for _, tt := range tests {
 		got, err := fault.Parse(tt.in)
@@ -44,7 +49,10 @@ func TestParse(t *testing.T) {
 func TestParseRejectsWhatIsNotAFault(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `no injection point ""`},
-		{"m12", `no injection point "m12"`},
+		{"m12", `no injection point "m12" (want one of m1 … m11, k1, k2, k4, k5, k6)`},
+		{"k3", `no injection point "k3"`},
+		{"k7", `no injection point "k7"`},
+		{"k5:barrier-lost", `step k5 has no fault "barrier-lost" (want one of storage-write-fails, taskexecutor-dies-during-checkpoint)`},
 		{"m3:slot-offer-timeout", `step m3 has no fault "slot-offer-timeout" (want one of invalid-jobgraph, duplicate-job-id)`},
 		{"m9,times=0", `times="0": want a positive number or always`},
 		{"m9,times=often", `times="often"`},
@@ -60,7 +68,7 @@ func TestParseRejectsWhatIsNotAFault(t *testing.T) {
 }
 
 func TestEveryStepHasAnInjectionPointAndAGuide(t *testing.T) {
-	for _, step := range fault.Steps() {
+	for _, step := range append(fault.Steps(), fault.CheckpointSteps()...) {
 		kinds := fault.Kinds(step)
 		require.NotEmpty(t, kinds, step)
 		for _, kind := range kinds {
@@ -71,6 +79,30 @@ func TestEveryStepHasAnInjectionPointAndAGuide(t *testing.T) {
 		assert.NotEmpty(t, fault.Component(step), step)
 	}
 	assert.Nil(t, fault.Kinds("m0"))
+}
+
+// Steps are the submission's steps, which every job takes; a checkpoint's
+// steps, which only a checkpointed job takes, are CheckpointSteps. Every
+// step with kinds is in one of the two lists.
+func TestTheSubmissionsStepsAndTheCheckpointsAreListedApart(t *testing.T) {
+	for _, step := range fault.Steps() {
+		assert.True(t, strings.HasPrefix(string(step), "m"), step)
+	}
+	assert.Equal(t, []trace.Step{trace.K1, trace.K2, trace.K4, trace.K5, trace.K6}, fault.CheckpointSteps())
+	for _, step := range []trace.Step{trace.K3, trace.K7} {
+		assert.Nil(t, fault.Kinds(step), "%s has no injection point", step)
+	}
+}
+
+// A step whose kinds break in different places (k5: a task's asynchronous
+// part, its TaskExecutor) has each place ask for its own kind.
+func TestEachPlaceOfACheckpointStepFiresItsOwnKind(t *testing.T) {
+	in := fault.NewInjector(nil)
+	job := api.NewJobID()
+	require.NoError(t, in.Inject(fault.Fault{Step: trace.K5, Kind: fault.TaskExecutorDiesDuringCheckpoint}))
+	assert.False(t, in.FireKind(trace.K5, job, fault.StorageWriteFails), "the task's asynchronous part does not use it up")
+	assert.True(t, in.FireKind(trace.K5, job, fault.TaskExecutorDiesDuringCheckpoint))
+	assert.Empty(t, in.Armed())
 }
 
 func TestAFaultFiresTheNumberOfTimesItWasArmedFor(t *testing.T) {

@@ -35,6 +35,7 @@ var taskManagerLoggers = map[string]bool{
 	"PermanentBlobCache":      true,
 	"BlobClient":              true,
 	"TaskManagerRunner":       true,
+	"AsyncCheckpointRunnable": true,
 }
 
 // LogRecord is one entry of a cluster's log: what a log line says, before

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 )
 
 // ArchivedExecutionGraph is a snapshot of a job's ExecutionGraph that can be
@@ -20,6 +21,14 @@ type ArchivedExecutionGraph struct {
 	// first: each failure that made it restart or fail (Flink:
 	// ExecutionGraphInfo's exception history, RootExceptionHistoryEntry).
 	ExceptionHistory []ExceptionHistoryEntry `json:"exceptionHistory,omitempty"`
+	// CheckpointCoordinatorConfiguration is how the job is checkpointed,
+	// and CheckpointStatsSnapshot how its checkpoints went; both nil for a
+	// job that is not checkpointed (Flink's ArchivedExecutionGraph
+	// getCheckpointCoordinatorConfiguration, getCheckpointStatsSnapshot).
+	// GET /jobs/:jobid/checkpoints/config reads the first, and
+	// GET /jobs/:jobid/checkpoints the second of a job that has ended.
+	CheckpointCoordinatorConfiguration *checkpoint.CheckpointCoordinatorConfiguration `json:"checkpointCoordinatorConfiguration,omitempty"`
+	CheckpointStatsSnapshot            *checkpoint.CheckpointStatsSnapshot            `json:"checkpointStatsSnapshot,omitempty"`
 }
 
 // ExceptionHistoryEntry is one failure of a job: what failed, when and

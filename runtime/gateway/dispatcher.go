@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/jobgraph"
 )
 
@@ -74,4 +75,22 @@ type DispatcherGateway interface {
 	// running job's vertices and hands them to its JobMaster, one update
 	// per job at a time.
 	UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error
+
+	// TriggerSavepointAndGetLocation asks the running job's JobMaster for
+	// a savepoint (ModeSavepoint or ModeCancelWithSavepoint) and returns
+	// its path once it completed (Flink's triggerSavepointAndGetLocation).
+	// A job that is not running is not found.
+	TriggerSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+		savepointMode TriggerSavepointMode) (string, error)
+	// StopWithSavepointAndGetLocation stops the running job with a
+	// savepoint (ModeSuspendWithSavepoint or ModeTerminateWithSavepoint)
+	// and returns its path once the job ended (Flink's
+	// stopWithSavepointAndGetLocation).
+	StopWithSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+		savepointMode TriggerSavepointMode) (string, error)
+	// RequestCheckpointStats returns the statistics of a job's checkpoints:
+	// a running job's from its JobMaster, an ended job's as its final
+	// ExecutionGraph kept them. nil, and no error, for a job that is not
+	// checkpointed (Flink's requestCheckpointStats).
+	RequestCheckpointStats(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error)
 }

@@ -21,9 +21,11 @@
 // (api.JobMasterID, api.ResourceManagerID) as its first argument after ctx,
 // and the receiver rejects a stale token before doing anything else
 // (rpc.ErrFencingTokenMismatch). The exceptions are the JobMaster's
-// RequestJobStatus, RequestJob, Cancel and the two calls of its resource
-// requirements: only the job's own JobManagerRunner calls them, in the
-// same process, on the JobMaster it created for its current leadership. The ResourceManager's
+// RequestJobStatus, RequestJob, Cancel, the two calls of its resource
+// requirements, its savepoints and its checkpoint statistics: only the
+// Dispatcher, through the job's own JobManagerRunner, calls them, in the
+// same process, on the JobMaster the runner created for its current
+// leadership. The ResourceManager's
 // RequestResourceOverview and RequestTaskManagerInfo are not fenced
 // either: the REST endpoint asks them of the ResourceManager of its own
 // process.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
 )
@@ -21,10 +22,10 @@ import (
 // for. Each is declared next to the gateway whose methods answer with it
 // (ErrJobNotFound in dispatcher.go, ErrUnknownTaskManager in
 // resourcemanager.go, ErrSlotOccupied in taskexecutor.go), except those of
-// a job's resource requirements, which two gateways share
-// (resourcerequirements.go), and those of the transport (package rpc), of
-// package context and of the JobGraph, which this package registers for
-// their owners. Package rpc cannot know the gateways, and a component
+// a job's resource requirements and of savepoints, which two gateways
+// share (resourcerequirements.go, savepoints.go), and those of the
+// transport (package rpc), of package context, of the JobGraph and of
+// checkpoints, which this package registers for their owners. Package rpc cannot know the gateways, and a component
 // package cannot register here without importing package gateway's
 // importers, so the list lives at the API between components, where both
 // sides already meet.
@@ -86,6 +87,13 @@ var crossProcessErrors = []struct {
 	// UpdateJobResourceRequirements that the scheduler cannot apply
 	// (Flink's UnsupportedOperationException).
 	{"gateway.ErrUnsupportedOperation", ErrUnsupportedOperation},
+	// A savepoint of a job without a CheckpointCoordinator.
+	{"gateway.ErrCheckpointingDisabled", ErrCheckpointingDisabled},
+	// A savepoint while the AdaptiveScheduler runs no ExecutionGraph.
+	{"gateway.ErrJobNotExecuting", ErrJobNotExecuting},
+	// A savepoint without a directory, when state.savepoints.dir is not
+	// set either; package checkpoint cannot register it itself.
+	{"checkpoint.ErrNoSavepointDirectory", checkpoint.ErrNoSavepointDirectory},
 
 	// ResourceManagerGateway.
 	//

@@ -58,6 +58,27 @@ type JobMasterGateway interface {
 	// take a checkpoint: the checkpoint is aborted. Flink's
 	// CheckpointCoordinatorGateway#declineCheckpoint.
 	DeclineCheckpoint(ctx context.Context, decline checkpoint.DeclineCheckpoint) error
+
+	// TriggerSavepoint takes a savepoint of the job into targetDirectory,
+	// or state.savepoints.dir when it is empty, and returns its path once
+	// it completed (Flink's triggerSavepoint). With cancelJob the job is
+	// cancelled after the savepoint. It fails with
+	// checkpoint.ErrNoSavepointDirectory without a directory, with
+	// ErrCheckpointingDisabled for a job that is not checkpointed, and with
+	// the checkpoint's failure when the savepoint does not complete. The
+	// ctx deadline bounds the wait for the savepoint, not the savepoint.
+	TriggerSavepoint(ctx context.Context, targetDirectory string, cancelJob bool) (string, error)
+	// StopWithSavepoint stops the job with a savepoint (Flink's
+	// stopWithSavepoint): the periodic checkpoints stop, the savepoint is
+	// taken, and the job's tasks end; the path is returned once the job is
+	// FINISHED. terminate drains the job first (flink stop --drain). If
+	// the savepoint fails, the job runs on, and its periodic checkpoints
+	// with it. It fails as TriggerSavepoint does.
+	StopWithSavepoint(ctx context.Context, targetDirectory string, terminate bool) (string, error)
+	// RequestCheckpointStats returns the statistics of the job's
+	// checkpoints (Flink's requestCheckpointStats): nil, and no error, for
+	// a job that is not checkpointed.
+	RequestCheckpointStats(ctx context.Context) (*checkpoint.CheckpointStatsSnapshot, error)
 }
 
 // TaskManagerLocation says where a TaskExecutor is: its ResourceID, the

@@ -1,9 +1,10 @@
 // Package highavailability holds the services that decide who leads and
-// what survives a leader: leader election, leader retrieval and the
-// JobResultStore.
+// what survives a leader: leader election, leader retrieval, the
+// JobResultStore and the jobs' completed checkpoints.
 //
 // It mirrors Flink's org.apache.flink.runtime.highavailability
-// (HighAvailabilityServices, EmbeddedHaServices, JobResultStore) and
+// (HighAvailabilityServices, EmbeddedHaServices, JobResultStore), its
+// CheckpointRecoveryFactory, and
 // org.apache.flink.runtime.leaderelection / leaderretrieval.
 //
 // # Leader election
@@ -24,6 +25,17 @@
 //
 // Contenders and listeners are called synchronously and must not block:
 // the runtime's components hand each notification to their main thread.
+//
+// # What a job's checkpoints survive in
+//
+// The services' CheckpointRecoveryFactory makes each JobMaster's
+// CompletedCheckpointStore and CheckpointIDCounter (Flink's
+// HighAvailabilityServices#getCheckpointRecoveryFactory). The standalone
+// and embedded services hand out the StandaloneCheckpointRecoveryFactory:
+// the checkpoints live in the JobMaster's memory, and a JobMaster that
+// takes over a job starts it from nothing. The ZooKeeper services'
+// factory (package zookeeper) keeps them where the next leader's
+// JobMaster finds them and resumes from the latest.
 //
 // # The JobResultStore
 //

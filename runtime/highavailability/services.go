@@ -16,6 +16,10 @@ type Services interface {
 	JobManagerLeaderElection(jobID api.JobID) LeaderElection
 	JobManagerLeaderRetriever(jobID api.JobID) LeaderRetrievalService
 	JobResultStore() JobResultStore
+	// CheckpointRecoveryFactory makes the jobs' completed checkpoint
+	// stores and checkpoint ID counters (Flink:
+	// HighAvailabilityServices#getCheckpointRecoveryFactory).
+	CheckpointRecoveryFactory() CheckpointRecoveryFactory
 }
 
 // EmbeddedHaServices keeps every election in this process (Flink's
@@ -74,6 +78,13 @@ func (h *EmbeddedHaServices) JobManagerLeaderRetriever(jobID api.JobID) LeaderRe
 
 // JobResultStore returns the cluster's JobResultStore.
 func (h *EmbeddedHaServices) JobResultStore() JobResultStore { return h.jobResultStore }
+
+// CheckpointRecoveryFactory keeps the checkpoints in memory (Flink's
+// EmbeddedHaServices, like all non-HA services, hands out a
+// StandaloneCheckpointRecoveryFactory).
+func (h *EmbeddedHaServices) CheckpointRecoveryFactory() CheckpointRecoveryFactory {
+	return StandaloneCheckpointRecoveryFactory{}
+}
 
 func (h *EmbeddedHaServices) jobManager(jobID api.JobID) *EmbeddedLeaderService {
 	h.mu.Lock()

@@ -65,6 +65,8 @@ func mustParseLeaderSessionID(s string) api.LeaderSessionID {
 //
 // JobResultStore is in memory, as in Flink's non-HA services: it lasts as
 // long as the JobManager process.
+// So are the completed checkpoints (StandaloneCheckpointRecoveryFactory):
+// they last as long as the job's JobMaster.
 type StandaloneHaServices struct {
 	resourceManagerAddress string
 	dispatcherAddress      string
@@ -170,6 +172,12 @@ func (h *StandaloneHaServices) PublishJobManagerAddress(jobID api.JobID, address
 
 // JobResultStore returns the cluster's JobResultStore, in memory.
 func (h *StandaloneHaServices) JobResultStore() JobResultStore { return h.jobResultStore }
+
+// CheckpointRecoveryFactory keeps the checkpoints in the JobMaster's
+// memory: a JobManager that dies takes them along.
+func (h *StandaloneHaServices) CheckpointRecoveryFactory() CheckpointRecoveryFactory {
+	return StandaloneCheckpointRecoveryFactory{}
+}
 
 // forgetIfUnusedLocked drops what the services know of a job that has no
 // address and nobody listening for one.

@@ -25,6 +25,11 @@ import (
 //	  "dataSets": [{"id": "c3...", "producer": "a1...", "resultType": "PIPELINED_BOUNDED"}]
 //	}
 //
+// A job that starts from a savepoint (flink run -s) names it before the
+// vertices; a job that starts empty leaves it out:
+//
+//	"savepointRestoreSettings": {"restorePath": "/savepoints/savepoint-8d4f2a-…", "allowNonRestoredState": true},
+//
 // Slot sharing groups with resources are listed before the vertices, in
 // bytes for memory (api.ResourceProfile's JSON), and a vertex names its
 // co-location group after its slot sharing group; both are left out when
@@ -42,6 +47,7 @@ type jobGraphJSON struct {
 	JobType                   JobType                        `json:"jobType,omitzero"` // STREAMING when omitted
 	UserJarBlobKeys           []blob.PermanentBlobKey        `json:"userJarBlobKeys,omitempty"`
 	SlotSharingGroupResources map[string]api.ResourceProfile `json:"slotSharingGroupResources,omitempty"`
+	SavepointRestoreSettings  SavepointRestoreSettings       `json:"savepointRestoreSettings,omitzero"`
 	Vertices                  []vertexJSON                   `json:"vertices"`
 	DataSets                  []dataSetJSON                  `json:"dataSets"`
 }
@@ -89,6 +95,7 @@ func Encode(g *JobGraph) ([]byte, error) {
 		JobType:                   g.JobType,
 		UserJarBlobKeys:           g.UserJarBlobKeys,
 		SlotSharingGroupResources: g.SlotSharingGroupResources,
+		SavepointRestoreSettings:  g.SavepointRestoreSettings,
 		Vertices:                  make([]vertexJSON, 0, len(g.vertices)),
 		DataSets:                  []dataSetJSON{},
 	}
@@ -169,6 +176,7 @@ func Decode(data []byte) (*JobGraph, error) {
 		JobType:                   doc.JobType,
 		UserJarBlobKeys:           doc.UserJarBlobKeys,
 		SlotSharingGroupResources: doc.SlotSharingGroupResources,
+		SavepointRestoreSettings:  doc.SavepointRestoreSettings,
 		vertexByID:                make(map[api.JobVertexID]*JobVertex, len(doc.Vertices)),
 	}
 	// Encode omits empty lists and maps, so an empty one decodes as nil:

@@ -378,3 +378,27 @@ func TestEncodeJobType(t *testing.T) {
 	_, err = Decode([]byte(strings.Replace(string(batch), `"BATCH"`, `"MICRO_BATCH"`, 1)))
 	assert.ErrorContains(t, err, `unknown JobType "MICRO_BATCH": want STREAMING or BATCH`)
 }
+
+// A job that starts from a savepoint names it, as Flink's JobGraph carries
+// its SavepointRestoreSettings; a job that starts empty says nothing.
+func TestEncodeSavepointRestoreSettings(t *testing.T) {
+	g := graphOf(vertex("Source", 1))
+	empty, err := Encode(g)
+	require.NoError(t, err)
+	assert.NotContains(t, string(empty), "savepointRestoreSettings")
+
+	g.SavepointRestoreSettings = SavepointRestoreSettingsForPath("/savepoints/savepoint-8d4f2a-0123456789ab", true)
+	data, err := Encode(g)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"savepointRestoreSettings": {
+    "restorePath": "/savepoints/savepoint-8d4f2a-0123456789ab",
+    "allowNonRestoredState": true
+  },`)
+	decoded, err := Decode(data)
+	require.NoError(t, err)
+	assert.Equal(t, g.SavepointRestoreSettings, decoded.SavepointRestoreSettings)
+	assert.True(t, decoded.SavepointRestoreSettings.RestoreSavepoint())
+	assert.Equal(t, "SavepointRestoreSettings{restorePath='/savepoints/savepoint-8d4f2a-0123456789ab', "+
+		"allowNonRestoredState=true, recoveryClaimMode=NO_CLAIM}", decoded.SavepointRestoreSettings.String())
+	assert.Equal(t, "SavepointRestoreSettings.none()", SavepointRestoreSettingsNone.String())
+}

@@ -122,8 +122,10 @@
 //   - A data set has at most one consumer, as in Flink up to 1.14; later
 //     Flink versions let several vertices of equal parallelism read one
 //     data set.
-//   - There are no operator IDs, input split sources or checkpoint
-//     settings yet; the JobGraph holds what submission and scheduling need.
+//   - There are no input split sources, and no checkpoint settings: the
+//     cluster's configuration checkpoints every job alike. Of Flink's
+//     SavepointRestoreSettings the JobGraph holds the path and
+//     allowNonRestoredState; the claim mode is always NO_CLAIM.
 //   - AddVertex accepts a duplicate ID and Validate reports it, where Flink
 //     throws at once. The JSON form replaces Java serialization.
 //

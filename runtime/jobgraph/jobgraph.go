@@ -26,6 +26,9 @@ type JobGraph struct {
 	UserJarBlobKeys []blob.PermanentBlobKey
 	// SlotSharingGroupResources maps slot sharing groups to their resources.
 	SlotSharingGroupResources map[string]api.ResourceProfile
+	// SavepointRestoreSettings name the savepoint the job starts from, if
+	// any (flink run -s).
+	SavepointRestoreSettings SavepointRestoreSettings
 
 	vertices   []*JobVertex // in the order AddVertex was called
 	vertexByID map[api.JobVertexID]*JobVertex

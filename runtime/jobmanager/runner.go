@@ -40,6 +40,12 @@ type JobManagerRunner interface {
 	// UpdateJobResourceRequirements hands the JobMaster new parallelism
 	// bounds, under the same condition.
 	UpdateJobResourceRequirements(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
+	// JobMasterGateway returns the gateway of the JobMaster that runs the
+	// job now, for the requests only a running JobMaster answers
+	// (savepoints, checkpoint statistics), under the same condition
+	// (Flink's getJobMasterGateway, as the Dispatcher's
+	// performOperationOnJobMasterGateway uses it).
+	JobMasterGateway() (gateway.JobMasterGateway, error)
 	// Done is closed once the result is known.
 	Done() <-chan struct{}
 	// Result returns the result once Done is closed.

@@ -688,3 +688,15 @@ func (g *fakeJobMasterGateway) AcknowledgeCheckpoint(context.Context, checkpoint
 func (g *fakeJobMasterGateway) DeclineCheckpoint(context.Context, checkpoint.DeclineCheckpoint) error {
 	return nil
 }
+
+func (g *fakeJobMasterGateway) TriggerSavepoint(context.Context, string, bool) (string, error) {
+	return "", errNotFaked
+}
+
+func (g *fakeJobMasterGateway) StopWithSavepoint(context.Context, string, bool) (string, error) {
+	return "", errNotFaked
+}
+
+func (g *fakeJobMasterGateway) RequestCheckpointStats(context.Context) (*checkpoint.CheckpointStatsSnapshot, error) {
+	return nil, errNotFaked
+}

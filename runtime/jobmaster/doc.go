@@ -49,7 +49,13 @@
 // requests fail after slot.request.timeout), then declares its slot pool's
 // requirements. From TaskExecutors: RegisterTaskManager, OfferSlots (step
 // m8), UpdateTaskExecutionState (m11 and the other state reports). From its
-// runner: RequestJobStatus, RequestJob, Cancel.
+// runner: RequestJobStatus, RequestJob, Cancel, and, for the Dispatcher,
+// TriggerSavepoint, StopWithSavepoint and RequestCheckpointStats
+// (savepoints.go). A savepoint is started on the main thread and waited
+// for on the caller's goroutine: the scheduler answers on the main thread
+// when the savepoint completed (and, for a stop, when the job FINISHED),
+// and a JobMaster that stops first answers "CheckpointCoordinator
+// shutdown.".
 //
 // All state lives on the JobMaster's main thread, including the scheduler's,
 // the ExecutionGraph's and the slot pool's. Outgoing calls from the main
@@ -93,7 +99,12 @@
 //     scheduler-mode: reactive; a BATCH job always gets the
 //     DefaultScheduler (Flink: its AdaptiveBatchScheduler).
 //   - A stopped JobMaster's scheduler is not closed first, so it reports
-//     SUSPENDED itself for a job that had not ended.
+//     SUSPENDED itself for a job that had not ended, and shuts the job's
+//     completed checkpoint store and ID counter down as SUSPENDED itself
+//     (suspendCheckpointServices): a ZooKeeper store lets go of its locks
+//     and keeps the checkpoints for the next JobMaster. Nothing is
+//     discarded then, where Flink's standalone store deletes the
+//     checkpoints a SUSPENDED job's properties discard.
 //   - The disconnects at the stop wait until the ResourceManager has
 //     answered the last declaration; Flink relies on it arriving first.
 //   - Step m8's fault (package fault) fires only for an offer that passed

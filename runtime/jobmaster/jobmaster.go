@@ -92,6 +92,9 @@ type JobMaster struct {
 
 	slotPool  *slotpool.SlotPool
 	scheduler scheduler.SchedulerNG
+	// checkpointServices are the job's completed checkpoint store and
+	// checkpoint ID counter; nil without checkpointing (see checkpointing.go).
+	checkpointServices *scheduler.Checkpointing
 	// slotsTooLarge is set when step m7's fault slot-sharing-group-too-large
 	// gave the job's slots a profile no TaskManager fits.
 	slotsTooLarge bool
@@ -199,7 +202,11 @@ func New(cfg Config, deps Deps, jobGraph *jobgraph.JobGraph, jobMasterID api.Job
 		jm.log.Info(fmt.Sprintf("Created execution graph %s for job %s.", graph.GraphID(), jobGraph.JobID))
 	}
 	jm.slotPool = slotpool.New(jobGraph.JobID, jm.address, func(fn func()) { jm.RunAsync(fn) }, logger)
-	checkpointing := jm.checkpointing()
+	checkpointing, err := jm.checkpointing()
+	if err != nil {
+		return nil, err
+	}
+	jm.checkpointServices = checkpointing
 	restartStrategy, err := failover.NewRestartBackoffTimeStrategy(cfg.RestartStrategy, checkpointing != nil, rand.Float64)
 	if err != nil {
 		return nil, fmt.Errorf("Could not create the restart strategy of job '%s' (%s): %w", jobGraph.Name, jobGraph.JobID, err)
@@ -354,6 +361,7 @@ func (jm *JobMaster) stopJobExecution() <-chan struct{} {
 	jm.stopped = make(chan struct{})
 	jm.log.Info(fmt.Sprintf("Stopping the JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID))
 	jm.completed = true // a job that ends from now on has no one to report to (Flink stops the job status listener)
+	jm.suspendCheckpointServices()
 	jm.stopResourceManagerConnection()
 	cause := fmt.Errorf("Stopping JobMaster for job '%s' (%s).", jm.jobGraph.Name, jm.jobGraph.JobID)
 	jm.disconnectTaskManagerResourceManagerConnections(cause)

@@ -70,6 +70,8 @@ func TestResponsesConformToFlinksSpec(t *testing.T) {
 		finished: finishedGraph(finished), failed: failedGraph(failed), canceled: canceledGraph,
 	}
 	fakeEndedJobs(h, ended)
+	checkpointed := runSmallJob(t, h)
+	withCheckpointing(t, h, checkpointed, checkpointStats())
 	vertexOf := func(jobID api.JobID) string {
 		g, err := h.dispatcher.RequestJob(context.Background(), jobID)
 		require.NoError(t, err)
@@ -163,6 +165,20 @@ func TestResponsesConformToFlinksSpec(t *testing.T) {
 		{"cancel: finished", "PATCH /jobs/{jobid}", send("PATCH", job(finished), "", ""), 409},
 		{"cancel: unknown job", "PATCH /jobs/{jobid}", send("PATCH", job(unknown), "", ""), 404},
 		{"cancel: unknown mode", "PATCH /jobs/{jobid}", send("PATCH", job(running)+"?mode=pause", "", ""), 400},
+		{"checkpoint statistics", "GET /jobs/{jobid}/checkpoints", get(job(checkpointed) + "/checkpoints"), 200},
+		{"checkpoint statistics: not checkpointed", "GET /jobs/{jobid}/checkpoints", get(job(running) + "/checkpoints"), 404},
+		{"checkpoint statistics: unknown job", "GET /jobs/{jobid}/checkpoints", get(job(unknown) + "/checkpoints"), 404},
+		{"checkpoint config", "GET /jobs/{jobid}/checkpoints/config", get(job(checkpointed) + "/checkpoints/config"), 200},
+		{"checkpoint config: not checkpointed", "GET /jobs/{jobid}/checkpoints/config", get(job(running) + "/checkpoints/config"), 404},
+		{"checkpoint details: completed", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}", get(job(checkpointed) + "/checkpoints/details/3"), 200},
+		{"checkpoint details: failed", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}", get(job(checkpointed) + "/checkpoints/details/5"), 200},
+		{"checkpoint details: in progress", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}", get(job(checkpointed) + "/checkpoints/details/6"), 200},
+		{"checkpoint details: unknown checkpoint", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}", get(job(checkpointed) + "/checkpoints/details/99"), 404},
+		{"checkpoint details: malformed ID", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}", get(job(checkpointed) + "/checkpoints/details/x"), 400},
+		{"savepoint trigger", "POST /jobs/{jobid}/savepoints", send("POST", job(checkpointed)+"/savepoints", "application/json", `{"target-directory": "/savepoints"}`), 202},
+		{"savepoint trigger: unknown field", "POST /jobs/{jobid}/savepoints", send("POST", job(checkpointed)+"/savepoints", "application/json", `{"dir": "/x"}`), 400},
+		{"savepoint status: unknown trigger", "GET /jobs/{jobid}/savepoints/{triggerid}", get(job(checkpointed) + "/savepoints/00112233445566778899aabbccddeeff"), 404},
+		{"stop with savepoint", "POST /jobs/{jobid}/stop", send("POST", job(checkpointed)+"/stop", "application/json", `{"drain": false}`), 202},
 		{"task managers", "GET /taskmanagers", get("/taskmanagers"), 200},
 		{"task manager details", "GET /taskmanagers/{taskmanagerid}", get("/taskmanagers/taskexecutor-0"), 200},
 		{"task manager details: unknown", "GET /taskmanagers/{taskmanagerid}", get("/taskmanagers/taskexecutor-9"), 404},
@@ -283,6 +299,8 @@ func loadFlinkSpec(t *testing.T, path string) *openapi3.T {
 	jobResult.Required = []string{"id", "application-status", "accumulator-results", "net-runtime"}
 	jobResult.AdditionalProperties.Has = openapi3.Ptr(false)
 	schemas["JobExecutionResultResponseBody"].Value.Properties["job-execution-result"] = openapi3.NewSchemaRef("", jobResult)
+
+	correctCheckpointSchemas(t, schemas)
 
 	resourceID := schemas["ResourceID"]
 	require.NotNil(t, resourceID, "the spec has no ResourceID")

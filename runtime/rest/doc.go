@@ -1,8 +1,8 @@
 // Package rest is the cluster's REST endpoint: the HTTP API through which a
 // client uploads a job jar, runs it and watches the job. It mirrors Flink's
 // DispatcherRestEndpoint (org.apache.flink.runtime.dispatcher), a
-// WebMonitorEndpoint and RestServerEndpoint, with twenty-four of its
-// handlers and two endpoints of flinklab's own.
+// WebMonitorEndpoint and RestServerEndpoint, with thirty of its handlers
+// and two endpoints of flinklab's own.
 // Paths, methods, status codes and JSON field names follow Flink's OpenAPI
 // spec, rest_v1_dispatcher.yml, so Flink's own clients can talk to it; a
 // test checks every answer against the spec (see "Checked against Flink's
@@ -31,6 +31,13 @@
 //	GET    /jobs/{jobid}/exceptions              JobExceptionsInfoWithHistory    rest.handler.job.JobExceptionsHandler
 //	GET    /jobs/{jobid}/resource-requirements   JobResourceRequirementsBody     rest.handler.job.JobResourceRequirementsHandler
 //	PUT    /jobs/{jobid}/resource-requirements   EmptyResponseBody               rest.handler.job.JobResourceRequirementsUpdateHandler
+//	GET    /jobs/{jobid}/checkpoints             CheckpointingStatistics         rest.handler.job.checkpoints.CheckpointingStatisticsHandler
+//	GET    /jobs/{jobid}/checkpoints/config      CheckpointConfigInfo            rest.handler.job.checkpoints.CheckpointConfigHandler
+//	GET    /jobs/{jobid}/checkpoints/details/{checkpointid}
+//	                                             CheckpointStatistics            rest.handler.job.checkpoints.CheckpointStatisticDetailsHandler
+//	POST   /jobs/{jobid}/savepoints              TriggerResponse (202)           rest.handler.job.savepoints.SavepointHandlers.SavepointTriggerHandler
+//	GET    /jobs/{jobid}/savepoints/{triggerid}  AsynchronousOperationResult     rest.handler.job.savepoints.SavepointHandlers.SavepointStatusHandler
+//	POST   /jobs/{jobid}/stop                    TriggerResponse (202)           rest.handler.job.savepoints.SavepointHandlers.StopWithSavepointHandler
 //	GET    /taskmanagers                         TaskManagersInfo                rest.handler.taskmanager.TaskManagersHandler
 //	GET    /taskmanagers/{taskmanagerid}         TaskManagerDetailsInfo          rest.handler.taskmanager.TaskManagerDetailsHandler
 //	GET    /jobmanager/config                    [ConfigurationInfoEntry]        rest.handler.cluster.ClusterConfigHandler
@@ -90,6 +97,42 @@
 // without a task failure) has that cause in front, as a global failure
 // at the time the job FAILED, as Flink's ExecutionGraphInfo and
 // archiveGlobalFailure do.
+//
+// # Checkpoints and savepoints
+//
+// GET /jobs/{jobid}/checkpoints answers how the job's checkpoints went
+// (the Dispatcher's RequestCheckpointStats: a running job's JobMaster, an
+// ended job's final ExecutionGraph): counts, a summary of the completed
+// ones, the latest completed checkpoint, savepoint and failure, the
+// checkpoint last restored, and the recent history, newest first. Each
+// checkpoint is named by its className ("completed", "failed",
+// "in_progress"), with the fields of its kind:
+//
+//	{"counts": {"restored": 0, "total": 12, "in_progress": 1, "completed": 10, "failed": 1},
+//	 "summary": {"state_size": {"min": 812, "max": 1204, "avg": 998, "p50": 1001.0, …}, …},
+//	 "latest": {"completed": {"className": "completed", "id": 11, "status": "COMPLETED",
+//	                          "is_savepoint": false, "savepointFormat": null, …,
+//	                          "checkpoint_type": "CHECKPOINT", "tasks": {},
+//	                          "external_path": "/checkpoints/<job>/chk-11", "discarded": false},
+//	            "savepoint": null, "failed": {…, "failure_message": "Checkpoint expired before completing."},
+//	            "restored": null},
+//	 "history": [{"className": "in_progress", "id": 12, …}, …]}
+//
+// /checkpoints/details/{checkpointid} is one of them with its tasks, by
+// JobVertexID; /checkpoints/config how the job is checkpointed. A job
+// without checkpointing answers 404 on all three ("Checkpointing has not
+// been enabled.", "Checkpointing was not enabled for job <id>.",
+// "Checkpointing is not enabled for this job (<id>).").
+//
+// A savepoint, and a stop with savepoint, is an asynchronous operation
+// (savepoints.go): the POST answers 202 {"request-id": "<trigger id>"} at
+// once, and GET /jobs/{jobid}/savepoints/{triggerid} answers
+// {"status": {"id": "IN_PROGRESS"}, "operation": null} until it ended,
+// then {"status": {"id": "COMPLETED"}, "operation": {"location": "<path>",
+// "failure-cause": null}}, or the failure with a null location. Every
+// failure of the savepoint is the operation's, an unknown job included;
+// the POST itself fails only for a malformed request. A result is kept
+// rest.async.store-duration (5 min) after the operation ended.
 //
 // # Breaking things on purpose: /cluster/faults
 //
@@ -501,6 +544,18 @@
 //     job that never failed.
 //   - GET /jars/{jarid}/plan is not listed; Flink serves it with the
 //     answer of POST, and the test checks it against POST.
+//   - Its CheckpointStatistics are allOf a base and each subclass's
+//     fields, which no object matches once objects are closed; Flink
+//     writes one object of both, named by className. It does not allow
+//     the nulls Flink writes there (savepointFormat, the latest checkpoints
+//     of a kind there is none of), in a savepoint operation's answer
+//     (operation, and location or failure-cause), and its
+//     SerializedThrowable has only serialized-throwable where Flink's
+//     serializer writes class and stack-trace too. Its ProcessingMode is
+//     upper case; Flink's serializer writes "exactly_once". The test
+//     corrects these (correctCheckpointSchemas), and checks the savepoint
+//     operation's answers in each of its states
+//     (TestSavepointAnswersConformToFlinksSpec).
 //
 // # Concurrency and lifecycle
 //
@@ -549,11 +604,47 @@
 //     the BlobServer cannot store is a 500 "Could not upload job files.",
 //     and no job is submitted. A jobId of all zeros is a 400: flinklab's
 //     zero JobID stands for "no job" (Flink accepts it).
-//   - allowNonRestoredState, savepointPath, restoreMode, claimMode and
-//     flinkConfiguration are accepted and ignored with a warning: there are
-//     no savepoints and no per-job configuration. The parallelism must be
+//   - restoreMode, claimMode and flinkConfiguration are accepted and
+//     ignored with a warning: a savepoint is always restored NO_CLAIM,
+//     and there is no per-job configuration. The parallelism must be
 //     positive or -1. A JSON body over 1 MiB answers 400 (Flink reads
 //     any body up to rest.server.max-content-length).
+//   - The savepoint operations live in the REST endpoint, as they did in
+//     Flink before 1.15 (SavepointHandlers' CompletedOperationCache);
+//     Flink 1.20 keeps them in the Dispatcher
+//     (DispatcherCachedOperationsHandler). So a trigger ID is known only
+//     to the endpoint that issued it: with standby JobManagers, poll the
+//     one you triggered at. Closing the endpoint ends the operations it
+//     waits for (the savepoints themselves go on).
+//   - The endpoint does not check state.savepoints.dir itself: Flink's
+//     SavepointHandlers answer a request without a directory 400 "Config
+//     key [state.savepoints.dir] is not set. Property [target-directory]
+//     must be provided." when the cluster has none. Here the JobMaster
+//     refuses such a savepoint, and the operation fails with Flink's
+//     JobMaster-side words: "No savepoint directory configured. You can
+//     either specify a directory while cancelling via -s
+//     :targetDirectory or configure a cluster-wide default via key
+//     'state.savepoints.dir'."
+//   - formatType is checked (CANONICAL or NATIVE) and otherwise ignored:
+//     flinklab writes one savepoint format, and savepointFormat always
+//     reads CANONICAL. A failure-cause has no serialized-throwable; its
+//     class is read from the error's text as for the exceptions, and a
+//     checkpoint's failure or a refusal whose text names no exception
+//     reads as Flink's CheckpointException or IllegalStateException.
+//   - A job without execution.checkpointing.interval has no checkpoint
+//     statistics and no checkpoint config (404). Flink gives every
+//     streaming job a CheckpointCoordinator, and answers such a job with
+//     zero counts and an interval of 9223372036854775807 (Long.MAX_VALUE);
+//     its 404s are a batch job's.
+//   - Only the recent checkpoints (the history and the latest of each
+//     kind) have details; Flink also keeps those asked for in a
+//     CheckpointStatsCache. GET
+//     /jobs/{jobid}/checkpoints/details/{checkpointid}/subtasks/{vertexid}
+//     and POST /jobs/{jobid}/checkpoints (trigger a checkpoint) are not
+//     served. CheckpointConfigInfo leaves out Flink's
+//     changelog_periodic_materialization_interval and changelog_storage
+//     (there is no changelog state backend), and checkpoints_after_tasks_finish
+//     is false: a checkpoint needs every task RUNNING.
 //   - The ArchivedExecutionGraph carries no edges, so the plan of a job run
 //     through this endpoint is computed from its JobGraph at run time and
 //     kept in memory, and forgotten when the Dispatcher no longer knows the
@@ -577,7 +668,7 @@
 //     name only as far as we can tell it: flinklab's errors start with
 //     the simple name of the exception Flink would throw ("JobException:
 //     Recovery is suppressed by …"), which becomes the fully qualified
-//     name for the fourteen well-known ones listed in javaClassNames
+//     name for the eighteen well-known ones listed in javaClassNames
 //     (exceptions.go), e.g. JobException is
 //     org.apache.flink.runtime.JobException and TimeoutException is
 //     java.util.concurrent.TimeoutException; any other XxxException or

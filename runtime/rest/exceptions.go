@@ -205,20 +205,24 @@ var exceptionNamePattern = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*[
 // the ones flinklab's errors start with and facts.md §3 quotes, to their
 // fully qualified class names, which Flink reports as exceptionName.
 var javaClassNames = map[string]string{
-	"JobException":                    "org.apache.flink.runtime.JobException",
-	"JobSubmissionException":          "org.apache.flink.runtime.client.JobSubmissionException",
-	"DuplicateJobSubmissionException": "org.apache.flink.runtime.client.DuplicateJobSubmissionException",
-	"JobInitializationException":      "org.apache.flink.runtime.client.JobInitializationException",
-	"JobMasterException":              "org.apache.flink.runtime.jobmaster.JobMasterException",
-	"SuppressRestartsException":       "org.apache.flink.runtime.execution.SuppressRestartsException",
-	"NoResourceAvailableException":    "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException",
-	"StreamTaskException":             "org.apache.flink.streaming.runtime.tasks.StreamTaskException",
-	"TimeoutException":                "java.util.concurrent.TimeoutException",
-	"IOException":                     "java.io.IOException",
-	"FileNotFoundException":           "java.io.FileNotFoundException",
-	"ClassNotFoundException":          "java.lang.ClassNotFoundException",
-	"IllegalArgumentException":        "java.lang.IllegalArgumentException",
-	"RuntimeException":                "java.lang.RuntimeException",
+	"JobException":                       "org.apache.flink.runtime.JobException",
+	"JobSubmissionException":             "org.apache.flink.runtime.client.JobSubmissionException",
+	"DuplicateJobSubmissionException":    "org.apache.flink.runtime.client.DuplicateJobSubmissionException",
+	"JobInitializationException":         "org.apache.flink.runtime.client.JobInitializationException",
+	"JobMasterException":                 "org.apache.flink.runtime.jobmaster.JobMasterException",
+	"SuppressRestartsException":          "org.apache.flink.runtime.execution.SuppressRestartsException",
+	"NoResourceAvailableException":       "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException",
+	"StreamTaskException":                "org.apache.flink.streaming.runtime.tasks.StreamTaskException",
+	"TimeoutException":                   "java.util.concurrent.TimeoutException",
+	"IOException":                        "java.io.IOException",
+	"FileNotFoundException":              "java.io.FileNotFoundException",
+	"ClassNotFoundException":             "java.lang.ClassNotFoundException",
+	"IllegalArgumentException":           "java.lang.IllegalArgumentException",
+	"RuntimeException":                   "java.lang.RuntimeException",
+	"IllegalStateException":              "java.lang.IllegalStateException",
+	"FlinkJobNotFoundException":          "org.apache.flink.runtime.messages.FlinkJobNotFoundException",
+	"CheckpointException":                "org.apache.flink.runtime.checkpoint.CheckpointException",
+	"StopWithSavepointStoppingException": "org.apache.flink.runtime.scheduler.stopwithsavepoint.StopWithSavepointStoppingException",
 }
 
 // goErrorName is the exceptionName of an error whose text does not start

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/client"
 	"flinklab/runtime/clusterframework"
 	"flinklab/runtime/gateway"
@@ -30,6 +31,10 @@ type fakeDispatcher struct {
 
 	RequestJobResourceRequirementsFunc func(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
 	UpdateJobResourceRequirementsFunc  func(ctx context.Context, jobID api.JobID, r jobgraph.JobResourceRequirements) error
+
+	TriggerSavepointAndGetLocationFunc  func(ctx context.Context, jobID api.JobID, dir string, mode gateway.TriggerSavepointMode) (string, error)
+	StopWithSavepointAndGetLocationFunc func(ctx context.Context, jobID api.JobID, dir string, mode gateway.TriggerSavepointMode) (string, error)
+	RequestCheckpointStatsFunc          func(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error)
 
 	mu        sync.Mutex
 	submitted []*jobgraph.JobGraph
@@ -159,6 +164,46 @@ func (f *fakeDispatcher) Updates() []jobgraph.JobResourceRequirements {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]jobgraph.JobResourceRequirements(nil), f.updates...)
+}
+
+// TriggerSavepointAndGetLocation calls TriggerSavepointAndGetLocationFunc
+// if set; otherwise a job of the table is not checkpointed
+// (gateway.ErrCheckpointingDisabled), and another one is not found.
+func (f *fakeDispatcher) TriggerSavepointAndGetLocation(ctx context.Context, jobID api.JobID, dir string,
+	mode gateway.TriggerSavepointMode) (string, error) {
+	if f.TriggerSavepointAndGetLocationFunc != nil {
+		return f.TriggerSavepointAndGetLocationFunc(ctx, jobID, dir, mode)
+	}
+	if _, err := f.RequestJob(ctx, jobID); err != nil {
+		return "", err
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// StopWithSavepointAndGetLocation calls StopWithSavepointAndGetLocationFunc
+// if set; otherwise it answers as TriggerSavepointAndGetLocation does.
+func (f *fakeDispatcher) StopWithSavepointAndGetLocation(ctx context.Context, jobID api.JobID, dir string,
+	mode gateway.TriggerSavepointMode) (string, error) {
+	if f.StopWithSavepointAndGetLocationFunc != nil {
+		return f.StopWithSavepointAndGetLocationFunc(ctx, jobID, dir, mode)
+	}
+	if _, err := f.RequestJob(ctx, jobID); err != nil {
+		return "", err
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// RequestCheckpointStats calls RequestCheckpointStatsFunc if set;
+// otherwise a job of the table has no statistics (it is not
+// checkpointed), and another one is not found.
+func (f *fakeDispatcher) RequestCheckpointStats(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error) {
+	if f.RequestCheckpointStatsFunc != nil {
+		return f.RequestCheckpointStatsFunc(ctx, jobID)
+	}
+	if _, err := f.RequestJob(ctx, jobID); err != nil {
+		return nil, err
+	}
+	return nil, nil
 }
 
 // runningGraph is the archived graph of a job that has just started

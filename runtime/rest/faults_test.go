@@ -90,11 +90,11 @@ func TestClusterFaultsRejectsBadInput(t *testing.T) {
 		name, body string
 		wantErrors []string
 	}{
-		{"no such step", `{"fault": "m12"}`, []string{`fault: no injection point "m12" (want one of m1 … m11)`}},
+		{"no such step", `{"fault": "m12"}`, []string{`fault: no injection point "m12" (want one of m1 … m11, k1, k2, k4, k5, k6)`}},
 		{"a kind of another step", `{"fault": "m3:slot-offer-timeout"}`,
 			[]string{`fault: step m3 has no fault "slot-offer-timeout" (want one of invalid-jobgraph, duplicate-job-id)`}},
 		{"bad times", `{"fault": "m9,times=0"}`, []string{`fault "m9,times=0": times="0": want a positive number or always`}},
-		{"an empty body: no fault", ``, []string{`fault: no injection point "" (want one of m1 … m11)`}},
+		{"an empty body: no fault", ``, []string{`fault: no injection point "" (want one of m1 … m11, k1, k2, k4, k5, k6)`}},
 		{"an unknown field", `{"fault": "m9", "times": 2}`, []string{notTheFormat, `json: unknown field "times"`}},
 		{"not JSON", `m9`, []string{notTheFormat, "invalid character 'm' looking for beginning of value"}},
 		{"two objects", `{"fault": "m9"} {}`, []string{notTheFormat, "unexpected data after the JSON object"}},

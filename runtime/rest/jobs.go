@@ -368,8 +368,8 @@ const terminationModeKey = "mode"
 // /jobs/{jobid}/status).
 //
 // The other answers are Flink's: mode=stop is 308 (Flink removed it; a
-// graceful stop is POST /jobs/{jobid}/stop, with a savepoint, which
-// flinklab does not have), another mode a 400, an unknown job 404 "Job
+// graceful stop is POST /jobs/{jobid}/stop, with a savepoint), another
+// mode a 400, an unknown job 404 "Job
 // could not be found.", a job that already ended otherwise than CANCELED
 // 409, and a Dispatcher that does not answer in time 408.
 func (s *Server) handleJobCancel(_ http.ResponseWriter, r *http.Request) (any, error) {

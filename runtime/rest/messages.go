@@ -58,9 +58,11 @@ type JarEntryInfo struct {
 // back to the query parameters (entry-class, parallelism, programArg,
 // program-args) and then to defaults, as in Flink.
 //
-// AllowNonRestoredState, SavepointPath, RestoreMode, ClaimMode and
-// FlinkConfiguration are accepted so that Flink clients work, and ignored
-// with a warning: flinklab has no savepoints and no per-job configuration.
+// SavepointPath and AllowNonRestoredState (or the query parameters of the
+// same names) make the job start from a savepoint, as in Flink.
+// RestoreMode, ClaimMode and FlinkConfiguration are accepted so that
+// Flink clients work, and ignored with a warning: a savepoint is always
+// restored NO_CLAIM, and there is no per-job configuration.
 type JarRunRequestBody struct {
 	EntryClass      *string    `json:"entryClass,omitempty"`
 	ProgramArgs     *string    `json:"programArgs,omitempty"` // deprecated in Flink: one string, split like a shell would
@@ -119,7 +121,7 @@ type TaskCounts struct {
 type JobDetailsInfo struct {
 	JobID          api.JobID     `json:"jid"`
 	Name           string        `json:"name"`
-	IsStoppable    bool          `json:"isStoppable"` // always false: stop-with-savepoint is not supported
+	IsStoppable    bool          `json:"isStoppable"` // always false, as in Flink 1.20 (the old StoppableFunction's; stop is POST /jobs/{jobid}/stop)
 	State          api.JobStatus `json:"state"`
 	JobType        string        `json:"job-type"` // always "STREAMING"
 	StartTime      int64         `json:"start-time"`

@@ -241,6 +241,7 @@ func (s *Server) jobGraphOf(data []byte, params jarRunParams) (*client.PackagedP
 	if params.jobID != nil {
 		jobGraph.JobID = *params.jobID
 	}
+	jobGraph.SavepointRestoreSettings = params.savepointRestoreSettings
 	return program, entryClass, jobGraph, nil
 }
 
@@ -302,6 +303,8 @@ type jarRunParams struct {
 	args        []string
 	parallelism int        // client.ParallelismDefault if not set
 	jobID       *api.JobID // nil: the JobGraph's own random ID
+	// savepointRestoreSettings name the savepoint the job starts from.
+	savepointRestoreSettings jobgraph.SavepointRestoreSettings
 }
 
 // jarRunParams reads the run request's settings (jarRunParamsFromRequest)
@@ -364,19 +367,34 @@ func jarRunParamsFromRequest(body JarRunRequestBody, query url.Values) (jarRunPa
 		return p, err
 	}
 	p.args = args
+	p.savepointRestoreSettings = savepointRestoreSettingsOf(body, query)
 	return p, nil
+}
+
+// savepointRestoreSettingsOf reads the savepoint a run starts from as
+// Flink's JarRunHandler#getSavepointRestoreSettings does: savepointPath
+// and allowNonRestoredState from the body, else from the query (where
+// anything but "true" is false, as Boolean.valueOf reads it). An empty
+// path restores nothing.
+func savepointRestoreSettingsOf(body JarRunRequestBody, query url.Values) jobgraph.SavepointRestoreSettings {
+	path := stringOrEmpty(body.SavepointPath)
+	if path == "" {
+		path = queryValue(query, "savepointPath")
+	}
+	if path == "" {
+		return jobgraph.SavepointRestoreSettingsNone
+	}
+	allow := queryValue(query, "allowNonRestoredState") == "true"
+	if body.AllowNonRestoredState != nil {
+		allow = *body.AllowNonRestoredState
+	}
+	return jobgraph.SavepointRestoreSettingsForPath(path, allow)
 }
 
 // warnIgnoredRunSettings logs the run settings flinklab accepts, so that
 // Flink's clients work, but has no use for.
 func (s *Server) warnIgnoredRunSettings(body JarRunRequestBody, query url.Values) {
 	var ignored []string
-	if body.AllowNonRestoredState != nil || query.Has("allowNonRestoredState") {
-		ignored = append(ignored, "allowNonRestoredState")
-	}
-	if body.SavepointPath != nil || query.Has("savepointPath") {
-		ignored = append(ignored, "savepointPath")
-	}
 	if body.RestoreMode != nil {
 		ignored = append(ignored, "restoreMode")
 	}
@@ -387,7 +405,8 @@ func (s *Server) warnIgnoredRunSettings(body JarRunRequestBody, query url.Values
 		ignored = append(ignored, "flinkConfiguration")
 	}
 	if len(ignored) > 0 {
-		s.log.Warn(fmt.Sprintf("Ignoring %s: flinklab has no savepoints and no per-job configuration.", strings.Join(ignored, ", ")))
+		s.log.Warn(fmt.Sprintf("Ignoring %s: flinklab restores a savepoint in NO_CLAIM mode only, and has no per-job configuration.",
+			strings.Join(ignored, ", ")))
 	}
 }
 

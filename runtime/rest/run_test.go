@@ -191,6 +191,10 @@ func TestRunParameters(t *testing.T) {
 		want       runCall
 		wantJobID  api.JobID
 		wantWarned string
+		// wantNoWarned must not be in the warning; wantRestore is the
+		// JobGraph's SavepointRestoreSettings.
+		wantNoWarned string
+		wantRestore  jobgraph.SavepointRestoreSettings
 		// deprecated: a setting came from the query, which Flink warns
 		// about (HandlerRequestUtils#fromRequestBodyOrQueryParameter).
 		deprecated bool
@@ -234,11 +238,26 @@ func TestRunParameters(t *testing.T) {
 			wantJobID: fixedJobID,
 		},
 		{
-			name:       "savepoint settings are accepted and ignored",
-			query:      "?allowNonRestoredState=true",
-			body:       `{"savepointPath": "/tmp/sp", "claimMode": "CLAIM", "flinkConfiguration": {"a": "b"}}`,
-			want:       runCall{EntryClass: "wordcount", Parallelism: client.ParallelismDefault},
-			wantWarned: "Ignoring allowNonRestoredState, savepointPath, claimMode, flinkConfiguration",
+			name:         "the savepoint to start from",
+			query:        "?allowNonRestoredState=true",
+			body:         `{"savepointPath": "/tmp/sp", "claimMode": "CLAIM", "flinkConfiguration": {"a": "b"}}`,
+			want:         runCall{EntryClass: "wordcount", Parallelism: client.ParallelismDefault},
+			wantRestore:  jobgraph.SavepointRestoreSettingsForPath("/tmp/sp", true),
+			wantWarned:   "Ignoring claimMode, flinkConfiguration: flinklab restores a savepoint in NO_CLAIM mode only",
+			wantNoWarned: "savepointPath",
+		},
+		{
+			name:        "the savepoint to start from, by query parameters",
+			query:       "?savepointPath=/tmp/sp2&allowNonRestoredState=false",
+			want:        runCall{EntryClass: "wordcount", Parallelism: client.ParallelismDefault},
+			wantRestore: jobgraph.SavepointRestoreSettingsForPath("/tmp/sp2", false),
+		},
+		{
+			name:        "the body's allowNonRestoredState wins over the query's",
+			query:       "?allowNonRestoredState=true",
+			body:        `{"savepointPath": "/tmp/sp", "allowNonRestoredState": false}`,
+			want:        runCall{EntryClass: "wordcount", Parallelism: client.ParallelismDefault},
+			wantRestore: jobgraph.SavepointRestoreSettingsForPath("/tmp/sp", false),
 		},
 	}
 	for _, tt := range tests {
@@ -260,6 +279,12 @@ func TestRunParameters(t *testing.T) {
 			}
 			if tt.wantWarned != "" && !strings.Contains(h.logs.String(), tt.wantWarned) {
 				t.Errorf("logs lack %q", tt.wantWarned)
+			}
+			if tt.wantNoWarned != "" && strings.Contains(h.logs.String(), "Ignoring "+tt.wantNoWarned) {
+				t.Errorf("logs say %q is ignored", tt.wantNoWarned)
+			}
+			if got := h.dispatcher.Submitted()[0].SavepointRestoreSettings; got != tt.wantRestore {
+				t.Errorf("SavepointRestoreSettings %v, want %v", got, tt.wantRestore)
 			}
 			const deprecation = "Configuring the job submission via query parameters is deprecated. Please migrate to submitting a JSON request instead."
 			if got := strings.Contains(h.logs.String(), deprecation); got != tt.deprecated {

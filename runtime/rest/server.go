@@ -128,6 +128,10 @@ type Config struct {
 	// MaxConnections is flinklab's rest.server.max-connections: how many
 	// connections are served at once; 0 means DefaultMaxConnections.
 	MaxConnections int
+	// AsyncOperationStoreDuration is Flink's rest.async.store-duration: how
+	// long a savepoint operation's result may be asked for once it ended;
+	// 0 means DefaultAsyncOperationStoreDuration.
+	AsyncOperationStoreDuration time.Duration
 }
 
 // ProgramRunner turns a job jar into a JobGraph: it finds the registered
@@ -211,6 +215,8 @@ type Server struct {
 	runs     map[api.JobID]chan struct{} // the JobIDs being run now; closed when the run ends
 
 	plans *planCache // the plan of each job run through this endpoint; has its own lock
+	// savepoints are the savepoint operations triggered here; has its own lock.
+	savepoints *savepointOperations
 }
 
 // jarInfo caches what we know of a jar: what listing it needs, so GET /jars
@@ -264,6 +270,9 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = DefaultMaxConnections
 	}
+	if cfg.AsyncOperationStoreDuration <= 0 {
+		cfg.AsyncOperationStoreDuration = DefaultAsyncOperationStoreDuration
+	}
 
 	s := &Server{
 		cfg:   cfg,
@@ -274,6 +283,7 @@ func NewServer(cfg Config, deps Deps) (*Server, error) {
 		runs:  make(map[api.JobID]chan struct{}),
 		plans: newPlanCache(cfg.MaxJobPlans),
 	}
+	s.savepoints = newSavepointOperations(cfg.AsyncOperationStoreDuration, func() time.Time { return s.now() })
 	uploadDir := cfg.UploadDir
 	if uploadDir == "" {
 		dir, err := os.MkdirTemp("", "flink-web-")
@@ -345,10 +355,19 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET "+prefix+"/jobmanager/config", s.handler(s.handleClusterConfig))                                  // ClusterConfigHandler
 		mux.Handle("GET "+prefix+"/jobmanager/logs", s.handler(s.handleJobManagerLogList))                                // JobManagerLogListHandler
 		mux.Handle("GET "+prefix+"/jobmanager/logs/{filename}", s.handler(s.handleJobManagerCustomLog))                   // JobManagerCustomLogHandler
-		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.ownHandler(s.handleJobTrace))                                   // flinklab's own, not Flink's
-		mux.Handle("GET "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsList))                                     // flinklab's own, not Flink's
-		mux.Handle("POST "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultInject))                                   // flinklab's own, not Flink's
-		mux.Handle("DELETE "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsClear))                                 // flinklab's own, not Flink's
+
+		// Checkpoints and savepoints (checkpoints.go, savepoints.go).
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/checkpoints", s.handler(s.handleCheckpointingStatistics))                           // CheckpointingStatisticsHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/checkpoints/config", s.handler(s.handleCheckpointConfig))                           // CheckpointConfigHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/checkpoints/details/{checkpointid}", s.handler(s.handleCheckpointStatisticDetails)) // CheckpointStatisticDetailsHandler
+		mux.Handle("POST "+prefix+"/jobs/{jobid}/savepoints", s.handler(s.handleSavepointTrigger))                                  // SavepointHandlers.SavepointTriggerHandler
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/savepoints/{triggerid}", s.handler(s.handleSavepointStatus))                        // SavepointHandlers.SavepointStatusHandler
+		mux.Handle("POST "+prefix+"/jobs/{jobid}/stop", s.handler(s.handleStopWithSavepoint))                                       // SavepointHandlers.StopWithSavepointHandler
+
+		mux.Handle("GET "+prefix+"/jobs/{jobid}/trace", s.ownHandler(s.handleJobTrace))   // flinklab's own, not Flink's
+		mux.Handle("GET "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsList))     // flinklab's own, not Flink's
+		mux.Handle("POST "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultInject))   // flinklab's own, not Flink's
+		mux.Handle("DELETE "+prefix+"/cluster/faults", s.ownHandler(s.handleFaultsClear)) // flinklab's own, not Flink's
 	}
 	notFound := s.handler(func(_ http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, notFound("Not found: " + r.URL.RequestURI())
@@ -593,6 +612,7 @@ func (s *Server) Close(ctx context.Context) error {
 		}
 		<-served
 	}
+	s.savepoints.close() // their calls end, and their goroutines with them
 	if !s.waitForHandlers() {
 		s.log.Warn("Handlers were still running after their connections were closed; leaving the upload directory in place.",
 			"dir", s.cfg.UploadDir)

@@ -119,6 +119,22 @@ func TestSubmitJobUnderV1WithoutJars(t *testing.T) {
 	assert.Empty(t, h.dispatcher.Submitted()[0].UserJarBlobKeys)
 }
 
+// TestSubmitJobFromASavepoint: flink run -s sends the savepoint in the
+// JobGraph, as Flink's JobGraph carries its SavepointRestoreSettings; the
+// Dispatcher gets it.
+func TestSubmitJobFromASavepoint(t *testing.T) {
+	h := newHarness(t)
+	sent := smallJobGraph("restored", 2)
+	sent.SavepointRestoreSettings = jobgraph.SavepointRestoreSettingsForPath("/savepoints/savepoint-8d4f2a-0123456789ab", true)
+	data, err := jobgraph.Encode(sent)
+	require.NoError(t, err)
+	contentType, body := submitBody(t, requestPart(`{"jobGraphFileName": "g"}`), submitPart{"file_0", "g", string(data)})
+	r := h.post("/jobs", contentType, body)
+	require.Equal(t, http.StatusAccepted, r.status, string(r.body))
+	require.Len(t, h.dispatcher.Submitted(), 1)
+	assert.Equal(t, sent.SavepointRestoreSettings, h.dispatcher.Submitted()[0].SavepointRestoreSettings)
+}
+
 // TestSubmitJobMatchesFilesByTheirLastElement: a file sent as
 // "../../../../tmp/job.json" (CVE-2020-17518's trick) is the file "job.json":
 // nothing is written anywhere under the name the client chose.

@@ -9,6 +9,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/executiongraph"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/state"
@@ -23,6 +24,9 @@ type Checkpointing struct {
 	Config    checkpoint.CheckpointCoordinatorConfiguration
 	Store     checkpoint.CompletedCheckpointStore
 	IDCounter checkpoint.CheckpointIDCounter
+	// Faults may break the coordinator's steps k1 and k6; nil injects
+	// nothing.
+	Faults *fault.Injector
 }
 
 // createCheckpointCoordinator makes the job's CheckpointCoordinator when
@@ -47,10 +51,56 @@ func (s *DefaultScheduler) createCheckpointCoordinator(logger *slog.Logger) erro
 		},
 		Logger:                  logger,
 		Trace:                   s.deps.Trace,
+		Faults:                  cp.Faults,
 		CalculateCheckpointPlan: s.calculateCheckpointPlan,
-		FailJob:                 s.failJob,
+		FailJob:                 s.failJobFromCheckpointing,
 	})
 	return nil
+}
+
+// failJobFromCheckpointing is the CheckpointFailureManager's way to fail
+// the job: more checkpoints failed in a row than
+// execution.checkpointing.tolerable-failed-checkpoints allows, or a task
+// failed the savepoint of stop-with-savepoint. As in Flink (the
+// FailJobCallback of DefaultExecutionGraph#enableCheckpointing, which calls
+// failGlobal from the main thread's queue), it is a global failure: the
+// job restarts every task by its restart strategy, from the latest
+// completed checkpoint, or fails when the strategy allows no restart. It
+// is called in the middle of the coordinator's work, so the failure is
+// handled a moment later, on the main thread.
+func (s *DefaultScheduler) failJobFromCheckpointing(cause error) {
+	s.deps.MainThread.RunAsync(func() { s.handleGlobalFailure(cause) })
+}
+
+// handleGlobalFailure is Flink's DefaultScheduler#handleGlobalFailure: the
+// job as a whole failed, not one of its tasks. The restart strategy is
+// asked as for a task's failure; every task restarts after its backoff
+// ("N tasks will be restarted to recover from a global failure."), from
+// the latest completed checkpoint, or the job fails when it allows no
+// restart. A job that is no longer RUNNING or RESTARTING (failing,
+// cancelled, finished meanwhile) ignores it. A graph of the
+// AdaptiveScheduler fails instead, and the AdaptiveScheduler ends the job
+// with it.
+func (s *DefaultScheduler) handleGlobalFailure(cause error) {
+	if state := s.deps.Graph.State(); state != api.JobRunning && state != api.JobRestarting {
+		return
+	}
+	s.log.Info("Trying to recover from a global failure.", "cause", cause.Error())
+	if s.deps.OnTaskFailure != nil {
+		s.failJob(cause)
+		return
+	}
+	result := s.failureHandler.HandleFailure(nil, cause, time.Now())
+	if result.IsRootCause {
+		s.exceptionHistory.Record(nil, result.Error, result.Timestamp)
+	} else {
+		s.exceptionHistory.AddConcurrent(nil, cause, result.Timestamp)
+	}
+	if !result.CanRestart {
+		s.failJob(result.Error)
+		return
+	}
+	s.restartTasksWithDelay(result, nil)
 }
 
 // CheckpointCoordinator returns the job's coordinator, nil when the job
@@ -186,11 +236,19 @@ func (s *DefaultScheduler) allVertexIDs() []api.ExecutionVertexID {
 
 // AcknowledgeCheckpoint hands a task's acknowledgement to the coordinator
 // (Flink: SchedulerBase#acknowledgeCheckpoint).
+//
+// A checkpoint that this acknowledgement completes may fail to complete
+// (its _metadata cannot be written): the coordinator has aborted it, and
+// the failure is logged here, as Flink's ExecutionGraphHandler logs it.
+// The task that acknowledged did nothing wrong, so its RPC succeeds.
 func (s *DefaultScheduler) AcknowledgeCheckpoint(ack checkpoint.AcknowledgeCheckpoint) error {
 	if s.checkpointCoordinator == nil {
 		return fmt.Errorf("received AcknowledgeCheckpoint message for job %s with no CheckpointCoordinator", ack.JobID)
 	}
-	return s.checkpointCoordinator.ReceiveAcknowledgeMessage(ack, s.locationOf(ack.TaskExecutionID))
+	if err := s.checkpointCoordinator.ReceiveAcknowledgeMessage(ack, s.locationOf(ack.TaskExecutionID)); err != nil {
+		s.log.Warn("Error while processing AcknowledgeCheckpoint message", "cause", err.Error())
+	}
+	return nil
 }
 
 // DeclineCheckpoint hands a task's decline to the coordinator.

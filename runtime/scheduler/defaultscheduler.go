@@ -127,6 +127,9 @@ type DefaultScheduler struct {
 	// deployment restores.
 	checkpointCoordinator *checkpoint.CheckpointCoordinator
 	taskRestores          map[api.ExecutionVertexID]*checkpoint.JobManagerTaskRestore
+	// stopWithSavepoint is the stop-with-savepoint whose savepoint
+	// completed and whose tasks are ending; nil when none (savepoints.go).
+	stopWithSavepoint *stopWithSavepointTermination
 }
 
 // pendingRestart is a restart waiting for its backoff to pass and for its
@@ -206,8 +209,9 @@ func (s *DefaultScheduler) StartScheduling() {
 		s.log.Info("Starting scheduling with scheduling strategy [org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy]")
 	}
 	// A job recovered after a JobManager failover, or the next graph of
-	// the AdaptiveScheduler, starts from the latest completed checkpoint.
-	if err := s.restoreState(s.allVertexIDs()); err != nil {
+	// the AdaptiveScheduler, starts from the latest completed checkpoint;
+	// a new job from the savepoint it names, if any (savepoints.go).
+	if err := s.restoreInitialState(); err != nil {
 		s.failJob(err)
 		return
 	}
@@ -607,16 +611,17 @@ func (s *DefaultScheduler) terminated() {
 	}
 	s.finished = true
 	if s.checkpointCoordinator != nil {
-		status := s.deps.Graph.State()
 		if s.deps.OnTaskFailure != nil {
 			// A graph of the AdaptiveScheduler: its end is not the job's,
-			// and the next graph restores from the same store.
-			status = api.JobSuspended
+			// and the next graph restores from the same store, which the
+			// AdaptiveScheduler shuts down when the job ends.
+			s.checkpointCoordinator.ShutdownKeepingCheckpointServices()
+		} else {
+			s.checkpointCoordinator.Shutdown(s.deps.Graph.State())
 		}
-		s.checkpointCoordinator.Shutdown(status)
 	}
 	s.partitions.stopTrackingAndReleaseAllPartitions()
-	s.deps.OnTerminal(archive(s.deps.Graph, s.exceptionHistory))
+	s.deps.OnTerminal(s.archivedGraph())
 }
 
 // transitionJob moves the job and logs it as Flink's ExecutionGraph does.
@@ -644,7 +649,7 @@ func (s *DefaultScheduler) RequestJobStatus() api.JobStatus { return s.deps.Grap
 
 // RequestJob returns a snapshot of the ExecutionGraph.
 func (s *DefaultScheduler) RequestJob() *gateway.ArchivedExecutionGraph {
-	return archive(s.deps.Graph, s.exceptionHistory)
+	return s.archivedGraph()
 }
 
 // assignedResourceID is the TaskExecutor an execution's slot is on.

@@ -123,6 +123,16 @@
 // while the job is failing or being cancelled is recorded as a concurrent
 // exception of the one being handled.
 //
+// A failure of the whole job, not of one task, is a global failure (Flink's
+// handleGlobalFailure): the CheckpointFailureManager's "Exceeded checkpoint
+// tolerable failure threshold." is one. It logs "Trying to recover from a
+// global failure." and asks the restart strategy as a task's failure does;
+// every task restarts ("N tasks will be restarted to recover from a global
+// failure."), from the latest completed checkpoint, or the job fails.
+// Differs from Flink: a graph of the AdaptiveScheduler fails on a global
+// failure, and the AdaptiveScheduler ends the job with it; Flink's
+// AdaptiveScheduler restarts it by its restart strategy.
+//
 // Everything here runs on the JobMaster's main thread: the scheduler has no
 // goroutines and no locks of its own. Calls to TaskExecutors go out with
 // rpc.Ask; the restart backoff and the slot request timeout are
@@ -138,6 +148,34 @@
 // partitions, whose consumers may start before their producers finish,
 // do not exist here. The network memory a slot sharing group with
 // resources needs is not added to its profile (Flink's
-// SsgNetworkMemoryCalculationUtils). No state is restored on restart:
-// there are no checkpoints yet.
+// SsgNetworkMemoryCalculationUtils). A restart restores the latest
+// completed checkpoint of a checkpointed job (checkpointing.go).
+//
+// # Savepoints and stop-with-savepoint
+//
+// A savepoint is a checkpoint a user asks for (savepoints.go):
+// TriggerSavepoint takes one and answers its path; StopWithSavepoint stops
+// the periodic checkpoints, takes a SAVEPOINT_SUSPEND savepoint and ends
+// the job:
+//
+//	RUNNING ── savepoint completed ──► the tasks end ──► RUNNING → FINISHED, the path
+//	   │
+//	   └── savepoint failed ──► periodic checkpoints again; the job runs on, the stop fails
+//
+// A job submitted with SavepointRestoreSettings (flink run -s) starts from
+// that savepoint, unless it has a completed checkpoint of its own already
+// (Flink's DefaultExecutionGraphFactory: restoreInitialCheckpointIfPresent,
+// else tryRestoreExecutionGraphFromSavepoint).
+//
+// Differs from Flink: after the savepoint of a stop-with-savepoint the
+// scheduler cancels the tasks, and the job FINISHES when the last has
+// stopped, its tasks CANCELED; in Flink the sources stop after the
+// synchronous savepoint and every task FINISHES. So records the sources
+// emit between the savepoint and the cancellation reach the sinks (a
+// restore from the savepoint emits them again). --drain takes the same
+// savepoint: without event time there is no MAX_WATERMARK to send. A job
+// without execution.checkpointing.interval has no CheckpointCoordinator:
+// a savepoint of it fails with "Checkpointing has not been enabled.", and
+// it cannot start from a savepoint (Flink gives every streaming job a
+// coordinator, periodic or not).
 package scheduler

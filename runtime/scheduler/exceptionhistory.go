@@ -22,8 +22,9 @@ const maxConcurrentExceptions = ExceptionHistorySize
 // AdaptiveScheduler each keep one; GET /jobs/{jobid}/exceptions shows it.
 type ExceptionHistory []gateway.ExceptionHistoryEntry
 
-// Record adds a failure of e, dropping the oldest beyond
-// ExceptionHistorySize (Flink: archiveFromFailureHandlingResult).
+// Record adds a failure of e (nil for a global failure), dropping the
+// oldest beyond ExceptionHistorySize (Flink:
+// archiveFromFailureHandlingResult).
 func (h *ExceptionHistory) Record(e *executiongraph.Execution, cause error, at time.Time) {
 	*h = slices.Insert(*h, 0, exceptionHistoryEntry(e, cause, at))
 	if len(*h) > ExceptionHistorySize {
@@ -43,8 +44,14 @@ func (h *ExceptionHistory) AddConcurrent(e *executiongraph.Execution, cause erro
 	}
 }
 
+// exceptionHistoryEntry is the entry of a failure of e, or of the whole
+// job for a nil e (a global failure, which names no task).
 func exceptionHistoryEntry(e *executiongraph.Execution, cause error, at time.Time) gateway.ExceptionHistoryEntry {
-	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: at, TaskName: e.VertexWithAttempt()}
+	entry := gateway.ExceptionHistoryEntry{Exception: exceptionText(cause), Timestamp: at}
+	if e == nil {
+		return entry
+	}
+	entry.TaskName = e.VertexWithAttempt()
 	if slot, ok := e.AssignedSlot(); ok {
 		entry.TaskManagerID = slot.TaskManagerLocation.ResourceID
 	}

@@ -61,10 +61,15 @@ func (s *DefaultScheduler) handleTaskFailure(e *executiongraph.Execution, cause 
 // restartTasksWithDelay is Flink's DefaultScheduler#restartTasksWithDelay:
 // the job goes RUNNING → RESTARTING, the tasks to restart are cancelled,
 // and once all of them have stopped and the backoff has passed, they are
-// deployed again as new attempts (restartTasks).
+// deployed again as new attempts (restartTasks). failed is nil for a
+// global failure (handleGlobalFailure).
 func (s *DefaultScheduler) restartTasksWithDelay(result failover.FailureHandlingResult, failed *executiongraph.Execution) {
-	s.log.Info(fmt.Sprintf("%d tasks will be restarted to recover the failed task %s.",
-		len(result.VerticesToRestart), failed.AttemptID()))
+	if failed == nil {
+		s.log.Info(fmt.Sprintf("%d tasks will be restarted to recover from a global failure.", len(result.VerticesToRestart)))
+	} else {
+		s.log.Info(fmt.Sprintf("%d tasks will be restarted to recover the failed task %s.",
+			len(result.VerticesToRestart), failed.AttemptID()))
+	}
 	restart := &pendingRestart{vertices: result.VerticesToRestart, versions: make(map[api.ExecutionVertexID]int)}
 	for _, id := range restart.vertices {
 		s.versions[id]++ // Flink: ExecutionVertexVersioner#recordVertexModifications
@@ -93,11 +98,12 @@ func (s *DefaultScheduler) restartTasksWithDelay(result failover.FailureHandling
 }
 
 // executionTerminated is called when an execution reached a terminal state
-// while the job was winding down or restarting: the job may be over, or
-// ready to restart.
+// while the job was winding down, restarting or stopping with a savepoint:
+// the job may be over, ready to restart, or FINISHED.
 func (s *DefaultScheduler) executionTerminated() {
 	s.checkJobTerminated()
 	s.maybeRestartTasks()
+	s.maybeCompleteStopWithSavepoint()
 }
 
 // maybeRestartTasks runs each pending restart whose backoff has passed and

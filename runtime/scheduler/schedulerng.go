@@ -39,4 +39,13 @@ type SchedulerNG interface {
 	// a checkpoint to the job's CheckpointCoordinator.
 	AcknowledgeCheckpoint(ack checkpoint.AcknowledgeCheckpoint) error
 	DeclineCheckpoint(decline checkpoint.DeclineCheckpoint) error
+	// TriggerSavepoint takes a savepoint, and with cancelJob cancels the
+	// job after it; StopWithSavepoint stops the job with one. Each calls
+	// done once, on the main thread, with the savepoint's path or the
+	// failure (Flink's SchedulerNG answers with a future of the path).
+	TriggerSavepoint(targetDirectory string, cancelJob bool, done func(path string, err error))
+	StopWithSavepoint(targetDirectory string, terminate bool, done func(path string, err error))
+	// RequestCheckpointStats returns the statistics of the job's
+	// checkpoints, nil when it is not checkpointed.
+	RequestCheckpointStats() *checkpoint.CheckpointStatsSnapshot
 }

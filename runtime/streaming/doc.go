@@ -23,6 +23,7 @@
 //	RuntimeExecutionMode, env.setRuntimeMode           RuntimeExecutionMode, SetRuntimeMode
 //	ExecutionOptions.RUNTIME_MODE                      RuntimeModeKey, ParseRuntimeExecutionMode
 //	BatchGroupedReduceOperator                         BatchReduceOperator
+//	sinkTo(FileSink.forRowFormat(…)), exactly once     DataStream.SinkToTransactionalFiles, TransactionalFileSink
 //
 // Lesson 02 ("Graph transformations") teaches it, together with
 // runtime/jobgraph and runtime/executiongraph. Everything here is pure: no
@@ -325,6 +326,12 @@
 //     successor is fromSequence). And FromGenerator with Unbounded records
 //     is unbounded, where Flink's DataGeneratorSource always says BOUNDED,
 //     even for Long.MAX_VALUE records.
+//   - SinkToTransactionalFiles is one method for one sink: rows written
+//     with fmt.Sprint into files committed with a two-phase commit.
+//     Flink builds a Sink (FileSink.forRowFormat(path, encoder), with
+//     its bucket assigner, rolling policy and file names) and hands it to
+//     sinkTo. How the runtime's sink differs from FileSink is told with
+//     the runtime's transactionalFileSink.
 //   - No runner sets execution.runtime-mode from a configuration yet: the
 //     REST jar-run handler and the command line take no per-job Flink
 //     options. A program chooses its mode itself, or reads it from its

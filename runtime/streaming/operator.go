@@ -80,20 +80,27 @@ const (
 	// FunctionSink hands each record to Invoke (Flink: StreamSink running
 	// the user's SinkFunction). AddSink and CollectAsync create it.
 	FunctionSink
+	// TransactionalFileSink writes each record as a line into part files
+	// under Path and makes them visible only when a checkpoint that
+	// covers them completes: exactly once (Flink: a
+	// TwoPhaseCommitSinkFunction, committing files the way FileSink
+	// does). SinkToTransactionalFiles creates it.
+	TransactionalFileSink
 )
 
 var operatorKindNames = map[OperatorKind]string{
-	CollectionSource:    "FromElementsFunction",
-	TextFileSource:      "ContinuousFileReaderOperator",
-	SequenceSource:      "StatefulSequenceSource",
-	GeneratorSource:     "DataGeneratorSource",
-	MapOperator:         "StreamMap",
-	FlatMapOperator:     "StreamFlatMap",
-	FilterOperator:      "StreamFilter",
-	ReduceOperator:      "StreamGroupedReduceOperator",
-	BatchReduceOperator: "BatchGroupedReduceOperator",
-	PrintSink:           "PrintSinkFunction",
-	FunctionSink:        "StreamSink",
+	CollectionSource:      "FromElementsFunction",
+	TextFileSource:        "ContinuousFileReaderOperator",
+	SequenceSource:        "StatefulSequenceSource",
+	GeneratorSource:       "DataGeneratorSource",
+	MapOperator:           "StreamMap",
+	FlatMapOperator:       "StreamFlatMap",
+	FilterOperator:        "StreamFilter",
+	ReduceOperator:        "StreamGroupedReduceOperator",
+	BatchReduceOperator:   "BatchGroupedReduceOperator",
+	PrintSink:             "PrintSinkFunction",
+	FunctionSink:          "StreamSink",
+	TransactionalFileSink: "TwoPhaseCommitSinkFunction",
 }
 
 // String returns the name of the Flink class the kind stands for.
@@ -109,23 +116,26 @@ func (k OperatorKind) String() string {
 func (k OperatorKind) IsSource() bool { return k >= CollectionSource && k <= GeneratorSource }
 
 // IsSink reports whether the operator emits no stream.
-func (k OperatorKind) IsSink() bool { return k == PrintSink || k == FunctionSink }
+func (k OperatorKind) IsSink() bool {
+	return k == PrintSink || k == FunctionSink || k == TransactionalFileSink
+}
 
 // Operator is what a StreamNode does: its kind, the user function as the
 // program wrote it, and the same function with its types erased, ready for
 // the runtime to call. Which fields are set depends on Kind:
 //
-//	CollectionSource     Elements
-//	TextFileSource       ResourceName
-//	SequenceSource       From, To
-//	GeneratorSource      Generate, Count, RecordsPerSecond
-//	MapOperator          Map
-//	FlatMapOperator      FlatMap
-//	FilterOperator       Filter
-//	ReduceOperator       Reduce (and the node's KeySelector)
-//	BatchReduceOperator  Reduce (and the node's KeySelector)
-//	PrintSink            nothing
-//	FunctionSink         Invoke
+//	CollectionSource      Elements
+//	TextFileSource        ResourceName
+//	SequenceSource        From, To
+//	GeneratorSource       Generate, Count, RecordsPerSecond
+//	MapOperator           Map
+//	FlatMapOperator       FlatMap
+//	FilterOperator        Filter
+//	ReduceOperator        Reduce (and the node's KeySelector)
+//	BatchReduceOperator   Reduce (and the node's KeySelector)
+//	PrintSink             nothing
+//	FunctionSink          Invoke
+//	TransactionalFileSink Path
 //
 // Records travel between operators as Go values in an `any`; each erased
 // function asserts its input to the type the program declared, so a wrong
@@ -176,6 +186,9 @@ type Operator struct {
 
 	// Invoke hands one record to a FunctionSink. An error fails the task.
 	Invoke func(record any) error
+	// Path is the directory a TransactionalFileSink writes its part files
+	// into (Flink: the base path of FileSink.forRowFormat).
+	Path string
 }
 
 // Unbounded is the Count of a generator source that never ends (Flink

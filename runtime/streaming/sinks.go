@@ -48,6 +48,36 @@ func (ds *DataStream[T]) CollectAsync(into *CollectSink[T]) *DataStreamSink {
 	return addSink(ds, "Data stream collect sink", op, into == nil)
 }
 
+// SinkToTransactionalFiles writes every record, as fmt.Sprint prints it,
+// on a line of its own into part files under dir, exactly once: a part
+// file becomes visible in dir only when a checkpoint that covers its
+// records completes, so a failover that replays records since that
+// checkpoint never shows them twice. In Flink the same sink reads
+//
+//	FileSink<String> sink = FileSink
+//	    .forRowFormat(new Path(dir), new SimpleStringEncoder<String>())
+//	    .build();
+//	stream.sinkTo(sink);
+//
+// with the two-phase commit of a TwoPhaseCommitSinkFunction (sink name
+// "File sink"). Each subtask writes its own part files; the runtime's
+// transactionalFileSink documents their names and the commit protocol.
+//
+// Exactly once needs checkpoints (the cluster's
+// execution.checkpointing.interval; Flink's env.enableCheckpointing):
+// without them nothing becomes visible before the input ends, as in
+// Flink. dir must be a path
+// every TaskManager reaches (a shared file system in a cluster of
+// several machines), and belongs to the sink: it deletes the files
+// there that a failed attempt left unfinished.
+func (ds *DataStream[T]) SinkToTransactionalFiles(dir string) *DataStreamSink {
+	s := addSink(ds, "File sink", Operator{Kind: TransactionalFileSink, Path: dir}, false)
+	if dir == "" {
+		ds.env.fail(fmt.Errorf("%s: the directory of the part files must not be empty", s.t.describe()))
+	}
+	return s
+}
+
 // addSink adds a sink transformation (Flink: DataStreamSink.forSinkFunction).
 func addSink[T any](ds *DataStream[T], name string, op Operator, nilFunction bool) *DataStreamSink {
 	t := ds.env.addTransformation(&transformation{

@@ -7,6 +7,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/rpc"
 	"flinklab/runtime/trace"
 )
@@ -73,7 +74,36 @@ type checkpointResponder struct {
 }
 
 func (r *checkpointResponder) AcknowledgeCheckpoint(ack checkpoint.AcknowledgeCheckpoint) {
+	if r.diesBeforeAcknowledging(ack) {
+		return
+	}
 	r.send(ack.CheckpointID, func(ctx context.Context) error { return r.connection.gateway.AcknowledgeCheckpoint(ctx, ack) })
+}
+
+// diesBeforeAcknowledging is step k5's fault
+// taskexecutor-dies-during-checkpoint: the TaskManager process dies, as
+// with kill -9 or the kernel's OOM killer, while a task's acknowledgement
+// is on its way out. The acknowledgement never arrives; the JobMaster
+// notices the loss by the heartbeat timeout and fails the TaskManager's
+// tasks; the pending checkpoint is aborted with them (TASK_FAILURE, or
+// CHECKPOINT_COORDINATOR_SUSPEND when the job's restart comes first),
+// neither of which counts against the tolerable failures, and the job
+// fails over to the latest completed checkpoint. It is the same death as
+// MiniCluster.KillTaskManager's, at the moment a checkpoint is in flight.
+func (r *checkpointResponder) diesBeforeAcknowledging(ack checkpoint.AcknowledgeCheckpoint) bool {
+	te := r.taskExecutor
+	if te.killed.Load() || !te.deps.Faults.FireKind(trace.K5, ack.JobID, fault.TaskExecutorDiesDuringCheckpoint) {
+		return false
+	}
+	// Step k5 (fault): the TaskManager dies before the acknowledgement
+	// leaves it. A killed process writes nothing: only the fault
+	// injector said so.
+	te.killed.Store(true)
+	te.deps.Trace.EmitFailure(trace.K5, "TaskExecutor", "CheckpointCoordinator", ack.JobID,
+		"acknowledgement of checkpoint %d by %s: TaskManager %s died before it was sent: %v",
+		ack.CheckpointID, ack.TaskExecutionID, te.cfg.ResourceID, fault.Injected(trace.K5, fault.TaskExecutorDiesDuringCheckpoint))
+	go te.Kill()
+	return true
 }
 
 func (r *checkpointResponder) DeclineCheckpoint(decline checkpoint.DeclineCheckpoint) {

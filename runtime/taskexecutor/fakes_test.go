@@ -261,3 +261,15 @@ func (f *fakeJobMaster) AcknowledgeCheckpoint(context.Context, checkpoint.Acknow
 func (f *fakeJobMaster) DeclineCheckpoint(context.Context, checkpoint.DeclineCheckpoint) error {
 	return errors.New("fakeJobMaster: DeclineCheckpoint is not expected")
 }
+
+func (f *fakeJobMaster) TriggerSavepoint(context.Context, string, bool) (string, error) {
+	return "", errors.New("fakeJobMaster: TriggerSavepoint is not expected")
+}
+
+func (f *fakeJobMaster) StopWithSavepoint(context.Context, string, bool) (string, error) {
+	return "", errors.New("fakeJobMaster: StopWithSavepoint is not expected")
+}
+
+func (f *fakeJobMaster) RequestCheckpointStats(context.Context) (*checkpoint.CheckpointStatsSnapshot, error) {
+	return nil, errors.New("fakeJobMaster: RequestCheckpointStats is not expected")
+}

@@ -5,6 +5,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/trace"
 )
 
 // CheckpointResponder is how a task answers a checkpoint: it acknowledges
@@ -37,17 +38,32 @@ type CheckpointableTask interface {
 // TriggerCheckpointBarrier asks the task's invokable to take checkpoint
 // checkpointID (Flink's Task#triggerCheckpointBarrier). A task that is not
 // RUNNING yet, or whose invokable takes no checkpoints, declines it with
-// CHECKPOINT_DECLINED_TASK_NOT_READY, as Flink's does.
+// CHECKPOINT_DECLINED_TASK_NOT_READY, as Flink's does: step k2 breaks,
+// and the coordinator aborts the checkpoint without counting it as a
+// failure.
 func (t *Task) TriggerCheckpointBarrier(checkpointID, timestamp int64, options checkpoint.CheckpointOptions) {
-	if t.State() == api.ExecutionRunning {
+	if t.State() == api.ExecutionRunning && !t.injectedNotReady() {
 		if invokable, ok := t.runningInvokable().(CheckpointableTask); ok &&
 			invokable.TriggerCheckpointAsync(checkpointID, timestamp, options) {
 			return
 		}
 	}
-	t.logger.Debug(fmt.Sprintf("Declining checkpoint request for non-running task %s (%s).", t.taskNameWithSubtask, t.ExecutionID()))
+	message := fmt.Sprintf("Declining checkpoint request for non-running task %s (%s).", t.taskNameWithSubtask, t.ExecutionID())
+	t.logger.Debug(message)
+	t.trace.EmitFailure(trace.K2, "TaskExecutor", t.taskNameWithSubtask, t.tdd.JobID, "%s", message)
 	t.declineCheckpoint(checkpointID, checkpoint.NewCheckpointException(checkpoint.CheckpointDeclinedTaskNotReady,
 		fmt.Errorf("Task name with subtask : %s", t.taskNameWithSubtask)))
+}
+
+// injectedNotReady is step k2's fault, task-not-ready: the running task
+// declines the trigger as a task that is not RUNNING does (one that has
+// just finished or failed on its TaskManager while the JobMaster, which
+// planned the checkpoint, still counted it RUNNING). It is asked only of
+// a task that would take the checkpoint.
+func (t *Task) injectedNotReady() bool {
+	// Step k2 (fault): the task declines as one that is not running.
+	_, ok := t.faults.Fire(trace.K2, t.tdd.JobID)
+	return ok
 }
 
 // NotifyCheckpointComplete tells the running invokable that checkpoint

@@ -10,6 +10,7 @@ import (
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/network"
 	"flinklab/runtime/trace"
@@ -66,6 +67,9 @@ type Environment struct {
 	// Trace records the checkpoint steps the task takes (k3, k4, k5);
 	// nil records nothing.
 	Trace *trace.Recorder
+	// Faults may break the checkpoint steps the task takes: a barrier
+	// lost at k4, a state write that fails at k5; nil injects nothing.
+	Faults *fault.Injector
 }
 
 // InvokableFactory creates the invokable of one task from its environment.

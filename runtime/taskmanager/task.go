@@ -338,6 +338,7 @@ func (t *Task) doRun() error {
 		TaskRestore:         t.tdd.TaskRestore,
 		CheckpointResponder: t.checkpointResponder,
 		Trace:               t.trace,
+		Faults:              t.faults,
 	}
 	invokable, err := instantiateInvokable(className, factory, env)
 	if err != nil {

@@ -88,5 +88,6 @@ func jarRunParamsFromRequest(body JarRunRequestBody, query url.Values) (jarRunPa
 		return p, err
 	}
 	p.args = args
+	p.savepointRestoreSettings = savepointRestoreSettingsOf(body, query)
 	return p, nil
 }

@@ -24,6 +24,21 @@
 // still counts every word exactly, unless its slot sharing group asks for
 // more than any TaskManager has (m7:slot-sharing-group-too-large), which no
 // restart fixes. In every case the demo has worked, and exits 0.
+//
+// A fault at a checkpoint's step (k1, k2, k4, k5, k6: see package fault)
+// needs a job that checkpoints, and WordCount is over before its first
+// checkpoint. With one of those, the demo runs the ticker instead
+// (runtime/examples/ticker): 1,000 sensor events at 200 a second, a keyed
+// running count per sensor, at parallelism 2, on a cluster that
+// checkpoints every 200 ms into a directory of its own, with a timeout of
+// 2 s and Flink's default of no tolerable failed checkpoint. It prints the
+// submission trace, then the checkpoint's steps from the trigger of the
+// checkpoint that broke to the next one that completed, how the
+// checkpoints went, each sensor's last count (200: a failover restored
+// the latest completed checkpoint), and the diagnosis:
+//
+//	go run ./tools/demo -inject k4          # an alignment that never ends (make run INJECT=k4)
+//	go run ./tools/demo -inject k4,after=4  # the same, once a first checkpoint completed: the failover restores it
 package main
 
 import (
@@ -32,13 +47,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/client"
+	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/logging"
@@ -61,7 +81,7 @@ var demoRegistration = registration.Config{ErrorDelay: time.Second}
 func main() {
 	verbose := flag.Bool("v", false, "print the cluster's log (INFO and above) to stderr")
 	parallelism := flag.Int("p", 0, "parallelism of the job (default 4, or 2 with -inject)")
-	inject := flag.String("inject", "", "break one step once: m1 … m11, or STEP:KIND (see package fault)")
+	inject := flag.String("inject", "", "break one step once: m1 … m11, k1, k2, k4, k5, k6, or STEP:KIND (see package fault)")
 	flag.Parse()
 	var injected *fault.Fault
 	if *inject != "" {
@@ -116,14 +136,19 @@ func run(out io.Writer, o options) error {
 	}
 	defer os.RemoveAll(workDir)
 
-	cluster, err := minicluster.New(minicluster.Config{
+	checkpointFault := injected != nil && slices.Contains(fault.CheckpointSteps(), injected.Step)
+	cfg := minicluster.Config{
 		NumTaskManagers:        2,
 		NumSlotsPerTaskManager: 2,
 		WorkingDir:             filepath.Join(workDir, "cluster"),
 		Registration:           demoRegistration,
 		REST:                   &rest.Config{UploadDir: filepath.Join(workDir, "web-upload")},
 		Logger:                 logger,
-	}.WithQuickRecovery())
+	}.WithQuickRecovery()
+	if checkpointFault {
+		cfg.Checkpointing = demoCheckpointing(filepath.Join(workDir, "checkpoints"))
+	}
+	cluster, err := minicluster.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -137,6 +162,11 @@ func run(out io.Writer, o options) error {
 			return err
 		}
 		fmt.Fprintf(out, "injecting fault %s once; restart strategy %s\n", cluster.Faults().Armed()[0], "fixed-delay (3 attempts, 100 ms apart)")
+	}
+	if checkpointFault {
+		fmt.Fprintf(out, "checkpoints every %v into %s, timeout %v, %d tolerable failed checkpoints (Flink's default)\n",
+			cfg.Checkpointing.Interval, cfg.Checkpointing.CheckpointsDir, cfg.Checkpointing.Timeout, cfg.Checkpointing.TolerableFailures)
+		return runTicker(out, cluster, parallelism, captured)
 	}
 
 	// The client side: write the jar, upload it, run it.
@@ -200,11 +230,149 @@ func run(out io.Writer, o options) error {
 		fmt.Fprintf(out, "%s: %d\n", word.F0, word.F1)
 	}
 	if injected != nil {
-		printRestarts(ctx, out, rc, jobID)
+		printRestarts(ctx, out, rc, jobID, "the step's own retry absorbed the fault")
 		printDiagnosis(out, events, captured.Records())
 	}
 	return nil
 }
+
+// demoCheckpointing is how the demo checkpoints the ticker for a fault at
+// a checkpoint's step: every 200 ms into dir, a checkpoint expiring after
+// 2 s (more than the 1 s heartbeat timeout of WithQuickRecovery, as
+// Flink's 10 minutes are more than its 50 s: a lost TaskManager is noticed
+// before its checkpoint expires), and Flink's defaults otherwise: exactly
+// once, one checkpoint at a time, no failed checkpoint tolerated.
+func demoCheckpointing(dir string) checkpoint.CheckpointCoordinatorConfiguration {
+	cfg := checkpoint.DefaultCheckpointCoordinatorConfiguration()
+	cfg.Interval = 200 * time.Millisecond
+	cfg.Timeout = 2 * time.Second
+	cfg.CheckpointsDir = dir
+	return cfg
+}
+
+// tickerArgs run the ticker for about 5 s: 1,000 events at 200 a second,
+// 200 per sensor.
+var tickerArgs = []string{"--rate", "200", "--count", "1000", "--output", ticker.OutputCollect}
+
+// tickerCountPerSensor is each sensor's last count when the ticker ran with
+// tickerArgs.
+const tickerCountPerSensor = 1000 / ticker.NumSensors
+
+// runTicker runs the ticker as a client of the REST API would, with its
+// checkpoints broken at the injected step, and prints what happened: the
+// submission trace, the steps of the checkpoint that broke, the
+// checkpoints' counts, each sensor's last count, and the diagnosis.
+func runTicker(out io.Writer, cluster *minicluster.MiniCluster, parallelism int, captured *fault.LogCapture) error {
+	jar, err := ticker.Jar()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rc := client.NewRestClusterClient(cluster.RESTAddress())
+	ticker.Results.Clear()
+
+	uploaded := time.Now()
+	jarID, err := rc.UploadJar(ctx, "Ticker.jar", jar)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "uploaded Ticker.jar as %s\n", jarID)
+	jobID, err := rc.RunJar(ctx, jarID, client.JarRunRequest{ProgramArgsList: tickerArgs, Parallelism: parallelism})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Job has been submitted with JobID %s\n", jobID)
+	status, err := awaitTerminal(ctx, rc, jobID)
+	if err != nil {
+		return err
+	}
+
+	events := cluster.Trace().JobEvents(jobID)
+	fmt.Fprintln(out, "\nsubmission trace:")
+	trace.Print(out, submissionEvents(events), uploaded)
+	broken, more := brokenCheckpoint(events)
+	if len(broken) > 0 {
+		fmt.Fprintln(out, "\ncheckpoint trace, from the trigger of the checkpoint that broke:")
+		trace.Print(out, broken, uploaded)
+		if more > 0 {
+			fmt.Fprintf(out, "     … and %d more events until a checkpoint completed\n", more)
+		}
+	}
+	fmt.Fprintf(out, "\njob %s %s\n", jobID, status)
+	if stats, err := cluster.Dispatcher().RequestCheckpointStats(ctx, jobID); err == nil && stats != nil {
+		fmt.Fprintf(out, "checkpoints: %d completed, %d failed", stats.Counts.Completed, stats.Counts.Failed)
+		if restored := stats.Latest.Restored; restored != nil {
+			fmt.Fprintf(out, "; the job restored checkpoint %d", restored.ID)
+		}
+		fmt.Fprintln(out)
+	}
+	if status != api.JobFinished {
+		printRootCause(ctx, out, rc, jobID)
+		printDiagnosis(out, events, captured.Records())
+		return nil
+	}
+
+	fmt.Fprintln(out, "\nthe last count of each sensor:")
+	last := map[string]int64{}
+	for _, c := range ticker.Results.Values() {
+		last[c.F0] = c.F1
+	}
+	sensors := slices.Sorted(maps.Keys(last))
+	for _, sensor := range sensors {
+		fmt.Fprintf(out, "%s: %d\n", sensor, last[sensor])
+	}
+	printRestarts(ctx, out, rc, jobID, "the failed checkpoint does not count against execution.checkpointing.tolerable-failed-checkpoints")
+	printDiagnosis(out, events, captured.Records())
+	return nil
+}
+
+// maxCheckpointTrace is how many events of the checkpoint that broke the
+// demo prints.
+const maxCheckpointTrace = 40
+
+// submissionEvents are the events of the submission's steps, m1…m11, of
+// the job's first attempt: those before the first checkpoint's.
+func submissionEvents(events []trace.Event) []trace.Event {
+	var submission []trace.Event
+	for _, e := range events {
+		if isCheckpointStep(e.Step) {
+			break
+		}
+		submission = append(submission, e)
+	}
+	return submission
+}
+
+// brokenCheckpoint returns the events from the trigger (k1) of the first
+// checkpoint that broke to the next checkpoint that completed, the
+// failover's redeployments among them, at most maxCheckpointTrace of
+// them, and how many more there were.
+func brokenCheckpoint(events []trace.Event) ([]trace.Event, int) {
+	first := slices.IndexFunc(events, func(e trace.Event) bool { return e.Failed && isCheckpointStep(e.Step) })
+	if first < 0 {
+		return nil, 0
+	}
+	start := first
+	for start > 0 && (events[start].Step != trace.K1 || events[start].Failed) {
+		start--
+	}
+	end := len(events)
+	for i := first + 1; i < len(events); i++ {
+		if e := events[i]; e.Step == trace.K6 && !e.Failed {
+			end = i + 1
+			break
+		}
+	}
+	broken := events[start:end]
+	if len(broken) > maxCheckpointTrace {
+		return broken[:maxCheckpointTrace], len(broken) - maxCheckpointTrace
+	}
+	return broken, 0
+}
+
+// isCheckpointStep reports whether step is one of a checkpoint's, k1…k7.
+func isCheckpointStep(step trace.Step) bool { return strings.HasPrefix(string(step), "k") }
 
 // failuresOfAllJobs returns the failed steps of every job the cluster
 // traced: a job the Dispatcher refused is known only by its trace.
@@ -238,15 +406,15 @@ func printRootCause(ctx context.Context, out io.Writer, rc *client.RestClusterCl
 }
 
 // printRestarts says how often the job restarted and why, from
-// GET /jobs/{jobid}/exceptions.
-func printRestarts(ctx context.Context, out io.Writer, rc *client.RestClusterClient, jobID api.JobID) {
+// GET /jobs/{jobid}/exceptions, or, when it did not, why not.
+func printRestarts(ctx context.Context, out io.Writer, rc *client.RestClusterClient, jobID api.JobID, whyNoRestart string) {
 	var exceptions rest.JobExceptionsInfoWithHistory
 	if err := rc.SendRequest(ctx, http.MethodGet, "/jobs/"+jobID.String()+"/exceptions", &exceptions); err != nil {
 		return
 	}
 	entries := exceptions.ExceptionHistory.Entries
 	if len(entries) == 0 {
-		fmt.Fprintln(out, "\nthe job needed no restart: the step's own retry absorbed the fault")
+		fmt.Fprintf(out, "\nthe job needed no restart: %s\n", whyNoRestart)
 		return
 	}
 	fmt.Fprintf(out, "\nthe job restarted %d time(s); the failure that restarted it last:\n  %s\n", len(entries), entries[0].Stacktrace)

@@ -133,6 +133,71 @@ func TestMakeRunWithAFault(t *testing.T) {
 	}
 }
 
+// TestMakeRunWithACheckpointFault is `make run INJECT=kN` for every step
+// and kind of a checkpoint: the demo runs the checkpointed ticker instead
+// of WordCount, prints the steps of the checkpoint that broke, and ends as
+// Flink would: a failure that counts against the tolerable failed
+// checkpoints (an expiry, a failed asynchronous part) fails the job over
+// from a global failure, a TaskManager lost in a checkpoint fails it over
+// from its tasks' failures, and a decline of a task that is not ready or
+// a _metadata that cannot be written do not count, so the job runs on.
+// Every sensor's last count is exactly 200 in each case, and the diagnosis
+// names the component, the cause and three to five lines of the log.
+func TestMakeRunWithACheckpointFault(t *testing.T) {
+	causeInLog := map[fault.Kind]string{
+		fault.CheckpointExpired:                "expired before completing.",
+		fault.TaskNotReady:                     "Checkpoint was declined (tasks not ready)",
+		fault.BarrierLost:                      "expired before completing.",
+		fault.StorageWriteFails:                "Could not flush to file and close the file system output stream to",
+		fault.TaskExecutorDiesDuringCheckpoint: "Heartbeat of TaskManager with id taskexecutor-",
+		fault.MetadataWriteFails:               "Could not flush and close the file system output stream to",
+	}
+	runsOn := map[fault.Kind]bool{fault.TaskNotReady: true, fault.MetadataWriteFails: true}
+	for _, step := range fault.CheckpointSteps() {
+		for _, kind := range fault.Kinds(step) {
+			f := fault.Fault{Step: step, Kind: kind}
+			t.Run(f.String(), func(t *testing.T) {
+				var out, log bytes.Buffer
+				require.NoError(t, run(&out, options{injected: &f, verbose: true, log: &log}), out.String())
+				text := out.String()
+
+				assert.Contains(t, text, "injecting fault "+f.String()+" once")
+				assert.Contains(t, text, "checkpoints every 200ms into ")
+				assert.Regexp(t, `job [0-9a-f]{32} FINISHED`, text)
+				assert.Regexp(t, `checkpoints: \d+ completed, [1-9]\d* failed`, text)
+				assert.Contains(t, text, "the last count of each sensor:\nsensor-1: 200\nsensor-2: 200\nsensor-3: 200\nsensor-4: 200\nsensor-5: 200\n",
+					"every event counted once, despite the fault")
+				assert.Regexp(t, `(?m)^checkpoint trace, from the trigger of the checkpoint that broke:\n +1\. k1 `, text)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^ +\d+\. %s .* ✗ `, step), text, "the trace shows the step that broke")
+				if runsOn[kind] {
+					assert.Contains(t, text, "the job needed no restart: the failed checkpoint does not count")
+				} else {
+					assert.Contains(t, text, "the job restarted 1 time(s)")
+				}
+
+				component := fault.Component(step)
+				if e := evidence(t, step, kind); e.Component != "" {
+					component = e.Component
+				}
+				assert.Contains(t, text, fmt.Sprintf("diagnosis: step %s — %s: ", step, component), text)
+				diagnosis := oneLine(text[strings.Index(text, "diagnosis:"):])
+				assert.Contains(t, diagnosis, oneLine(evidence(t, step, kind).Cause), "the diagnosis names the cause of %s:\n%s", kind, text)
+				assert.Contains(t, diagnosis, oneLine(causeInLog[kind]), "the diagnosis quotes the log")
+				assert.Contains(t, log.String(), causeInLog[kind], "what the diagnosis quotes is in the log")
+
+				proof := provingLines(text)
+				assert.GreaterOrEqual(t, len(proof), 3, "the lines that prove it:\n%s", text)
+				assert.LessOrEqual(t, len(proof), 5, "the lines that prove it:\n%s", text)
+				records := logRecords(log.String())
+				for _, line := range proof {
+					assert.True(t, slices.ContainsFunc(records, line.isIn), "a printed line is not in the log:\n%s\nlog:\n%s", line, log.String())
+					assert.Equal(t, fault.LogRecord{Logger: line.logger}.Process(), line.process, "the log %s is labelled with", line)
+				}
+			})
+		}
+	}
+}
+
 func evidence(t *testing.T, step trace.Step, kind fault.Kind) fault.Evidence {
 	t.Helper()
 	e, ok := fault.EvidenceFor(step, kind)

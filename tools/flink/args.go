@@ -68,7 +68,7 @@ func boolFlag(fs *flag.FlagSet, p *bool, short, long string) {
 const defaultRESTAddress = entrypoint.DefaultRESTAddress
 
 // ---------------------------------------------------------------------------
-// The client's actions: run, info, list, cancel, jar
+// The client's actions: run, info, list, cancel, savepoint, stop, jar
 // ---------------------------------------------------------------------------
 
 // runOptions are the options of "run" (and, without the cluster's
@@ -80,6 +80,10 @@ type runOptions struct {
 	class       string // -c: the entry class (the jar's Program-Class)
 	jarFile     string
 	args        []string // the program's arguments
+	// fromSavepoint (-s) is the savepoint the job starts from;
+	// allowNonRestoredState (-n) skips state of operators it lacks.
+	fromSavepoint         string
+	allowNonRestoredState bool
 }
 
 func parseRun(args []string) (runOptions, error) {
@@ -89,6 +93,8 @@ func parseRun(args []string) (runOptions, error) {
 	intFlag(fs, &opts.parallelism, "p", "parallelism", 0)
 	boolFlag(fs, &opts.detached, "d", "detached")
 	stringFlag(fs, &opts.class, "c", "class", "")
+	stringFlag(fs, &opts.fromSavepoint, "s", "fromSavepoint", "")
+	boolFlag(fs, &opts.allowNonRestoredState, "n", "allowNonRestoredState")
 	if err := parse(fs, args); err != nil {
 		return opts, err
 	}
@@ -178,6 +184,80 @@ func parseCancel(args []string) (cancelOptions, error) {
 		return opts, usagef("cancel takes one Job ID, got %d arguments", fs.NArg())
 	}
 	jobID, err := api.ParseJobID(fs.Arg(0))
+	if err != nil {
+		return opts, &usageError{err.Error()}
+	}
+	opts.jobID = jobID
+	return opts, nil
+}
+
+// savepointOptions are the options of "savepoint": the job, and the
+// directory its savepoint goes to ("": the cluster's state.savepoints.dir).
+type savepointOptions struct {
+	jobManager      string
+	jobID           api.JobID
+	targetDirectory string
+	superfluous     bool // more arguments than a job and a directory: Flink ignores them, and says so
+}
+
+// parseSavepoint reads "savepoint [-m HOST:PORT] <Job ID> [<target
+// directory>]", as Flink's CliFrontend#savepoint does.
+func parseSavepoint(args []string) (savepointOptions, error) {
+	fs := newFlagSet("savepoint")
+	opts := savepointOptions{}
+	stringFlag(fs, &opts.jobManager, "m", "jobmanager", defaultRESTAddress)
+	if err := parse(fs, args); err != nil {
+		return opts, err
+	}
+	if err := checkHostPort("-m", opts.jobManager); err != nil {
+		return opts, err
+	}
+	if fs.NArg() == 0 {
+		return opts, usagef("Missing JobID. Specify a Job ID to trigger a savepoint.")
+	}
+	jobID, err := api.ParseJobID(fs.Arg(0))
+	if err != nil {
+		return opts, &usageError{err.Error()}
+	}
+	opts.jobID, opts.targetDirectory, opts.superfluous = jobID, fs.Arg(1), fs.NArg() > 2
+	return opts, nil
+}
+
+// stopOptions are the options of "stop".
+type stopOptions struct {
+	jobManager      string
+	jobID           api.JobID
+	targetDirectory string // -p; "": the cluster's state.savepoints.dir
+	drain           bool   // -d
+}
+
+// parseStop reads "stop [-m HOST:PORT] [-p <savepointPath>] [-d] <Job
+// ID>", as Flink's CliFrontend#stop does. Flink's -p takes its value
+// optionally, so "stop -p <Job ID>" stops the job with a savepoint in the
+// default directory: without another argument, -p's value is the job.
+func parseStop(args []string) (stopOptions, error) {
+	fs := newFlagSet("stop")
+	opts := stopOptions{}
+	stringFlag(fs, &opts.jobManager, "m", "jobmanager", defaultRESTAddress)
+	stringFlag(fs, &opts.targetDirectory, "p", "savepointPath", "")
+	boolFlag(fs, &opts.drain, "d", "drain")
+	if err := parse(fs, args); err != nil {
+		return opts, err
+	}
+	if err := checkHostPort("-m", opts.jobManager); err != nil {
+		return opts, err
+	}
+	rawJobID := fs.Arg(0)
+	if fs.NArg() == 0 {
+		rawJobID, opts.targetDirectory = opts.targetDirectory, ""
+	}
+	if rawJobID == "" {
+		return opts, usagef("Missing JobId")
+	}
+	if fs.NArg() > 1 {
+		return opts, usagef("stop takes one Job ID, got %d arguments", fs.NArg())
+	}
+	jobID, err := api.ParseJobID(rawJobID)
 	if err != nil {
 		return opts, &usageError{err.Error()}
 	}

@@ -24,6 +24,11 @@ func TestParseRun(t *testing.T) {
 			runOptions{jobManager: "host:9000", parallelism: 2, detached: true, class: "wordcount", jarFile: "wc.jar", args: []string{}}},
 		{"the program's arguments are the program's, options or not", []string{"-d", "wc.jar", "--output", "print", "-p", "9"},
 			runOptions{jobManager: "localhost:8081", detached: true, jarFile: "wc.jar", args: []string{"--output", "print", "-p", "9"}}},
+		{"from a savepoint", []string{"-s", "/savepoints/savepoint-8d4f2a-0123456789ab", "-n", "wc.jar"},
+			runOptions{jobManager: "localhost:8081", jarFile: "wc.jar", args: []string{},
+				fromSavepoint: "/savepoints/savepoint-8d4f2a-0123456789ab", allowNonRestoredState: true}},
+		{"from a savepoint, long options", []string{"--fromSavepoint", "/sp", "--allowNonRestoredState", "wc.jar"},
+			runOptions{jobManager: "localhost:8081", jarFile: "wc.jar", args: []string{}, fromSavepoint: "/sp", allowNonRestoredState: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,6 +37,37 @@ func TestParseRun(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(runOptions{})); diff != "" {
 				t.Errorf("parseRun(%q) (-want +got):\n%s", tt.args, diff)
 			}
+		})
+	}
+}
+
+func TestParseSavepointAndStop(t *testing.T) {
+	jobID := api.NewJobID()
+	savepoint, err := parseSavepoint([]string{"-m", "host:9000", jobID.String(), "/savepoints"})
+	require.NoError(t, err)
+	assert.Equal(t, savepointOptions{jobManager: "host:9000", jobID: jobID, targetDirectory: "/savepoints"}, savepoint)
+	savepoint, err = parseSavepoint([]string{jobID.String(), "/savepoints", "extra"})
+	require.NoError(t, err)
+	assert.Equal(t, savepointOptions{jobManager: "localhost:8081", jobID: jobID, targetDirectory: "/savepoints", superfluous: true}, savepoint)
+
+	tests := []struct {
+		name string
+		args []string
+		want stopOptions
+	}{
+		{"the default directory", []string{jobID.String()}, stopOptions{jobManager: "localhost:8081", jobID: jobID}},
+		{"a directory, and drain", []string{"-p", "/savepoints", "-d", jobID.String()},
+			stopOptions{jobManager: "localhost:8081", jobID: jobID, targetDirectory: "/savepoints", drain: true}},
+		{"long options", []string{"--savepointPath", "/savepoints", "--drain", "--jobmanager", "host:9000", jobID.String()},
+			stopOptions{jobManager: "host:9000", jobID: jobID, targetDirectory: "/savepoints", drain: true}},
+		{"-p without a directory: Flink's optional value", []string{"-p", jobID.String()},
+			stopOptions{jobManager: "localhost:8081", jobID: jobID}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStop(tt.args)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -52,6 +88,11 @@ func TestParseErrors(t *testing.T) {
 		{"cancel without a job", ignore(parseCancel), nil, "Missing JobID. Specify a Job ID to cancel a job."},
 		{"cancel with a bad job", ignore(parseCancel), []string{"nope"}, `Cannot parse JobID from "nope"`},
 		{"list with an argument", ignore(parseList), []string{"all"}, `list takes no arguments, got "all"`},
+		{"savepoint without a job", ignore(parseSavepoint), nil, "Missing JobID. Specify a Job ID to trigger a savepoint."},
+		{"savepoint with a bad job", ignore(parseSavepoint), []string{"nope"}, `Cannot parse JobID from "nope"`},
+		{"stop without a job", ignore(parseStop), []string{"-d"}, "Missing JobId"},
+		{"stop with a bad job", ignore(parseStop), []string{"nope"}, `Cannot parse JobID from "nope"`},
+		{"stop with two jobs", ignore(parseStop), []string{api.NewJobID().String(), api.NewJobID().String()}, "stop takes one Job ID, got 2 arguments"},
 		{"jar without a program", ignore(parseJar), []string{"-o", "x.jar"}, "Missing program."},
 		{"taskmanager without a jobmanager", ignore(parseTaskManager), nil, "Missing --jobmanager HOST:PORT"},
 		{"taskmanager without slots", ignore(parseTaskManager), []string{"--jobmanager", "localhost:6123", "--slots", "0"}, "--slots must be at least 1, got 0"},

@@ -43,6 +43,11 @@ func planJob(opts runOptions) (*jobgraph.JobGraph, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if opts.fromSavepoint != "" {
+		// Flink: ProgramOptions#getSavepointRestoreSettings, which the
+		// JobGraph carries to the cluster.
+		g.SavepointRestoreSettings = jobgraph.SavepointRestoreSettingsForPath(opts.fromSavepoint, opts.allowNonRestoredState)
+	}
 	return g, jar, nil
 }
 
@@ -177,6 +182,41 @@ func cancel(ctx context.Context, opts cancelOptions, stdout io.Writer) error {
 		return fmt.Errorf("Could not cancel job %s: %w", opts.jobID, err)
 	}
 	fmt.Fprintf(stdout, "Cancelled job %s.\n", opts.jobID)
+	return nil
+}
+
+// triggerSavepoint is "savepoint": a savepoint of a running job (POST
+// /jobs/{jobid}/savepoints, then its status until it completed), printed
+// as Flink's CliFrontend#triggerSavepoint prints it.
+func triggerSavepoint(ctx context.Context, opts savepointOptions, stdout io.Writer) error {
+	if opts.superfluous {
+		fmt.Fprintln(stdout, "Provided more arguments than required. Ignoring not needed arguments.")
+	}
+	fmt.Fprintf(stdout, "Triggering savepoint for job %s.\n", opts.jobID)
+	fmt.Fprintln(stdout, "Waiting for response...")
+	path, err := client.NewRestClusterClient(opts.jobManager).TriggerSavepoint(ctx, opts.jobID, opts.targetDirectory)
+	if err != nil {
+		return fmt.Errorf("Failed to trigger a savepoint for the job %s.\nCaused by: %w", opts.jobID, err)
+	}
+	fmt.Fprintf(stdout, "Savepoint completed. Path: %s\n", path)
+	fmt.Fprintln(stdout, "You can resume your program from this savepoint with the run command.")
+	return nil
+}
+
+// stopWithSavepoint is "stop": stop a running job with a savepoint (POST
+// /jobs/{jobid}/stop, then its status until the job has stopped), printed
+// as Flink's CliFrontend#stop prints it.
+func stopWithSavepoint(ctx context.Context, opts stopOptions, stdout io.Writer) error {
+	verb := "Suspending"
+	if opts.drain {
+		verb = "Draining"
+	}
+	fmt.Fprintf(stdout, "%s job \"%s\" with a CANONICAL savepoint.\n", verb, opts.jobID)
+	path, err := client.NewRestClusterClient(opts.jobManager).StopWithSavepoint(ctx, opts.jobID, opts.drain, opts.targetDirectory)
+	if err != nil {
+		return fmt.Errorf("Could not stop with a savepoint job \"%s\".\nCaused by: %w", opts.jobID, err)
+	}
+	fmt.Fprintf(stdout, "Savepoint completed. Path: %s\n", path)
 	return nil
 }
 

@@ -13,11 +13,21 @@
 //
 // The client's actions talk to the cluster's REST endpoint only:
 //
-//	run [-m HOST:PORT] [-p N] [-d] JAR [ARGS]   plan the program here, submit it with POST /jobs, wait for it
+//	run [-m HOST:PORT] [-p N] [-d] [-s SAVEPOINT [-n]] JAR [ARGS]   plan the program here, submit it with POST /jobs, wait for it
 //	info [-p N] JAR [ARGS]                      the job's plan, as JSON, without a cluster
 //	list [-m HOST:PORT] [-a|-r|-s]              the jobs (GET /jobs/overview)
 //	cancel [-m HOST:PORT] JOBID                 PATCH /jobs/JOBID?mode=cancel
+//	savepoint [-m HOST:PORT] JOBID [DIR]        POST /jobs/JOBID/savepoints, then its status until it completed
+//	stop [-m HOST:PORT] [-p DIR] [-d] JOBID     POST /jobs/JOBID/stop: a savepoint, then the job ends FINISHED
 //	jar PROGRAM [-o FILE]                       write the job jar of a registered program
+//
+// A job stopped with a savepoint starts again from it, its state and its
+// sources' positions restored:
+//
+//	./flink start-cluster --taskmanagers 2 --slots 2 -D execution.checkpointing.interval=1s -D state.savepoints.dir=/tmp/savepoints
+//	./flink run -d Ticker.jar
+//	./flink stop JOBID                                    # Savepoint completed. Path: /tmp/savepoints/savepoint-…
+//	./flink run -d -s /tmp/savepoints/savepoint-… Ticker.jar
 //
 // The cluster's actions start processes of this same binary:
 //
@@ -106,6 +116,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = withOptions(parseList, args, func(o listOptions) error { return list(clientCtx, o, stdout) })
 	case "cancel":
 		err = withOptions(parseCancel, args, func(o cancelOptions) error { return cancel(clientCtx, o, stdout) })
+	case "savepoint":
+		err = withOptions(parseSavepoint, args, func(o savepointOptions) error { return triggerSavepoint(clientCtx, o, stdout) })
+	case "stop":
+		err = withOptions(parseStop, args, func(o stopOptions) error { return stopWithSavepoint(clientCtx, o, stdout) })
 	case "jar":
 		err = withOptions(parseJar, args, func(o jarOptions) error { return writeJar(o, stdout) })
 	case "ha-trace":

@@ -32,9 +32,21 @@ Action "run" compiles and runs a program.
      -m,--jobmanager <host:port>      Address of the JobManager's REST
                                       endpoint to which to connect (default
                                       localhost:8081).
+     -n,--allowNonRestoredState       Allow to skip savepoint state that
+                                      cannot be restored. You need to allow
+                                      this if you removed an operator from
+                                      your program that was part of the
+                                      program when the savepoint was
+                                      triggered.
      -p,--parallelism <parallelism>   The parallelism with which to run the
                                       program. Optional flag to override the
                                       program's default.
+     -s,--fromSavepoint <savepointPath>
+                                      Path to a savepoint to restore the job
+                                      from (for example
+                                      /tmp/savepoints/savepoint-1537). The
+                                      cluster must checkpoint
+                                      (execution.checkpointing.interval).
   The program is planned here (StreamGraph -> JobGraph) and submitted with
   POST /jobs, the JobGraph and the jar in one request. Attached (without
   -d), run waits for the job, prints its submission trace and how it
@@ -94,6 +106,34 @@ Action "cancel" cancels a running program.
   "cancel" action options:
      -m,--jobmanager <host:port>      Address of the JobManager's REST
                                       endpoint (default localhost:8081).
+`},
+	{"stop", `
+Action "stop" stops a running program with a savepoint (streaming jobs only).
+
+  Syntax: stop [OPTIONS] <Job ID>
+  "stop" action options:
+     -d,--drain                           Send MAX_WATERMARK before taking the
+                                          savepoint and stopping the pipelne.
+                                          (flinklab has no event time: it takes
+                                          the same savepoint.)
+     -m,--jobmanager <host:port>          Address of the JobManager's REST
+                                          endpoint (default localhost:8081).
+     -p,--savepointPath <savepointPath>   Path to the savepoint (for example
+                                          /tmp/savepoints). If no directory is
+                                          specified, the configured default will
+                                          be used ("state.savepoints.dir").
+  The periodic checkpoints stop, the savepoint is taken, the job's tasks
+  end and the job is FINISHED. If the savepoint fails, the job runs on.
+`},
+	{"savepoint", `
+Action "savepoint" triggers savepoints for a running job.
+
+  Syntax: savepoint [OPTIONS] <Job ID> [<target directory>]
+  "savepoint" action options:
+     -m,--jobmanager <host:port>      Address of the JobManager's REST
+                                      endpoint (default localhost:8081).
+  Without a target directory the savepoint goes to state.savepoints.dir.
+  The job must be checkpointed (execution.checkpointing.interval).
 `},
 	{"jar", `
 Action "jar" writes the job jar of a registered program.

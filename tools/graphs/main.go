@@ -16,6 +16,9 @@
 //	go run ./tools/graphs -regions -fail "work -> Sink: print-sink (2/4)" -p 4 pipelines  # pipelines-regions.svg
 //	go run ./tools/graphs -regions -explain -p 2 wordcount --execution-mode BATCH
 //	go run ./tools/graphs -adaptive                  # adaptive-states.svg: the AdaptiveScheduler's states
+//	go run ./tools/graphs -checkpoint                # ticker-checkpoint.svg, ticker-checkpoint-sequence.svg: a checkpoint's barrier
+//	go run ./tools/graphs -checkpoint -p 3 ticker --count 500 --rate 50
+//	go run ./tools/graphs -checkpoint -m localhost:8081 -job JOBID  # a checkpoint of a running job
 //
 // PROGRAM is a registered example program (wordcount, ticker, sharing,
 // pipelines, chains, fanout); a path ending in ".jar" is opened as a job jar and its
@@ -63,6 +66,20 @@
 // transitions with the path the job took, read from the scheduler's DEBUG
 // lines (adaptive-states.svg, .dot or .mmd); the path is printed too.
 //
+// With -checkpoint the tool runs the program with checkpoints, one every
+// 200 ms (diagrams.RunCheckpoint; without a program, the ticker of
+// diagrams/: bounded, at parallelism 2), waits for its second completed
+// checkpoint, reads it from the job's trace (package checkpoints: the
+// steps k1…k7 of runtime/checkpoint) and cancels the job. It prints the
+// checkpoint's steps with their milliseconds since the trigger (k1), and
+// draws it twice: on the ExecutionGraph (<name>-checkpoint.svg or .dot),
+// where each subtask lists its steps in order with their numbers and
+// times, the barrier's channels are orange and the acknowledgements
+// point back to the CheckpointCoordinator; and as a sequence
+// (<name>-checkpoint-sequence.svg, .dot or .mmd). With -m and -job it
+// draws a checkpoint of a running job from its trace
+// (diagrams.DrawCheckpoint), the second completed or else the first.
+//
 // The DOT and Mermaid come from package diagrams (and package dot), which
 // need no Graphviz; SVG is rendered by package svg, the only importer of
 // go-graphviz.
@@ -95,6 +112,8 @@ const usage = `usage: go run ./tools/graphs [-o DIR] [-format svg|dot|mermaid] [
        go run ./tools/graphs -slots [-explain] [-o DIR] [-format svg|dot] -m HOST:PORT -job JOBID
        go run ./tools/graphs -regions [-explain] [-fail "NAME (i/p)"] [-o DIR] [-format svg|dot] [-p N] PROGRAM|JAR|JOBGRAPH.json [args]
        go run ./tools/graphs -adaptive [-o DIR] [-format svg|dot|mermaid]
+       go run ./tools/graphs -checkpoint [-o DIR] [-format svg|dot|mermaid] [-p N] [PROGRAM|JAR [args]]
+       go run ./tools/graphs -checkpoint [-o DIR] [-format svg|dot|mermaid] -m HOST:PORT -job JOBID
 
 Writes <name>-streamgraph, <name>-jobgraph, <name>-executiongraph and
 <name>-sequence as .svg or .dot to DIR; with -format mermaid only
@@ -109,6 +128,13 @@ ExecutionGraph and, with -fail, what region failover restarts (also
 printed); with -explain as text only.
 -adaptive runs a job on the AdaptiveScheduler and writes adaptive-states:
 its states and transitions, with the path the job took.
+-checkpoint runs the program with a checkpoint every 200 ms (without one,
+the ticker at parallelism 2, bounded) and writes <name>-checkpoint and
+<name>-checkpoint-sequence: its second completed checkpoint on the
+ExecutionGraph, where each subtask lists its steps k2…k7 with their
+numbers and milliseconds since the trigger (k1), and as a sequence (with
+-format mermaid, the sequence alone); its steps are printed too. With -m,
+a checkpoint of a running job.
 
 `
 
@@ -126,6 +152,7 @@ func main() {
 	regionView := flag.Bool("regions", false, "draw the pipelined regions of the job's ExecutionGraph")
 	failed := flag.String("fail", "", `with -regions: a subtask that fails, "NAME (i/p)"; marks and prints what region failover restarts`)
 	adaptiveView := flag.Bool("adaptive", false, "run a job on the AdaptiveScheduler and draw its states, with the path the job took")
+	checkpointView := flag.Bool("checkpoint", false, "run a job with checkpoints and draw how its second completed checkpoint's barrier flowed")
 	config := map[string]string{}
 	flag.Func("D", "with -slots: a TaskManager option, key=value (repeatable), e.g. taskmanager.numberOfTaskSlots=2", func(s string) error {
 		key, value, ok := strings.Cut(s, "=")
@@ -150,8 +177,8 @@ func main() {
 		err = writeDiagrams(ctx, *diagramsDir)
 	case !*slotView && (isSet("taskmanagers") || isSet("D")):
 		err = fmt.Errorf("%w: -taskmanagers and -D describe the cluster of -slots", errUsage)
-	case *slotView && *regionView, *slotView && *adaptiveView, *regionView && *adaptiveView:
-		err = fmt.Errorf("%w: one of -slots, -regions and -adaptive at a time", errUsage)
+	case countTrue(*slotView, *regionView, *adaptiveView, *checkpointView) > 1:
+		err = fmt.Errorf("%w: one of -slots, -regions, -adaptive and -checkpoint at a time", errUsage)
 	case !*regionView && isSet("fail"):
 		err = fmt.Errorf("%w: -fail names a failed subtask of -regions", errUsage)
 	case *regionView:
@@ -161,6 +188,10 @@ func main() {
 		})
 	case *adaptiveView:
 		err = drawAdaptive(ctx, *outDir, *format)
+	case *checkpointView:
+		err = drawCheckpoint(ctx, checkpointOptions{
+			address: *address, jobID: *jobID, parallelism: *parallelism, outDir: *outDir, format: *format,
+		})
 	case *slotView:
 		err = drawSlots(ctx, slotsOptions{
 			address: *address, jobID: *jobID, parallelism: *parallelism, explain: *explainOnly,
@@ -289,6 +320,17 @@ func drawSlots(ctx context.Context, o slotsOptions) error {
 		return nil
 	}
 	return write(o.outDir, o.format, map[string][]byte{diagrams.SlotsFile(name): dot.SlotPlan(plan)})
+}
+
+// countTrue counts the flags that are set.
+func countTrue(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
 }
 
 // isSet reports whether the flag was given on the command line.

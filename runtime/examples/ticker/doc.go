@@ -19,6 +19,8 @@
 //	.reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))           .Reduce(addCounts).Name("running-count")
 //	.name("running-count")
 //	.print().name("print-sink")                               .Print().Name("print-sink")
+//	.sinkTo(FileSink.forRowFormat(new Path(dir),              .SinkToTransactionalFiles(dir).Name("file-sink")
+//	    new SimpleStringEncoder<>()).build()).name("file-sink")       (--output file --path dir)
 //
 // WordCount (runtime/examples/wordcount) counts with Sum; the ticker uses
 // Reduce, the general form of a keyed running aggregate.
@@ -35,11 +37,31 @@
 // CANCELLING → CANCELED.
 //
 // Failover: kill a TaskExecutor while the job runs. Its tasks fail, the
-// scheduler restarts them in other slots, and the counts start again from
-// (sensor-1,1): without checkpoints, keyed state is lost and the generator
+// scheduler restarts them in other slots. Without checkpoints the counts
+// start again from (sensor-1,1): keyed state is lost and the generator
 // starts again from event 0, as in Flink with checkpointing disabled.
-// Event depends only on its index, so the events after a restart are the
-// same events as before.
+// With checkpoints (execution.checkpointing.interval) the job restores
+// the latest completed checkpoint: the generator goes on from its
+// position, each count from its value. Event depends only on its index,
+// so the events after a restart are the same events as before.
+//
+// Exactly once: restored state is not enough. The print and collect
+// sinks hand on every count at once, so the counts emitted between the
+// checkpoint and the failure come out again after the restore. With
+// --output file the counts go through a transactional sink
+// (streaming.DataStream.SinkToTransactionalFiles, Flink's FileSink with
+// a two-phase commit): each subtask's counts since the last checkpoint
+// wait in a hidden in-progress file, become pending at the checkpoint's
+// barrier, and appear in the directory as a part file when the
+// checkpoint completes; a failover deletes what was not committed. So
+// the part files hold every count exactly once: for 2,000 events, each
+// sensor's counts 1 to 400, each on one line, in some part file:
+//
+//	<dir>/part-0-1    subtask 0's counts up to checkpoint 1's barrier, one a line: (sensor-2,17)
+//	<dir>/part-1-1    subtask 1's
+//	<dir>/part-0-2    subtask 0's between the barriers of checkpoints 1 and 2
+//	…
+//	<dir>/part-1-end  subtask 1's after its last checkpoint
 //
 // # How to run it
 //
@@ -59,11 +81,13 @@
 //	--count <n>         stop after n events, so the job can FINISH (default: never)
 //	--output print      print every running count, "(sensor-3,42)" (the default)
 //	--output collect    append every running count to Results
+//	--output file       write every running count, exactly once, into part files under --path
+//	--path <dir>        the directory of the part files (--output file only)
 //
 // # Differs from Flink
 //
-//   - Flink's DataGeneratorSource with a checkpointed job resumes from the
-//     last checkpoint's index; flinklab has no checkpoints, so a restarted
-//     source begins again at index 0.
+//   - The file sink commits its last part file when its input ends
+//     (part-<subtask>-end); Flink 1.15+ takes a final checkpoint first.
+//     See the streaming runtime's transactionalFileSink.
 //   - The events carry no timestamps or watermarks.
 package ticker

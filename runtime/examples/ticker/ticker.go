@@ -26,6 +26,7 @@ const DefaultRecordsPerSecond = 10
 const (
 	OutputPrint   = "print"   // print every running count to standard output (the default)
 	OutputCollect = "collect" // append every running count to Results
+	OutputFile    = "file"    // write every running count, exactly once, into part files under --path
 )
 
 // NumSensors is how many sensors the generator reports for: sensor-1 …
@@ -48,7 +49,8 @@ func init() { streaming.RegisterProgram(ProgramClass, Program) }
 //
 //	--rate <records/s>   over all source subtasks (default 10; 0: as fast as possible)
 //	--count <n>          stop after n events (default: never, the job is unbounded)
-//	--output <sink>      print (default) or collect (into Results)
+//	--output <sink>      print (default), collect (into Results) or file (under --path)
+//	--path <dir>         the directory of --output file's part files
 func Program(env *streaming.StreamExecutionEnvironment, args []string) error {
 	params, err := parseArgs(args)
 	if err != nil {
@@ -65,6 +67,8 @@ func Program(env *streaming.StreamExecutionEnvironment, args []string) error {
 	switch params.output {
 	case OutputCollect:
 		counts.CollectAsync(&Results).Name("collect-sink")
+	case OutputFile:
+		counts.SinkToTransactionalFiles(params.path).Name("file-sink")
 	default:
 		counts.Print().Name("print-sink")
 	}
@@ -76,9 +80,10 @@ type params struct {
 	rate   float64
 	count  int64
 	output string
+	path   string
 }
 
-// parseArgs reads --rate, --count and --output. Unknown flags, stray
+// parseArgs reads --rate, --count, --output and --path. Unknown flags, stray
 // arguments and impossible values are errors, which fail the job at
 // submission.
 func parseArgs(args []string) (params, error) {
@@ -94,7 +99,8 @@ func parseArgs(args []string) (params, error) {
 		p.count = n
 		return nil
 	})
-	flags.StringVar(&p.output, "output", OutputPrint, "print or collect")
+	flags.StringVar(&p.output, "output", OutputPrint, "print, collect or file")
+	flags.StringVar(&p.path, "path", "", "the directory of --output file's part files")
 	if err := flags.Parse(args); err != nil {
 		return params{}, fmt.Errorf("ticker: %w", err)
 	}
@@ -103,8 +109,12 @@ func parseArgs(args []string) (params, error) {
 		return params{}, fmt.Errorf("ticker: unexpected argument %q", flags.Arg(0))
 	case p.rate < 0:
 		return params{}, fmt.Errorf("ticker: --rate %v: want 0 or more events per second", p.rate)
-	case p.output != OutputPrint && p.output != OutputCollect:
-		return params{}, fmt.Errorf("ticker: --output %q: want %q or %q", p.output, OutputPrint, OutputCollect)
+	case p.output != OutputPrint && p.output != OutputCollect && p.output != OutputFile:
+		return params{}, fmt.Errorf("ticker: --output %q: want %q, %q or %q", p.output, OutputPrint, OutputCollect, OutputFile)
+	case p.output == OutputFile && p.path == "":
+		return params{}, fmt.Errorf("ticker: --output %s needs --path <dir>", OutputFile)
+	case p.output != OutputFile && p.path != "":
+		return params{}, fmt.Errorf("ticker: --path is for --output %s only", OutputFile)
 	}
 	return p, nil
 }

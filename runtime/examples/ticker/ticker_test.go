@@ -18,10 +18,13 @@ import (
 // and a counting vertex joined by one HASH edge; by default the source is
 // unbounded and limited to DefaultRecordsPerSecond.
 func TestPlan(t *testing.T) {
-	for _, output := range []string{ticker.OutputPrint, ticker.OutputCollect} {
+	for _, output := range []string{ticker.OutputPrint, ticker.OutputCollect, ticker.OutputFile} {
 		for _, parallelism := range []int{1, 2, 4} {
 			t.Run(fmt.Sprintf("%s/p=%d", output, parallelism), func(t *testing.T) {
 				args := []string{"--output", output}
+				if output == ticker.OutputFile {
+					args = append(args, "--path", "/data/ticker")
+				}
 				sg, err := streaming.PlanProgram(ticker.ProgramClass, args, parallelism)
 				if err != nil {
 					t.Fatalf("PlanProgram: %v", err)
@@ -101,7 +104,9 @@ func TestArguments(t *testing.T) {
 		{[]string{"--rate", "-1"}, "--rate -1: want 0 or more events per second"},
 		{[]string{"--rate", "fast"}, `invalid value "fast" for flag -rate`},
 		{[]string{"--count", "0"}, `want a positive number of events, got "0"`},
-		{[]string{"--output", "kafka"}, `--output "kafka": want "print" or "collect"`},
+		{[]string{"--output", "kafka"}, `--output "kafka": want "print", "collect" or "file"`},
+		{[]string{"--output", "file"}, "--output file needs --path <dir>"},
+		{[]string{"--path", "/tmp/out"}, "--path is for --output file only"},
 		{[]string{"--sensors", "3"}, "flag provided but not defined: -sensors"},
 		{[]string{"now"}, `unexpected argument "now"`},
 	}
@@ -112,6 +117,19 @@ func TestArguments(t *testing.T) {
 				t.Errorf("PlanProgram(%q) = %v, want an error containing %q", tt.args, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestTheFileOutputIsTheTransactionalSink: --output file writes through
+// the transactional file sink, into --path.
+func TestTheFileOutputIsTheTransactionalSink(t *testing.T) {
+	sg, err := streaming.PlanProgram(ticker.ProgramClass, []string{"--output", "file", "--path", "/data/ticker"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := sg.StreamNode(4).Operator
+	if sink.Kind != streaming.TransactionalFileSink || sink.Path != "/data/ticker" {
+		t.Errorf("sink = %v into %q, want a %v into /data/ticker", sink.Kind, sink.Path, streaming.TransactionalFileSink)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 )
@@ -25,6 +26,12 @@ type DispatcherGateway struct {
 
 	RequestJobResourceRequirementsFunc func(ctx context.Context, jobID api.JobID) (jobgraph.JobResourceRequirements, error)
 	UpdateJobResourceRequirementsFunc  func(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error
+
+	TriggerSavepointAndGetLocationFunc func(ctx context.Context, jobID api.JobID, targetDirectory string,
+		savepointMode gateway.TriggerSavepointMode) (string, error)
+	StopWithSavepointAndGetLocationFunc func(ctx context.Context, jobID api.JobID, targetDirectory string,
+		savepointMode gateway.TriggerSavepointMode) (string, error)
+	RequestCheckpointStatsFunc func(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error)
 }
 
 var _ gateway.DispatcherGateway = (*DispatcherGateway)(nil)
@@ -126,4 +133,34 @@ func (f *DispatcherGateway) UpdateJobResourceRequirements(ctx context.Context, j
 		return f.UpdateJobResourceRequirementsFunc(ctx, jobID, requirements)
 	}
 	return nil
+}
+
+// TriggerSavepointAndGetLocation calls TriggerSavepointAndGetLocationFunc,
+// or fails with gateway.ErrCheckpointingDisabled: the fake's jobs are not
+// checkpointed.
+func (f *DispatcherGateway) TriggerSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	if f.TriggerSavepointAndGetLocationFunc != nil {
+		return f.TriggerSavepointAndGetLocationFunc(ctx, jobID, targetDirectory, savepointMode)
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// StopWithSavepointAndGetLocation calls StopWithSavepointAndGetLocationFunc,
+// or fails with gateway.ErrCheckpointingDisabled.
+func (f *DispatcherGateway) StopWithSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	if f.StopWithSavepointAndGetLocationFunc != nil {
+		return f.StopWithSavepointAndGetLocationFunc(ctx, jobID, targetDirectory, savepointMode)
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// RequestCheckpointStats calls RequestCheckpointStatsFunc, or answers nil:
+// the fake's jobs are not checkpointed.
+func (f *DispatcherGateway) RequestCheckpointStats(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error) {
+	if f.RequestCheckpointStatsFunc != nil {
+		return f.RequestCheckpointStatsFunc(ctx, jobID)
+	}
+	return nil, nil
 }

@@ -28,6 +28,9 @@ type JobMasterGateway struct {
 	UpdateJobResourceRequirementsFunc     func(ctx context.Context, requirements jobgraph.JobResourceRequirements) error
 	AcknowledgeCheckpointFunc             func(ctx context.Context, ack checkpoint.AcknowledgeCheckpoint) error
 	DeclineCheckpointFunc                 func(ctx context.Context, decline checkpoint.DeclineCheckpoint) error
+	TriggerSavepointFunc                  func(ctx context.Context, targetDirectory string, cancelJob bool) (string, error)
+	StopWithSavepointFunc                 func(ctx context.Context, targetDirectory string, terminate bool) (string, error)
+	RequestCheckpointStatsFunc            func(ctx context.Context) (*checkpoint.CheckpointStatsSnapshot, error)
 
 	HeartbeatFromTaskManagerFunc     func(ctx context.Context, resourceID api.ResourceID, payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error
 	HeartbeatFromResourceManagerFunc func(ctx context.Context, resourceID api.ResourceID) error
@@ -160,4 +163,31 @@ func (f *JobMasterGateway) NotifyNotEnoughResourcesAvailable(ctx context.Context
 		return f.NotifyNotEnoughResourcesAvailableFunc(ctx, jobMasterID, acquired)
 	}
 	return nil
+}
+
+// TriggerSavepoint calls TriggerSavepointFunc, or fails with
+// gateway.ErrCheckpointingDisabled: the fake's job is not checkpointed.
+func (f *JobMasterGateway) TriggerSavepoint(ctx context.Context, targetDirectory string, cancelJob bool) (string, error) {
+	if f.TriggerSavepointFunc != nil {
+		return f.TriggerSavepointFunc(ctx, targetDirectory, cancelJob)
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// StopWithSavepoint calls StopWithSavepointFunc, or fails with
+// gateway.ErrCheckpointingDisabled.
+func (f *JobMasterGateway) StopWithSavepoint(ctx context.Context, targetDirectory string, terminate bool) (string, error) {
+	if f.StopWithSavepointFunc != nil {
+		return f.StopWithSavepointFunc(ctx, targetDirectory, terminate)
+	}
+	return "", gateway.ErrCheckpointingDisabled
+}
+
+// RequestCheckpointStats calls RequestCheckpointStatsFunc, or answers nil:
+// the fake's job is not checkpointed.
+func (f *JobMasterGateway) RequestCheckpointStats(ctx context.Context) (*checkpoint.CheckpointStatsSnapshot, error) {
+	if f.RequestCheckpointStatsFunc != nil {
+		return f.RequestCheckpointStatsFunc(ctx)
+	}
+	return nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/rpc"
@@ -48,4 +49,18 @@ func (s dispatcherStub) RequestJobResourceRequirements(ctx context.Context, jobI
 
 func (s dispatcherStub) UpdateJobResourceRequirements(ctx context.Context, jobID api.JobID, requirements jobgraph.JobResourceRequirements) error {
 	return s.inv.Call(ctx, "UpdateJobResourceRequirements", jobID, requirements)
+}
+
+func (s dispatcherStub) TriggerSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	return rpc.CallRemote[string](ctx, s.inv, "TriggerSavepointAndGetLocation", jobID, targetDirectory, savepointMode)
+}
+
+func (s dispatcherStub) StopWithSavepointAndGetLocation(ctx context.Context, jobID api.JobID, targetDirectory string,
+	savepointMode gateway.TriggerSavepointMode) (string, error) {
+	return rpc.CallRemote[string](ctx, s.inv, "StopWithSavepointAndGetLocation", jobID, targetDirectory, savepointMode)
+}
+
+func (s dispatcherStub) RequestCheckpointStats(ctx context.Context, jobID api.JobID) (*checkpoint.CheckpointStatsSnapshot, error) {
+	return rpc.CallRemote[*checkpoint.CheckpointStatsSnapshot](ctx, s.inv, "RequestCheckpointStats", jobID)
 }

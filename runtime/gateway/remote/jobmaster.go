@@ -69,6 +69,18 @@ func (s jobMasterStub) DeclineCheckpoint(ctx context.Context, decline checkpoint
 	return s.inv.Call(ctx, "DeclineCheckpoint", decline)
 }
 
+func (s jobMasterStub) TriggerSavepoint(ctx context.Context, targetDirectory string, cancelJob bool) (string, error) {
+	return rpc.CallRemote[string](ctx, s.inv, "TriggerSavepoint", targetDirectory, cancelJob)
+}
+
+func (s jobMasterStub) StopWithSavepoint(ctx context.Context, targetDirectory string, terminate bool) (string, error) {
+	return rpc.CallRemote[string](ctx, s.inv, "StopWithSavepoint", targetDirectory, terminate)
+}
+
+func (s jobMasterStub) RequestCheckpointStats(ctx context.Context) (*checkpoint.CheckpointStatsSnapshot, error) {
+	return rpc.CallRemote[*checkpoint.CheckpointStatsSnapshot](ctx, s.inv, "RequestCheckpointStats")
+}
+
 func (s jobMasterStub) HeartbeatFromTaskManager(ctx context.Context, resourceID api.ResourceID,
 	payload gateway.TaskExecutorToJobManagerHeartbeatPayload) error {
 	return s.inv.Call(ctx, "HeartbeatFromTaskManager", resourceID, payload)

@@ -104,6 +104,11 @@ var (
 			Exception: "java.lang.RuntimeException: boom", Timestamp: when, TaskName: "Map (3/4)#1", TaskManagerID: tmID,
 			ConcurrentExceptions: []gateway.ExceptionHistoryEntry{{Exception: "also", Timestamp: when}},
 		}},
+		CheckpointCoordinatorConfiguration: &checkpoint.CheckpointCoordinatorConfiguration{
+			Interval: 200 * time.Millisecond, Timeout: 10 * time.Minute, MaxConcurrent: 1, Mode: checkpoint.ExactlyOnce,
+			Retention: checkpoint.RetainOnCancellation, CheckpointsDir: "/checkpoints", SavepointDir: "/savepoints", NumRetained: 1,
+		},
+		CheckpointStatsSnapshot: checkpointStats,
 	}
 	tdd = gateway.TaskDeploymentDescriptor{
 		JobID:              jobID,
@@ -122,7 +127,33 @@ var (
 		}},
 	}
 	heartbeatTimeout = &gateway.TimeoutException{Message: "Heartbeat of TaskManager with id taskexecutor-3f2a9c timed out."}
-	requirements     = jobgraph.JobResourceRequirements{
+	savepointPath    = "/savepoints/savepoint-8d4f2a-0123456789ab"
+	completed        = checkpoint.CheckpointStatistics{
+		Class: "completed", ID: 7, Status: checkpoint.StatusCompleted, IsSavepoint: true,
+		TriggerTimestamp: 1700000000000, LatestAckTimestamp: 1700000000040, CheckpointedSize: 2048, StateSize: 2048,
+		EndToEndDuration: 40, NumSubtasks: 4, NumAcknowledgedSubtasks: 4, CheckpointType: "SAVEPOINT",
+		Tasks: map[string]checkpoint.TaskCheckpointStatistics{vertexID.String(): {
+			ID: 7, Status: checkpoint.StatusCompleted, LatestAckTimestamp: 1700000000040, StateSize: 2048,
+			CheckpointedSize: 2048, EndToEndDuration: 40, NumSubtasks: 4, NumAcknowledgedSubtasks: 4,
+		}},
+		ExternalPath: savepointPath,
+	}
+	checkpointStats = &checkpoint.CheckpointStatsSnapshot{
+		Counts: checkpoint.CheckpointStatsCounts{Restored: 1, Total: 9, InProgress: 1, Completed: 7, Failed: 1},
+		Summary: checkpoint.CheckpointStatsSummary{
+			StateSize:        checkpoint.StatsSummaryDto{Min: 1, Max: 2048, Avg: 512, P50: 300.5, P90: 2000, P95: 2048, P99: 2048, P999: 2048},
+			EndToEndDuration: checkpoint.StatsSummaryDto{Min: 3, Max: 40, Avg: 12, P50: 10.25},
+		},
+		Latest: checkpoint.LatestCheckpoints{
+			Savepoint: &completed,
+			Failed: &checkpoint.CheckpointStatistics{Class: "failed", ID: 8, Status: checkpoint.StatusFailed, LatestAckTimestamp: -1,
+				CheckpointType: "CHECKPOINT", Tasks: map[string]checkpoint.TaskCheckpointStatistics{},
+				FailureTimestamp: 1700000001000, FailureMessage: "Checkpoint expired before completing."},
+			Restored: &checkpoint.RestoredCheckpointStatistics{ID: 3, RestoreTimestamp: 1699999999000, IsSavepoint: true, ExternalPath: savepointPath},
+		},
+		History: []checkpoint.CheckpointStatistics{completed},
+	}
+	requirements = jobgraph.JobResourceRequirements{
 		vertexID:             {Parallelism: jobgraph.Parallelism{LowerBound: 1, UpperBound: 4}},
 		api.NewJobVertexID(): {Parallelism: jobgraph.Parallelism{LowerBound: -1, UpperBound: -1}},
 	}
@@ -266,6 +297,50 @@ var roundTrips = map[string]func(t *testing.T){
 		var answer *gateway.InvalidJobResourceRequirementsError
 		require.ErrorAs(t, err, &answer, "a refusal crosses with its errors")
 		assert.Equal(t, invalid, answer)
+	},
+
+	"DispatcherGateway.TriggerSavepointAndGetLocation": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			TriggerSavepointAndGetLocationFunc: func(_ context.Context, id api.JobID, dir string, mode gateway.TriggerSavepointMode) (string, error) {
+				got = []any{id, dir, mode}
+				return savepointPath, nil
+			},
+		})
+		path, err := g.TriggerSavepointAndGetLocation(testContext(t), jobID, "/savepoints", gateway.ModeCancelWithSavepoint)
+		require.NoError(t, err)
+		assert.Equal(t, savepointPath, path)
+		assert.Equal(t, []any{jobID, "/savepoints", gateway.ModeCancelWithSavepoint}, got)
+	},
+	"DispatcherGateway.StopWithSavepointAndGetLocation": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			StopWithSavepointAndGetLocationFunc: func(_ context.Context, id api.JobID, dir string, mode gateway.TriggerSavepointMode) (string, error) {
+				got = []any{id, dir, mode}
+				return "", checkpoint.ErrNoSavepointDirectory
+			},
+		})
+		_, err := g.StopWithSavepointAndGetLocation(testContext(t), jobID, "", gateway.ModeTerminateWithSavepoint)
+		assert.ErrorIs(t, err, checkpoint.ErrNoSavepointDirectory, "the refusal crosses")
+		assert.Equal(t, []any{jobID, "", gateway.ModeTerminateWithSavepoint}, got)
+	},
+	"DispatcherGateway.RequestCheckpointStats": func(t *testing.T) {
+		var got api.JobID
+		g := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{
+			RequestCheckpointStatsFunc: func(_ context.Context, id api.JobID) (*checkpoint.CheckpointStatsSnapshot, error) {
+				got = id
+				return checkpointStats, nil
+			},
+		})
+		stats, err := g.RequestCheckpointStats(testContext(t), jobID)
+		require.NoError(t, err)
+		assert.Equal(t, checkpointStats, stats)
+		assert.Equal(t, jobID, got)
+
+		// A job without checkpointing has no statistics: nil crosses as nil.
+		none, err := overTCP[gateway.DispatcherGateway](t, &gatewaytest.DispatcherGateway{}).RequestCheckpointStats(testContext(t), jobID)
+		require.NoError(t, err)
+		assert.Nil(t, none)
 	},
 
 	// JobMasterGateway
@@ -417,6 +492,40 @@ var roundTrips = map[string]func(t *testing.T){
 		})
 		require.NoError(t, g.DeclineCheckpoint(testContext(t), want))
 		assert.Equal(t, want, got)
+	},
+
+	"JobMasterGateway.TriggerSavepoint": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			TriggerSavepointFunc: func(_ context.Context, dir string, cancelJob bool) (string, error) {
+				got = []any{dir, cancelJob}
+				return savepointPath, nil
+			},
+		})
+		path, err := g.TriggerSavepoint(testContext(t), "/savepoints", true)
+		require.NoError(t, err)
+		assert.Equal(t, savepointPath, path)
+		assert.Equal(t, []any{"/savepoints", true}, got)
+	},
+	"JobMasterGateway.StopWithSavepoint": func(t *testing.T) {
+		var got []any
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			StopWithSavepointFunc: func(_ context.Context, dir string, terminate bool) (string, error) {
+				got = []any{dir, terminate}
+				return "", gateway.ErrCheckpointingDisabled
+			},
+		})
+		_, err := g.StopWithSavepoint(testContext(t), "/savepoints", true)
+		assert.ErrorIs(t, err, gateway.ErrCheckpointingDisabled, "the refusal crosses")
+		assert.Equal(t, []any{"/savepoints", true}, got)
+	},
+	"JobMasterGateway.RequestCheckpointStats": func(t *testing.T) {
+		g := overTCP[gateway.JobMasterGateway](t, &gatewaytest.JobMasterGateway{
+			RequestCheckpointStatsFunc: func(context.Context) (*checkpoint.CheckpointStatsSnapshot, error) { return checkpointStats, nil },
+		})
+		stats, err := g.RequestCheckpointStats(testContext(t))
+		require.NoError(t, err)
+		assert.Equal(t, checkpointStats, stats)
 	},
 
 	// JobMasterHeartbeatGateway

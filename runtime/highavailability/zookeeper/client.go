@@ -290,6 +290,41 @@ func (c *Client) EnsurePath(p string) error {
 	return nil
 }
 
+// DeleteRecursively deletes p and every node under it; a node already
+// gone is no error (Curator's deletingChildrenIfNeeded, ZKPaths.deleteChildren).
+func (c *Client) DeleteRecursively(p string) error {
+	return c.deleteRecursively(c.Path(p))
+}
+
+func (c *Client) deleteRecursively(full string) error {
+	children, _, err := c.conn.Children(full)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", full, err)
+	}
+	for _, child := range children {
+		if err := c.deleteRecursively(full + "/" + child); err != nil {
+			return err
+		}
+	}
+	if err := c.conn.Delete(full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("delete %s: %w", full, err)
+	}
+	return nil
+}
+
+// DeleteIfEmpty deletes p if it has no children; a node that has some, or
+// is gone, is no error.
+func (c *Client) DeleteIfEmpty(p string) error {
+	err := c.conn.Delete(c.Path(p), -1)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNotEmpty) {
+		return fmt.Errorf("delete %s: %w", c.Path(p), err)
+	}
+	return nil
+}
+
 // Close ends the session: the server deletes its ephemeral nodes at once.
 func (c *Client) Close() {
 	c.mu.Lock()

@@ -1,5 +1,6 @@
 // Package zookeeper is the leader election of a highly available
-// cluster, on a real ZooKeeper, as Flink 1.15+ does it: Flink's
+// cluster, and the store of what outlives its leaders (JobGraphs,
+// completed checkpoints), on a real ZooKeeper, as Flink 1.15+ does it: Flink's
 // ZooKeeperLeaderElectionDriver and ZooKeeperLeaderRetrievalDriver under
 // its DefaultLeaderElectionService, with the semantics of Curator's
 // LeaderLatch, through the Go client github.com/go-zookeeper/zk.
@@ -14,6 +15,17 @@
 //	/flink/default/leader/resource_manager/connection_info
 //	/flink/default/leader/rest_server/connection_info
 //	/flink/default/leader/job-<jobid>/connection_info
+//
+// and what must outlive a JobManager: pointers to files of the HA storage
+// directory, <high-availability.storageDir>/<cluster-id>
+// (StateHandleStore), and each job's checkpoint ID counter:
+//
+//	/flink/default/jobgraphs/<jobid>                                   {"path": ".../submittedJobGraph3fa1…"}
+//	/flink/default/jobs/<jobid>/checkpoints/0000000000000000007        {"path": ".../completedCheckpoint9c2e…"}
+//	/flink/default/jobs/<jobid>/checkpoint_id_counter                  the job's next checkpoint ID
+//
+// with, under each JobGraph and checkpoint, locks/<uuid>: an EPHEMERAL
+// node per process that holds it.
 //
 // An ephemeral node lives as long as the session of the process that
 // created it. That is the whole trick: a process that dies, or that
@@ -56,6 +68,39 @@
 // that does not lead enters the election again, with a new latch node
 // behind the current leader's.
 //
+// # Completed checkpoints survive the JobManager
+//
+// A JobMaster gets its job's CompletedCheckpointStore and
+// CheckpointIDCounter from the services' CheckpointRecoveryFactory
+// (Flink's ZooKeeperCheckpointRecoveryFactory). The store writes each
+// completed checkpoint (its _metadata, inline state included, and its
+// properties) to a completedCheckpoint<random> file, then its node,
+// named by the ID, which points at the file; it lets the oldest go once
+// more than state.checkpoints.num-retained are kept: node and file
+// removed, the checkpoint handed back for the CheckpointCoordinator to
+// delete. The counter hands out IDs with a compare-and-set on its node.
+//
+// When the leader goes, the new leader's Dispatcher recovers the job, and
+// the new JobMaster's store reads every node of the job once:
+//
+//	Recovering checkpoints from ZooKeeperStateHandleStore{namespace='flink/default/jobs/<jobid>/checkpoints'}.
+//	Found 2 checkpoints in ZooKeeperStateHandleStore{namespace='flink/default/jobs/<jobid>/checkpoints'}.
+//	Trying to fetch 2 checkpoints from storage.
+//	Trying to retrieve checkpoint 6.
+//	Trying to retrieve checkpoint 7.
+//	Initialized DefaultCompletedCheckpointStore in 'ZooKeeperStateHandleStore{namespace='flink/default/jobs/<jobid>/checkpoints'}' with /checkpoints.
+//
+// and its scheduler restores the latest when it starts ("Restoring job
+// <jobid> from Checkpoint 7 @ … for <jobid> located at …."), while the
+// counter goes on at 8. A node whose data is no handle is left out with
+// a WARN ("… contained corrupted data. Ignoring this node."); a handle
+// whose file cannot be read fails the JobMaster ("Could not retrieve
+// checkpoint 7 from state handle under /0000000000000000007. …"), so
+// that the job never quietly resumes from an older checkpoint than the
+// one its sinks committed last. When the job is globally terminal the
+// store and the counter remove the job's nodes ("Removing … from
+// ZooKeeper"); when it is SUSPENDED they only let go of their locks.
+//
 // # The server
 //
 // StartServer runs the ZooKeeper server the machine has installed
@@ -81,4 +126,18 @@
 //     the connection's events reach it, asks first and learns it does not
 //     lead. Leader information is deleted only if it is the deleting
 //     process's own session's.
+//   - A node of the StateHandleStore holds its handle as JSON
+//     ({"path": …}), where Flink writes a Java-serialized
+//     RetrievableStreamStateHandle; a completed checkpoint's file holds
+//     the checkpoint as JSON (its _metadata and properties), where Flink
+//     writes the Java-serialized CompletedCheckpoint.
+//   - The checkpoint store and counter work synchronously on the
+//     JobMaster's main thread; Flink removes subsumed checkpoints on an
+//     I/O executor.
+//   - A store whose recovery fails lets go of the locks it took, for the
+//     next try; Flink's keeps them until its session ends.
+//   - When a globally terminal job's store and counter are both gone,
+//     they delete the empty jobs/<jobid> node too: flinklab's Dispatcher
+//     has no HA job-data cleanup (Flink's
+//     HighAvailabilityServices#globalCleanupAsync) that would.
 package zookeeper

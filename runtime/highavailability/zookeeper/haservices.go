@@ -18,8 +18,9 @@ import (
 // through one LeaderElectionService, entered only when the first
 // contender registers, so that a TaskManager, which only retrieves
 // leaders, never takes part; every retrieval watches its component's
-// node; the JobResultStore and the JobGraphStore keep their state in the
-// storage directory, <high-availability.storageDir>/<cluster-id>.
+// node; the JobResultStore, the JobGraphStore and the jobs' completed
+// checkpoints keep their state in the storage directory,
+// <high-availability.storageDir>/<cluster-id>.
 type HaServices struct {
 	client     *Client
 	cfg        Config
@@ -113,6 +114,13 @@ func (h *HaServices) JobManagerLeaderRetriever(jobID api.JobID) highavailability
 // JobResultStore is the FileSystemJobResultStore under the storage
 // directory (job-result-store/<cluster-id>).
 func (h *HaServices) JobResultStore() highavailability.JobResultStore { return h.jobResultStore }
+
+// CheckpointRecoveryFactory makes the jobs' completed checkpoint stores
+// and checkpoint ID counters in ZooKeeper, under jobs/<jobid>, with their
+// files in the storage directory.
+func (h *HaServices) CheckpointRecoveryFactory() highavailability.CheckpointRecoveryFactory {
+	return NewCheckpointRecoveryFactory(h.client, h.storageDir, h.log)
+}
 
 // JobGraphStore is the cluster's JobGraphStore, made on first use.
 func (h *HaServices) JobGraphStore() (jobmanager.JobGraphStore, error) {

@@ -31,7 +31,7 @@ func NewJobGraphStore(client *Client, storageDir string, logger *slog.Logger) (*
 	if logger == nil {
 		logger = slog.Default()
 	}
-	store, err := NewStateHandleStore(client, "jobgraphs", storageDir, "submittedJobGraph")
+	store, err := NewStateHandleStore(client, "jobgraphs", storageDir, "submittedJobGraph", logger)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (s *JobGraphStore) PutJobGraph(g *jobgraph.JobGraph) error {
 	if err != nil {
 		return fmt.Errorf("put job graph %s: %w", g.JobID, err)
 	}
-	s.log.Info(fmt.Sprintf("Added JobGraph(jobId: %s) to ZooKeeperStateHandleStore{namespace='%s'}.", g.JobID, s.store.client.Path(s.store.root)))
+	s.log.Info(fmt.Sprintf("Added JobGraph(jobId: %s) to %s.", g.JobID, s.store))
 	return nil
 }
 
@@ -77,7 +77,7 @@ func (s *JobGraphStore) RecoverJobGraph(jobID api.JobID) (*jobgraph.JobGraph, er
 // terminal (Flink's globalCleanup): this process's lock, and the node and
 // its file if no other process holds it.
 func (s *JobGraphStore) RemoveJobGraph(jobID api.JobID) error {
-	if err := s.store.ReleaseAndTryRemove(jobID.String()); err != nil {
+	if _, err := s.store.ReleaseAndTryRemove(jobID.String()); err != nil {
 		return fmt.Errorf("remove job graph %s: %w", jobID, err)
 	}
 	return nil

@@ -68,6 +68,10 @@ type AdaptiveScheduler struct {
 	cfg  Config
 	deps Deps
 	log  *slog.Logger
+	// lastCoordinator is the CheckpointCoordinator of the newest
+	// ExecutionGraph, nil without checkpointing; it shuts the job's
+	// checkpoint services down when the job ends.
+	lastCoordinator *checkpoint.CheckpointCoordinator
 
 	failureHandler *failover.ExecutionFailureHandler
 	// bounds are the parallelism bounds of each vertex (Flink's
@@ -325,6 +329,9 @@ func (s *AdaptiveScheduler) createExecutionGraph(parallelism map[api.JobVertexID
 		OnTaskFailure: func(e *executiongraph.Execution, cause error) { s.state.onTaskFailure(e, cause) },
 		Checkpointing: s.deps.Checkpointing,
 	})
+	if c := run.scheduler.CheckpointCoordinator(); c != nil {
+		s.lastCoordinator = c
+	}
 	return run, nil
 }
 
@@ -408,5 +415,18 @@ func (s *AdaptiveScheduler) finish(a *gateway.ArchivedExecutionGraph) {
 	}
 	s.finished = true
 	s.deps.SlotPool.DeclareRequiredSlots(0)
+	s.shutDownCheckpointServices(a.State)
 	s.deps.OnTerminal(a)
+}
+
+// shutDownCheckpointServices shuts down the job's store of completed
+// checkpoints and its ID counter when the job ends (Flink:
+// SchedulerBase#shutDownCheckpointServices): each ExecutionGraph's
+// coordinator left them to the next graph. The last graph's coordinator,
+// if there was one, deletes what the job's status says to delete.
+func (s *AdaptiveScheduler) shutDownCheckpointServices(status api.JobStatus) {
+	if s.deps.Checkpointing == nil || s.lastCoordinator == nil {
+		return
+	}
+	s.lastCoordinator.ShutdownCheckpointServices(status)
 }

@@ -19,6 +19,7 @@ import (
 	"flinklab/runtime/jobgraph"
 	"flinklab/runtime/jobmaster/slotpool"
 	"flinklab/runtime/rpc"
+	"flinklab/runtime/scheduler"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -53,6 +54,13 @@ func ticker() *jobgraph.JobGraph {
 }
 
 func newHarness(t *testing.T, settings Settings, restarts failover.RestartBackoffTimeStrategy) *harness {
+	return newHarnessWithCheckpointing(t, settings, restarts, nil)
+}
+
+// newHarnessWithCheckpointing is newHarness with the job checkpointed as
+// checkpointing says (nil: not at all).
+func newHarnessWithCheckpointing(t *testing.T, settings Settings, restarts failover.RestartBackoffTimeStrategy,
+	checkpointing *scheduler.Checkpointing) *harness {
 	h := &harness{t: t, main: rpc.NewEndpoint("jobmanager_test"), logs: &logbuf.Buffer{}}
 	h.main.Start(nil)
 	t.Cleanup(func() { h.main.Close(nil) })
@@ -80,6 +88,8 @@ func newHarness(t *testing.T, settings Settings, restarts failover.RestartBackof
 			TaskExecutor: func(api.ResourceID) (gateway.TaskExecutorGateway, bool) { return tm, true },
 			JobMasterID:  api.NewJobMasterID(),
 			OnTerminal:   func(a *gateway.ArchivedExecutionGraph) { h.final = a },
+
+			Checkpointing: checkpointing,
 		})
 	})
 	return h

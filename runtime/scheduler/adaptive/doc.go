@@ -12,8 +12,11 @@
 //	Created ──► WaitingForResources ──► CreatingExecutionGraph ──► Executing ──► Finished
 //	                ▲   (enough slots)        │ (too few: FAILED)      │  │
 //	                │                          ▼                        │  ├─► Canceling ─► Finished
-//	                └──────── Restarting ◄─────────────────────────────┘  └─► Failing ───► Finished
-//	                     (a task failed, or the parallelism can change)
+//	                └──────── Restarting ◄─────────────────────────────┘  ├─► Failing ───► Finished
+//	                     (a task failed, or the parallelism can change)    │
+//	                                                                        └─► StopWithSavepoint ─► Finished
+//	                                                                           (flink stop; back to Executing
+//	                                                                            if the savepoint fails)
 //
 // Each state is a type here and a class in Flink, with its JobStatus:
 //
@@ -23,6 +26,7 @@
 //	Executing               RUNNING       the graph is deployed and runs
 //	Restarting              RESTARTING    the graph is cancelled; then wait again
 //	Canceling, Failing      CANCELLING, FAILING
+//	StopWithSavepoint       RUNNING       a savepoint, then the tasks end and the job FINISHES
 //	Finished                the graph's final status
 //
 // Every move is logged at DEBUG, as Flink does: "Transition from state
@@ -76,8 +80,13 @@
 //     adds the executing.* and submission.* options.
 //   - The ExecutionGraph is built on the main thread, one mailbox turn
 //     after entering CreatingExecutionGraph; Flink builds it in the
-//     background. No state is restored: there are no checkpoints yet, so a
-//     rescaled job starts from nothing, and there is no StopWithSavepoint.
+//     background.
+//   - Each ExecutionGraph has a CheckpointCoordinator of its own, over the
+//     job's one store of completed checkpoints: the statistics start anew
+//     with each graph, and a state without a graph has none.
+//   - StopWithSavepoint ends its graph's tasks as the DefaultScheduler
+//     does (package scheduler: they are cancelled after the savepoint,
+//     where Flink's sources stop and the tasks finish).
 //   - Slots are counted, not matched by profile: slot sharing groups with
 //     resources and co-location are not taken into account.
 //   - A BATCH job runs on the DefaultScheduler (Flink: on its

@@ -40,6 +40,13 @@ func (s *AdaptiveScheduler) goToExecuting(run *graphRun) {
 	s.transitionToState(&executing{withGraph: withGraph{s: s, run: run}})
 }
 
+// resumeExecuting goes back to Executing with a graph that runs already:
+// a stop-with-savepoint whose savepoint failed (Flink: StopWithSavepoint
+// goes to Executing with its ExecutionGraph).
+func (s *AdaptiveScheduler) resumeExecuting(run *graphRun) {
+	s.transitionToState(&executing{withGraph: withGraph{s: s, run: run}, resumed: true})
+}
+
 // executing runs the job (Flink's Executing, Flink 1.19): its graph is
 // deployed, and the state watches for two things. A task that fails
 // restarts the job, or fails it, as the restart strategy says; and new
@@ -51,6 +58,7 @@ type executing struct {
 	withGraph
 	lastRescale      time.Time
 	rescaleScheduled bool
+	resumed          bool // the graph was started before: by a stop-with-savepoint that failed
 }
 
 func (*executing) String() string           { return "Executing" }
@@ -60,7 +68,9 @@ func (e *executing) onEnter() {
 	// Executing is made anew for each graph: the graph's start counts as a
 	// rescale.
 	e.lastRescale = time.Now()
-	e.run.scheduler.StartScheduling()
+	if !e.resumed {
+		e.run.scheduler.StartScheduling()
+	}
 	// Slots may have come while the graph was being made.
 	e.s.runIfState(e, e.rescaleWhenCooldownPeriodIsOver, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/network"
 	"flinklab/runtime/trace"
 )
@@ -26,6 +27,17 @@ import (
 //
 // At least once: nothing is blocked; records behind an early barrier are
 // processed before the snapshot, and so processed again after a restore.
+//
+// What backpressure does to it: a barrier is a buffer among the others, so
+// it reaches the task only after every buffer queued before it on its
+// channel. Under backpressure the queues are full and the barrier of the
+// slowest channel comes late; meanwhile the channels that delivered
+// theirs are blocked, which slows the job down further. When that takes
+// longer than execution.checkpointing.timeout the checkpoint expires, as
+// with step k4's fault, barrier-lost, whose barrier never comes at all
+// (barrierLost). Flink's answers are unaligned checkpoints (the barrier
+// overtakes the buffers, which are stored with the checkpoint) and buffer
+// debloating (fewer buffers in flight); flinklab has neither.
 //
 // It runs on the task's goroutine, called from inside the gates' Next.
 type checkpointBarrierHandler struct {
@@ -62,6 +74,9 @@ func newCheckpointBarrierHandler(task *StreamTask, gates []*network.InputGate) *
 // ProcessBarrier takes the barrier of checkpoint barrier.ID from channel.
 func (h *checkpointBarrierHandler) ProcessBarrier(barrier network.CheckpointBarrier, channel network.InputChannelInfo) error {
 	aligned := barrier.Options.NeedsAlignment()
+	if h.barrierLost(barrier, channel, aligned) {
+		return nil
+	}
 	switch {
 	case barrier.ID <= h.latestCheckpointID:
 		// A barrier of a checkpoint the task already took or gave up: let
@@ -87,6 +102,37 @@ func (h *checkpointBarrierHandler) ProcessBarrier(barrier network.CheckpointBarr
 		return nil // Step k4 waits: the barrier has not come on every channel yet
 	}
 	return h.triggerCheckpoint(barrier, aligned)
+}
+
+// barrierLost is step k4's fault, barrier-lost: the barrier of one input
+// channel never reaches the handler. It is asked only where a lost barrier
+// stalls the alignment: an aligned barrier of a checkpoint the task has
+// not taken yet, at a task with more than one open input channel.
+//
+// What follows is what a stuck alignment does in Flink. The channel stays
+// blocked: its producer stopped the subpartition after handing out the
+// barrier, and only a ResumeConsumption, which never comes, lets it go on.
+// The barrier arrives on the other channels, which block too, waiting for
+// the one that is missing. The task reads nothing more; the records behind
+// the barriers fill their subpartitions' queues, and their producers block
+// in EmitRecord: backpressure, up to the sources. The task never
+// snapshots, never acknowledges, and the checkpoint expires after
+// execution.checkpointing.timeout.
+func (h *checkpointBarrierHandler) barrierLost(barrier network.CheckpointBarrier, channel network.InputChannelInfo, aligned bool) bool {
+	if !aligned || barrier.ID <= h.latestCheckpointID || h.numOpenChannels < 2 {
+		return false
+	}
+	t := h.task
+	kind, ok := t.env.Faults.Fire(trace.K4, t.env.JobID)
+	if !ok {
+		return false
+	}
+	// Step k4 (fault): the barrier is lost; the alignment waits for it
+	// for ever.
+	t.env.Trace.EmitFailure(trace.K4, "upstream", t.taskNameWithSubtask(), t.env.JobID,
+		"barrier %d on input channel %d of gate %d lost; the channel stays blocked: %v",
+		barrier.ID, channel.InputChannelIdx, channel.GateIdx, fault.Injected(trace.K4, kind))
+	return true
 }
 
 // ProcessEndOfPartition takes the end of a channel. A checkpoint still

@@ -1,11 +1,15 @@
 package tasks
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/fault"
 	"flinklab/runtime/network"
 	"flinklab/runtime/state"
 	"flinklab/runtime/streaming"
@@ -102,7 +106,7 @@ func (t *StreamTask) performCheckpoint(checkpointID, timestamp int64, options ch
 		if !ok {
 			continue
 		}
-		snapshot, err := checkpointed.snapshotState()
+		snapshot, err := checkpointed.snapshotState(checkpointID)
 		if err != nil {
 			t.logger.Warn(fmt.Sprintf("Could not perform checkpoint %d for operator %v.", checkpointID, t.chain.nodes[i]), "cause", err.Error())
 			t.decline(checkpointID, checkpoint.NewCheckpointException(checkpoint.TaskCheckpointFailure, err))
@@ -122,12 +126,18 @@ func (t *StreamTask) finishCheckpoint(checkpointID int64, location state.Checkpo
 	snapshots map[api.OperatorID]operatorSnapshot, metrics checkpoint.CheckpointMetrics) {
 	started := time.Now()
 	taskState := &checkpoint.TaskStateSnapshot{SubtaskStateMappings: make(map[api.OperatorID]checkpoint.OperatorSubtaskState, len(snapshots))}
+	if err := t.injectedStorageWriteFailure(location, snapshots); err != nil {
+		// Step k5 (fault): storage-write-fails: the state cannot be
+		// written to the checkpoint's directory; the task declines, as
+		// for a real I/O error.
+		t.asyncCheckpointFailed(checkpointID, err)
+		return
+	}
 	for id, snapshot := range snapshots {
 		subtaskState, err := writeSnapshot(location, snapshot)
 		if err != nil {
 			taskState.DiscardState()
-			t.logger.Warn(fmt.Sprintf("Asynchronous part of checkpoint %d could not be completed.", checkpointID), "cause", err.Error())
-			t.decline(checkpointID, checkpoint.NewCheckpointException(checkpoint.CheckpointAsyncException, err))
+			t.asyncCheckpointFailed(checkpointID, err)
 			return
 		}
 		taskState.SubtaskStateMappings[id] = subtaskState
@@ -146,6 +156,37 @@ func (t *StreamTask) finishCheckpoint(checkpointID int64, location state.Checkpo
 		Metrics:         metrics,
 		SubtaskState:    taskState,
 	})
+}
+
+// asyncCheckpointFailed ends an asynchronous part that could not write the
+// task's state, as Flink's AsyncCheckpointRunnable does: it logs the
+// failure and declines the checkpoint with CHECKPOINT_ASYNC_EXCEPTION,
+// which the CheckpointFailureManager counts against
+// execution.checkpointing.tolerable-failed-checkpoints.
+func (t *StreamTask) asyncCheckpointFailed(checkpointID int64, err error) {
+	name := t.taskNameWithSubtask()
+	t.logger.With("logger", "AsyncCheckpointRunnable").Info(
+		fmt.Sprintf("%s - asynchronous part of checkpoint %d could not be completed.", name, checkpointID), "cause", err.Error())
+	materialize := fmt.Errorf("Could not materialize checkpoint %d for operator %s. Caused by: %w", checkpointID, name, err)
+	t.decline(checkpointID, checkpoint.NewCheckpointException(checkpoint.CheckpointAsyncException, materialize))
+}
+
+// injectedStorageWriteFailure is step k5's fault storage-write-fails: the
+// file system of state.checkpoints.dir refuses the task's state (full,
+// read-only, its permissions or quota changed), and the error is the one
+// Flink's FsCheckpointStateOutputStream throws then. It is asked only of a
+// task that has state to write into a checkpoint's directory; with
+// JobManagerCheckpointStorage the state travels in the acknowledgement,
+// nothing is written, and the fault stays armed.
+func (t *StreamTask) injectedStorageWriteFailure(location state.CheckpointStorageLocation, snapshots map[api.OperatorID]operatorSnapshot) error {
+	if location.Directory == "" || len(snapshots) == 0 ||
+		!t.env.Faults.FireKind(trace.K5, t.env.JobID, fault.StorageWriteFails) {
+		return nil
+	}
+	var name [16]byte
+	_, _ = rand.Read(name[:])
+	return fmt.Errorf("Could not flush to file and close the file system output stream to %s in order to obtain the stream state handle: %w",
+		filepath.Join(location.Directory, hex.EncodeToString(name[:])), fault.Injected(trace.K5, fault.StorageWriteFails))
 }
 
 // writeSnapshot writes one operator's snapshot to the checkpoint's storage
@@ -217,7 +258,7 @@ func (t *StreamTask) initializeState() error {
 			continue
 		}
 		subtaskState := restore.TaskStateSnapshot.SubtaskStateMappings[t.operatorIDs[i]]
-		if err := checkpointed.initializeState(subtaskState); err != nil {
+		if err := checkpointed.initializeState(restore.RestoreCheckpointID, subtaskState); err != nil {
 			return fmt.Errorf("%v: restoring checkpoint %d: %w", t.chain.nodes[i], restore.RestoreCheckpointID, err)
 		}
 	}

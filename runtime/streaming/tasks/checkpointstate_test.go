@@ -24,7 +24,7 @@ func TestASourceRestoredAtAnotherParallelismEmitsEveryIndexOnce(t *testing.T) {
 	}
 	restored := checkpoint.OperatorSubtaskState{}
 	for _, p := range old {
-		snapshot, err := p.snapshotState()
+		snapshot, err := p.snapshotState(1)
 		require.NoError(t, err)
 		written, err := writeSnapshot(state.CheckpointStorageLocation{}, snapshot)
 		require.NoError(t, err)
@@ -37,7 +37,7 @@ func TestASourceRestoredAtAnotherParallelismEmitsEveryIndexOnce(t *testing.T) {
 			emitted := map[int64]int{}
 			for s := range parallelism {
 				p := sourcePosition{subtaskShare: subtaskShare{s, parallelism}}
-				require.NoError(t, p.initializeState(restored))
+				require.NoError(t, p.initializeState(1, restored))
 				for i := p.first(); i < 40; i = p.advance(i) {
 					assert.Equal(t, s, int(i)%parallelism, "subtask %d emits only its own indexes", s)
 					emitted[i]++
@@ -64,25 +64,25 @@ func TestASourceRestoredAtItsParallelismGoesOnWhereItStopped(t *testing.T) {
 	p := sourcePosition{subtaskShare: subtaskShare{1, 3}}
 	var all []state.OperatorStateHandle
 	for s, next := range []int64{0, 31, 2} {
-		o, err := (&sourcePosition{subtaskShare: subtaskShare{s, 3}, next: next}).snapshotState()
+		o, err := (&sourcePosition{subtaskShare: subtaskShare{s, 3}, next: next}).snapshotState(1)
 		require.NoError(t, err)
 		w, err := writeSnapshot(state.CheckpointStorageLocation{}, o)
 		require.NoError(t, err)
 		all = append(all, w.ManagedOperatorState...)
 	}
-	require.NoError(t, p.initializeState(checkpoint.OperatorSubtaskState{ManagedOperatorState: all}))
+	require.NoError(t, p.initializeState(1, checkpoint.OperatorSubtaskState{ManagedOperatorState: all}))
 	assert.Equal(t, int64(31), p.first())
 }
 
 // A checkpoint that lacks the position of one old subtask cannot be
 // restored: the source would not know what that subtask emitted.
 func TestASourceRefusesACheckpointMissingASubtasksPosition(t *testing.T) {
-	o, err := (&sourcePosition{subtaskShare: subtaskShare{0, 2}, next: 4}).snapshotState()
+	o, err := (&sourcePosition{subtaskShare: subtaskShare{0, 2}, next: 4}).snapshotState(1)
 	require.NoError(t, err)
 	w, err := writeSnapshot(state.CheckpointStorageLocation{}, o)
 	require.NoError(t, err)
 	p := sourcePosition{subtaskShare: subtaskShare{0, 2}}
-	err = p.initializeState(w)
+	err = p.initializeState(1, w)
 	assert.ErrorContains(t, err, "the checkpoint holds no position of source subtask 1 of 2")
 }
 

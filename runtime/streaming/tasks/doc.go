@@ -20,6 +20,7 @@
 //	BatchGroupedReduceOperator                     batchGroupedReduce
 //	HeapKeyedStateBackend, StateTable              heapKeyedStateBackend
 //	PrintSinkFunction, StreamSink                  printSink, functionSink
+//	TwoPhaseCommitSinkFunction, FileSink          transactionalFileSink
 //	AbstractUdfStreamOperator, RichFunction        abstractUdfStreamOperator, RichFunction
 //	TypeSerializer                                 typeutils.TypeSerializer
 //
@@ -98,6 +99,69 @@
 // KeyBy rejects float keys: under == NaN is never found again and 0.0
 // finds -0.0, though HashCode sends them to different key groups.
 //
+// # Checkpoints
+//
+// A task takes its part of a checkpoint on its own goroutine, between two
+// records (checkpointing.go, Flink's SubtaskCheckpointCoordinatorImpl):
+// it sends the barrier on every output first (BroadcastEvent), then each
+// operator copies its state (snapshotState: the synchronous part), and a
+// goroutine of the task writes the copies into the checkpoint's storage
+// and acknowledges the checkpoint with their handles (the asynchronous
+// part, Flink's AsyncCheckpointRunnable) while the records flow on.
+//
+//	source task (k3)                      task with inputs (k4)
+//	triggerCheckpoint ─► mailbox          barrier on channel 0 ─► blocked
+//	between two records:                  barrier on channel 1 ─► blocked
+//	  barrier ─► every output               … on every open channel:
+//	  snapshot: its position                barrier ─► every output
+//	  write, acknowledge (k5)               snapshot: keyed state by key group
+//	                                        write, acknowledge (k5)
+//	                                        resume the blocked channels
+//
+// A source learns of a checkpoint from the TaskExecutor's goroutine, so
+// the request goes through the task's mailbox (mailbox.go), which the
+// source looks at after every record (sourceOutput) and, when rate
+// limited, between two ticks. A task with inputs learns of it from the
+// barriers in its input: the checkpointBarrierHandler sees them inside the
+// gate's Next and takes the checkpoint once the barrier has come on every
+// open channel. In EXACTLY_ONCE mode (the default) the channels that
+// delivered the barrier are blocked until then (alignment): their
+// records wait, and their producers back up. In AT_LEAST_ONCE mode
+// nothing waits, so records behind an early barrier are processed before
+// the snapshot and processed again after a restore.
+//
+// What is snapshotted: a keyed reduce's values, by key group (keyed
+// state, restored at any parallelism by key group), and every source's
+// position, the index of the next record it emits, as union list state
+// (every new subtask gets every old position and works out which of its
+// own records were emitted, so a source too can be restored at another
+// parallelism). A task deployed with a JobManagerTaskRestore hands each
+// operator its share before the operators open (initializeState). After
+// the checkpoint completes, the operators that listen hear of it through
+// the mailbox (notifyCheckpointComplete, k7).
+//
+// # Exactly once, end to end
+//
+// Restored state makes the counts right, but a sink that hands on every
+// record at once (print, collect) shows again, after a failover, what it
+// showed between the restored checkpoint and the failure. The
+// transactional file sink (transactionalFileSink, made by
+// SinkToTransactionalFiles) shows a record only once a checkpoint that
+// covers it has completed. It commits in two phases, as Flink's
+// TwoPhaseCommitSinkFunction does: the records since the last barrier
+// wait in a hidden in-progress file; the barrier makes it pending
+// (preCommit, in snapshotState), and its name goes into the checkpoint's
+// state; notifyCheckpointComplete (k7) renames it into place. A restore
+// commits the pending files its checkpoint names, which the failure may
+// have kept from their commit, and deletes the rest:
+//
+//	record ─► .in-progress/part-1-after-7 ─barrier 8─► .pending/part-1-8 ─checkpoint 8 completes─► part-1-8
+//	                      │                                   │
+//	                      └────── failure, restore of 7 ──────┴──► deleted; the records come again
+//
+// Its doc comment has the file names, the protocol, restores at another
+// parallelism, and where it differs from Flink.
+//
 // # BATCH mode
 //
 // A task plans its program in the runtime mode the client planned it in
@@ -112,7 +176,11 @@
 // # Who calls what
 //
 // Restore and Invoke run on the task's goroutine and own everything in the
-// chain; nothing is locked per record. The only other goroutine is the
+// chain; nothing is locked per record. Other goroutines only hand work to
+// it: the TaskExecutor puts checkpoint requests and notifications into the
+// task's mailbox, and the asynchronous part of each checkpoint writes
+// copies the task's goroutine made (the task waits for those writes
+// before it ends). The other goroutine is the
 // outputFlusher of a task that writes to the network: every buffer timeout
 // it sets the chain's flushRequested flag, which the task (or, in a
 // source's loop, sourceOutput) looks at after every record, and
@@ -138,15 +206,29 @@
 //     ("counting-house.txt" of "wordcount" finds
 //     "wordcount/counting-house.txt", the text runtime/examples/wordcount
 //     bundles).
-//   - No mailbox per task. Flink's StreamTask runs a MailboxProcessor whose
+//   - A small mailbox. Flink's StreamTask runs a MailboxProcessor whose
 //     default action processes input and whose mails run timers,
 //     checkpoints and the OutputFlusher's flush. Here Invoke is a plain
-//     loop; the one piece of outside work, the buffer-timeout flush, is
-//     an atomic flag the loop looks at after every record, plus a
-//     cancelled wait context for a task idle on its input.
-//   - No checkpoint barriers, watermarks, timers or latency markers yet:
-//     the input carries records and EndOfPartition only, and state is not
-//     snapshotted. Restore restores nothing; it only opens the operators.
+//     loop that runs the mails (checkpoints and their notifications)
+//     between two records; the buffer-timeout flush is an atomic flag the
+//     loop looks at after every record, plus a cancelled wait context for
+//     a task idle on its input (which a new mail cancels too).
+//   - No watermarks, timers or latency markers yet: the input carries
+//     records, checkpoint barriers and EndOfPartition only.
+//   - Checkpoints are aligned or at least once, never unaligned; a task
+//     that finished takes no more checkpoints (Flink 1.14 and later go on
+//     checkpointing with finished tasks, FLIP-147): while a task has
+//     finished, a checkpoint cannot start ("Not all required tasks are
+//     currently running."), and an input that ends during an alignment
+//     declines the checkpoint (CHECKPOINT_DECLINED_INPUT_END_OF_STREAM),
+//     as Flink did before.
+//   - The mode comes with each barrier (its CheckpointOptions) rather
+//     than from the task's configuration; one handler does both modes
+//     (Flink has SingleCheckpointBarrierHandler and
+//     CheckpointBarrierTracker).
+//   - Sources keep their position as union list state, the way Flink's
+//     legacy sources did; FLIP-27 sources keep splits, which the
+//     SourceCoordinator hands out.
 //   - Records are serialized only at task boundaries, and chained
 //     operators share the Go value: there is no CopyingChainingOutput. A
 //     Go record is usually a value (a copy on every assignment); a program
@@ -154,8 +236,10 @@
 //     upstream, as a Flink job with object reuse enabled would.
 //   - The InputGate cuts records out of buffers, the task deserializes
 //     them (Flink's StreamTaskNetworkInput does both).
-//   - Operators have Open and Close but no finish; sinks are not
-//     two-phase. RichFunction's Open takes no OpenContext. Today no user
+//   - Operators have Open and Close but no finish. Only the file sink is
+//     two-phase, and it commits its last transaction at the end of its
+//     input, where Flink takes a final checkpoint (see
+//     transactionalFileSink). RichFunction's Open takes no OpenContext. Today no user
 //     function is a RichFunction: Map, Filter, … take plain Go funcs,
 //     which have no methods, and CollectSink has no Open; a sink or
 //     function type with Open and Close gets them called as soon as the

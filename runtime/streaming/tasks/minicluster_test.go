@@ -86,7 +86,7 @@ func startCluster(t *testing.T) (*minicluster.MiniCluster, *logbuf.Buffer) {
 
 // jarBytes builds a job jar: the manifest names the program, and the
 // resources travel with it.
-func jarBytes(t *testing.T, programClass string, resources map[string][]byte) []byte {
+func jarBytes(t testing.TB, programClass string, resources map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, client.WriteJar(&buf, programClass, resources))

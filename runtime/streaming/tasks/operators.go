@@ -144,14 +144,14 @@ type streamGroupedReduce struct {
 
 // snapshotState copies the values of every key (Flink: the ValueState in
 // the HeapKeyedStateBackend, snapshotted by key group).
-func (o *streamGroupedReduce) snapshotState() (operatorSnapshot, error) {
+func (o *streamGroupedReduce) snapshotState(int64) (operatorSnapshot, error) {
 	keyed, err := o.state.snapshot()
 	return operatorSnapshot{keyed: keyed}, err
 }
 
 // initializeState reads back the values of the keys of this subtask's
 // key groups.
-func (o *streamGroupedReduce) initializeState(restored checkpoint.OperatorSubtaskState) error {
+func (o *streamGroupedReduce) initializeState(_ int64, restored checkpoint.OperatorSubtaskState) error {
 	return o.state.restore(restored.ManagedKeyedState)
 }
 
@@ -333,6 +333,8 @@ func newOneInputOperator(node *streaming.StreamNode, out output, subtaskIndex, p
 		if op.Invoke != nil {
 			return &functionSink{udf, op.Invoke}, nil
 		}
+	case streaming.TransactionalFileSink:
+		return newTransactionalFileSink(op.Path, subtaskShare{subtaskIndex, parallelism}), nil
 	default:
 		return nil, fmt.Errorf("%v: a %v cannot run inside a chain", node, op.Kind)
 	}

@@ -14,12 +14,15 @@ import (
 // It mirrors Flink's StreamOperator#snapshotState and
 // StreamOperatorStateHandler#initializeOperatorState.
 type checkpointedOperator interface {
-	// snapshotState copies the operator's state: the synchronous part of
-	// a checkpoint, on the task's goroutine.
-	snapshotState() (operatorSnapshot, error)
-	// initializeState restores the operator's share of a checkpoint,
-	// before it opens.
-	initializeState(restored checkpoint.OperatorSubtaskState) error
+	// snapshotState copies the operator's state for checkpoint
+	// checkpointID (Flink: StateSnapshotContext#getCheckpointId): the
+	// synchronous part of a checkpoint, on the task's goroutine.
+	snapshotState(checkpointID int64) (operatorSnapshot, error)
+	// initializeState restores the operator's share of checkpoint
+	// restoredCheckpointID (Flink:
+	// StateInitializationContext#getRestoredCheckpointId), before it
+	// opens.
+	initializeState(restoredCheckpointID int64, restored checkpoint.OperatorSubtaskState) error
 }
 
 // checkpointListener is an operator that wants to hear that a checkpoint
@@ -116,7 +119,7 @@ func (p *sourcePosition) skipEmitted(i int64) int64 {
 	return i
 }
 
-func (p *sourcePosition) snapshotState() (operatorSnapshot, error) {
+func (p *sourcePosition) snapshotState(int64) (operatorSnapshot, error) {
 	element := binary.AppendUvarint(nil, uint64(p.subtaskIndex))
 	element = binary.AppendUvarint(element, uint64(p.parallelism))
 	element = binary.AppendVarint(element, p.next)
@@ -125,7 +128,7 @@ func (p *sourcePosition) snapshotState() (operatorSnapshot, error) {
 	}}, nil
 }
 
-func (p *sourcePosition) initializeState(restored checkpoint.OperatorSubtaskState) error {
+func (p *sourcePosition) initializeState(_ int64, restored checkpoint.OperatorSubtaskState) error {
 	var r *restoredPositions
 	for _, h := range restored.ManagedOperatorState {
 		elements, err := h.Elements(sourcePositionStateName)

@@ -5,7 +5,9 @@
 // a running cluster (PlanSlots, RunningSlots; package slots), works out a
 // job's pipelined regions and what region failover restarts (PlanRegions;
 // package regions), runs a job on the AdaptiveScheduler to draw the states
-// it went through (RunAdaptive; package states), and produces
+// it went through (RunAdaptive; package states), runs a job with
+// checkpoints, or asks a running cluster, to draw one checkpoint
+// (RunCheckpoint, DrawCheckpoint; package checkpoints), and produces
 // the committed contents of the repository's diagrams/ directory
 // (Generate). Turning DOT into SVG is
 // left to the command and package svg, so this package and its test never
@@ -14,7 +16,7 @@
 // Everything it writes is deterministic: the DOT files name nodes by
 // position, and the sequence is made stable by Canonical, which strips the
 // random IDs and timestamps out of the trace and puts the events in step
-// order.
+// order; a checkpoint likewise by CheckpointRun.Canonical.
 package diagrams
 
 import (
@@ -407,8 +409,10 @@ func slotCommand(class string, parallelism, taskManagers, numSlots int) string {
 // its submission sequence as Mermaid, the three graphs of each of
 // shapePrograms, the slot view of each of slotViews, the regions view of
 // each of regionViews, the AdaptiveScheduler's states with the path of a
-// real run (RunAdaptive) as DOT and Mermaid, and README.md, which embeds
-// the sequence and the states in mermaid blocks. The SVGs rendered from the DOT files are not part of it: they need
+// real run (RunAdaptive) as DOT and Mermaid, a checkpoint of the ticker
+// (RunCheckpoint, in step order: generateCheckpoint) on its
+// ExecutionGraph as DOT and as a sequence in DOT and Mermaid, and
+// README.md, which embeds the sequences and the states in mermaid blocks. The SVGs rendered from the DOT files are not part of it: they need
 // go-graphviz, which only the command loads.
 func Generate(ctx context.Context) (map[string][]byte, error) {
 	plan, err := PlanProgram(Program, nil, Parallelism)
@@ -484,6 +488,11 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 	adaptiveFiles := adaptiveRun.Files()
 	maps.Copy(files, adaptiveFiles)
 
+	checkpointDrawn, err := generateCheckpoint(ctx, files)
+	if err != nil {
+		return nil, err
+	}
+
 	var readme bytes.Buffer
 	err = readmeTemplate.Execute(&readme, map[string]any{
 		"Name": plan.Name, "Parallelism": Parallelism, "Fix": FixCommand,
@@ -496,6 +505,7 @@ func Generate(ctx context.Context) (map[string][]byte, error) {
 			"Stabilization": AdaptiveSettings().ResourceStabilizationTimeout, "ScalingInterval": AdaptiveSettings().ScalingIntervalMin,
 			"Mermaid": strings.TrimRight(string(adaptiveFiles[AdaptiveFile+".mmd"]), "\n"),
 		},
+		"Checkpoint": checkpointDrawn,
 	})
 	if err != nil {
 		return nil, err
@@ -625,6 +635,50 @@ Source: [{{.File}}.mmd]({{.File}}.mmd); the same drawn by Graphviz, with the pat
 in green: [{{.File}}.svg]({{.File}}.svg) ([DOT]({{.File}}.dot)).
 
 ![AdaptiveScheduler]({{.File}}.svg)
+
+` + "```mermaid" + `
+{{.Mermaid}}
+` + "```" + `
+{{end}}
+## A checkpoint, step by step
+{{with .Checkpoint}}
+` + "`go run ./tools/graphs -checkpoint`" + ` runs the program ` + "`{{.Program}}`" + ` (runtime/examples/ticker),
+bounded, at parallelism {{.Parallelism}} on a MiniCluster with a checkpoint every {{.Interval}}, and draws
+its {{if eq .Drawn 2}}second{{else}}{{.Drawn}}th{{end}} completed checkpoint, number {{.ID}}, from the job's trace: the steps
+k1…k7 of runtime/checkpoint. The first checkpoint comes after a random delay
+(between the min pause, {{.MinPause}}, and the interval), soon after the tasks
+started; the second is the first of the steady rhythm, one interval later,
+with records flowing ahead of its barrier.
+
+What to look at, on the ExecutionGraph:
+
+- The CheckpointCoordinator (in the JobMaster) triggers the checkpoint (k1)
+  and sends triggerCheckpoint to each source (k2, blue dashed).
+- Each source sends the barrier on every output channel, behind the records
+  it emitted before, and snapshots its position (k3): the orange arrows, one
+  per channel, two into each running-count subtask, because the keyBy is
+  ALL_TO_ALL.
+- A running-count subtask snapshots its counts only once the barrier has come
+  on both of its inputs (k4): EXACTLY_ONCE aligns, holding back the input
+  that delivered the barrier first.
+- Every subtask acknowledges with its state's handles (k5, green dotted); the
+  last acknowledgement completes the checkpoint (k6), and the coordinator
+  notifies every subtask (k7).
+- Read each subtask's rows top to bottom: the number is the step's place
+  among the checkpoint's events. Here the events are numbered in step order,
+  one order a checkpoint may take, so that the drawing is the same on every
+  run. In every run each source's k3 comes before any k4 downstream, and
+  every k5 before k6; but the two sources may take the trigger, and any two
+  subtasks acknowledge, in either order. The command draws its run's own
+  order with the milliseconds since the trigger, and prints them: the subtask
+  that acknowledged last is the one the checkpoint waited for.
+
+![Checkpoint]({{.File}}.svg) ([DOT]({{.File}}.dot))
+
+The same as a sequence: [{{.Sequence}}.mmd]({{.Sequence}}.mmd); drawn by Graphviz:
+[{{.Sequence}}.svg]({{.Sequence}}.svg) ([DOT]({{.Sequence}}.dot)). A source's k3 is one
+arrow per channel; k4 is the subtask's own step. IDs, timestamps, sizes and
+milliseconds are replaced by ` + "`<id>`, `<attempt>`, `<timestamp>` and `<n>`" + `.
 
 ` + "```mermaid" + `
 {{.Mermaid}}

@@ -76,6 +76,14 @@ func testCommittedDiagramsAreUpToDate(t *testing.T) {
 	assert.Contains(t, files, AdaptiveFile+".dot")
 	assert.Contains(t, string(files["README.md"]), "("+AdaptiveFile+".svg)")
 	assert.Contains(t, string(files["README.md"]), string(files[AdaptiveFile+".mmd"]), "the README shows the states in Mermaid")
+	// And a checkpoint of the ticker (-checkpoint), on its ExecutionGraph
+	// and as a sequence, in step order: the same on every run.
+	sequence := CheckpointSequenceFile(CheckpointProgram)
+	for _, name := range []string{CheckpointFile(CheckpointProgram), sequence + ".dot", sequence + ".mmd"} {
+		assert.Contains(t, files, name)
+	}
+	assert.Contains(t, string(files["README.md"]), "("+strings.TrimSuffix(CheckpointFile(CheckpointProgram), ".dot")+".svg)")
+	assert.Contains(t, string(files["README.md"]), string(files[sequence+".mmd"]), "the README shows the checkpoint in Mermaid")
 }
 
 func TestSanitize(t *testing.T) {

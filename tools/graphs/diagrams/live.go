@@ -32,13 +32,7 @@ func DrawJob(ctx context.Context, address, jobID string) (map[string][]byte, err
 	if err != nil {
 		return nil, fmt.Errorf("-job %q: %w", jobID, err)
 	}
-	c := client.NewRestClusterClient(address)
-	get := func(path string, answer any) error {
-		if err := c.SendRequest(ctx, http.MethodGet, path, answer); err != nil {
-			return fmt.Errorf("GET %s: %w", path, err)
-		}
-		return nil
-	}
+	get := restGetter(ctx, address)
 
 	var plan rest.JobPlanInfo
 	if err := get("/jobs/"+id.String()+"/plan", &plan); err != nil {
@@ -70,6 +64,18 @@ func DrawJob(ctx context.Context, address, jobID string) (map[string][]byte, err
 		name + "-sequence.dot":       dot.SequenceDOT(events.Events),
 		name + "-sequence.mmd":       dot.SequenceDiagram(events.Events),
 	}, nil
+}
+
+// restGetter returns a function that GETs a path of the REST endpoint at
+// address into answer; its error names the path.
+func restGetter(ctx context.Context, address string) func(path string, answer any) error {
+	c := client.NewRestClusterClient(address)
+	return func(path string, answer any) error {
+		if err := c.SendRequest(ctx, http.MethodGet, path, answer); err != nil {
+			return fmt.Errorf("GET %s: %w", path, err)
+		}
+		return nil
+	}
 }
 
 // archivedVertex rebuilds the snapshot of one vertex from its REST

@@ -1,7 +1,7 @@
 // Package dot draws flinklab's three graphs and its submission sequence as
 // text: Graphviz DOT for the graphs, a Mermaid sequenceDiagram for the
-// sequence; and, the same way, where subtasks run, pipelined regions and
-// the AdaptiveScheduler's states. It is plain Go with no dependencies
+// sequence; and, the same way, where subtasks run, pipelined regions, the
+// AdaptiveScheduler's states and one checkpoint. It is plain Go with no dependencies
 // beyond the runtime packages it draws, so golden files under testdata
 // test it; turning DOT into SVG is the job of the tools/graphs command,
 // which alone imports go-graphviz (see
@@ -75,6 +75,21 @@
 // states, with the path a real job took in green and the numbers of its
 // moves on the transitions it took; StateMachineMermaid draws the same as
 // a Mermaid stateDiagram-v2.
+//
+// Checkpoint draws one checkpoint, read from a job's trace by package
+// checkpoints, on the job's ExecutionGraph: the CheckpointCoordinator on
+// the left, the subtasks in their vertices' boxes, each listing the steps
+// it took (k2 trigger received, k3 barrier sent, k4 barrier on all inputs,
+// k5 acknowledged, k7 notified), each with its number among the
+// checkpoint's events and, for a measured run, its milliseconds since the
+// trigger (k1). The barrier is orange on every channel it crossed, the
+// trigger blue, the acknowledgements green, ranked "1st", "2nd", … so that
+// "which subtask acknowledged when" reads off the drawing. Flink's web UI
+// shows the same per subtask as a table (the Checkpoints tab's details).
+// CheckpointSequence and CheckpointSequenceDOT draw the same checkpoint as
+// a sequence, CheckpointCoordinator, TaskExecutor, sources, subtasks
+// downstream, one arrow per event (a source's k3 one per channel) and a
+// participant's own step (k1, k4, k6) as a box on its lifeline.
 //
 // Every function returns the same bytes for the same graph: nodes are named
 // by position (v0, v1, … or a StreamNode's ID, never by random

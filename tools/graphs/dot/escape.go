@@ -53,6 +53,28 @@ func shorten(s string, max int) string {
 	return strings.TrimRight(string(runes[:max-1]), " ") + "…"
 }
 
+// wrap breaks s into lines of at most width runes, between words; a word
+// longer than width is a line of its own.
+func wrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // mermaidText makes s safe as the text of a Mermaid message or participant
 // alias. Mermaid ends a statement at a newline or ';', starts an entity code
 // at '#' and a comment at "%%", and reads '<' (a tag such as <br>) and '&'
@@ -76,6 +98,30 @@ func mermaidText(s string) string {
 			b.WriteString("#lt;")
 		case '&':
 			b.WriteString("#amp;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// htmlText makes s safe inside an HTML-like label of Graphviz ("<b>…</b>"
+// in label=<…>): '&', '<', '>' and '"' become entities, so "a -> b" reads
+// as written; line breaks become spaces, and invalid UTF-8 becomes U+FFFD.
+func htmlText(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}
