@@ -199,23 +199,7 @@ func (s *DefaultScheduler) restoreState(ids []api.ExecutionVertexID) error {
 	if s.checkpointCoordinator == nil {
 		return nil
 	}
-	seen := make(map[api.JobVertexID]bool)
-	var vertices []checkpoint.VertexToRestore
-	for _, id := range ids {
-		if seen[id.JobVertexID] {
-			continue
-		}
-		seen[id.JobVertexID] = true
-		ejv := s.deps.Graph.JobVertex(id.JobVertexID)
-		vertices = append(vertices, checkpoint.VertexToRestore{
-			JobVertexID:    ejv.ID(),
-			Name:           ejv.Name(),
-			Parallelism:    ejv.Parallelism(),
-			MaxParallelism: ejv.MaxParallelism(),
-			OperatorIDs:    ejv.JobVertex().OperatorIDs,
-		})
-	}
-	restores, ok, err := s.checkpointCoordinator.RestoreLatestCheckpointedStateToSubtasks(vertices)
+	restores, ok, err := s.checkpointCoordinator.RestoreLatestCheckpointedStateToSubtasks(s.verticesToRestore(ids))
 	if err != nil || !ok {
 		return err
 	}

@@ -3,7 +3,6 @@ package tasks
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -115,22 +114,14 @@ func countOf(seq []int64, v int64) int {
 // checkpointing options cfg.
 func startCheckpointingCluster(t *testing.T, cfg checkpoint.CheckpointCoordinatorConfiguration) (*minicluster.MiniCluster, *logbuf.Buffer) {
 	t.Helper()
-	logs := &logbuf.Buffer{}
-	cluster, err := minicluster.New(minicluster.Config{
+	return startClusterWith(t, minicluster.Config{
 		NumTaskManagers:        2,
 		NumSlotsPerTaskManager: 2,
-		WorkingDir:             t.TempDir(),
 		Heartbeat:              heartbeat.HeartbeatServices{Interval: 500 * time.Millisecond, Timeout: 2 * time.Second},
 		RestartStrategy: failover.Config{Type: failover.TypeFixedDelay,
 			FixedDelay: failover.FixedDelayConfig{Attempts: 3, Delay: 500 * time.Millisecond}},
 		Checkpointing: cfg,
-		Logger:        slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
-	require.NoError(t, err)
-	require.NoError(t, cluster.Start())
-	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
-	synctest.Wait()
-	return cluster, logs
 }
 
 // taskManagerOf returns the index of the TaskManager the job's first

@@ -3,7 +3,6 @@ package tasks
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,7 +22,6 @@ import (
 	"flinklab/runtime/executiongraph/failover"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/heartbeat"
-	"flinklab/runtime/internal/logbuf"
 	"flinklab/runtime/minicluster"
 	"flinklab/runtime/trace"
 )
@@ -232,21 +230,14 @@ func runTickerWithFaults(t *testing.T, run exactlyOnceRun, args ...string) strin
 	cfg := checkpoint.DefaultCheckpointCoordinatorConfiguration()
 	cfg.Interval = run.interval
 	cfg.CheckpointsDir = memoryDir(t) // in files: fault k6 breaks the writing of _metadata
-	logs := &logbuf.Buffer{}
-	cluster, err := minicluster.New(minicluster.Config{
+	cluster, logs := startClusterWith(t, minicluster.Config{
 		NumTaskManagers:        3,
 		NumSlotsPerTaskManager: 2,
-		WorkingDir:             t.TempDir(),
 		Heartbeat:              heartbeat.HeartbeatServices{Interval: 500 * time.Millisecond, Timeout: 2 * time.Second},
 		RestartStrategy: failover.Config{Type: failover.TypeFixedDelay,
 			FixedDelay: failover.FixedDelayConfig{Attempts: 20, Delay: 200 * time.Millisecond}},
 		Checkpointing: cfg,
-		Logger:        slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
-	require.NoError(t, err)
-	require.NoError(t, cluster.Start())
-	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
-	synctest.Wait()
 
 	args = append(args, "--count", fmt.Sprint(exactlyOnceEvents), "--rate", fmt.Sprint(exactlyOnceRate))
 	jg := planJobGraph(t, ticker.ProgramClass, args, run.parallelism)

@@ -70,13 +70,18 @@ And lose the name of action.
 // test's bubble and closes it when the test ends.
 func startCluster(t *testing.T) (*minicluster.MiniCluster, *logbuf.Buffer) {
 	t.Helper()
+	return startClusterWith(t, minicluster.Config{NumTaskManagers: 2, NumSlotsPerTaskManager: 2})
+}
+
+// startClusterWith starts a cluster of cfg inside the test's bubble, with a
+// working directory of its own and its INFO log in the returned buffer,
+// and closes it when the test ends.
+func startClusterWith(t *testing.T, cfg minicluster.Config) (*minicluster.MiniCluster, *logbuf.Buffer) {
+	t.Helper()
 	logs := &logbuf.Buffer{}
-	cluster, err := minicluster.New(minicluster.Config{
-		NumTaskManagers:        2,
-		NumSlotsPerTaskManager: 2,
-		WorkingDir:             t.TempDir(),
-		Logger:                 slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	})
+	cfg.WorkingDir = t.TempDir()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cluster, err := minicluster.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, cluster.Start())
 	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
