@@ -127,6 +127,9 @@ func (p *PendingCheckpoint) AcknowledgeTask(attemptID api.ExecutionAttemptID, sn
 	delete(p.notYetAcknowledgedTasks, attemptID)
 	p.acknowledgedTasks[attemptID] = true
 
+	// Step k5: the task's state joins the checkpoint: every operator of
+	// its chain has an OperatorState, which holds the task's share at its
+	// subtask index.
 	subtaskIndex := attemptID.ExecutionVertexID.SubtaskIndex
 	for _, operatorID := range operatorsOf(task, snapshot) {
 		operatorState, ok := p.operatorStates[operatorID]

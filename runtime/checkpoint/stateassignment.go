@@ -94,24 +94,43 @@ func reDistributeState(old *OperatorState, newParallelism int) []OperatorSubtask
 		previous[i] = old.SubtaskStates[i].ManagedOperatorState
 	}
 	operatorState := repartitionOperatorState(previous, newParallelism)
+	keyedState := reDistributeKeyedStates(old, newParallelism)
 
 	result := make([]OperatorSubtaskState, newParallelism)
 	for i := range result {
-		result[i].ManagedOperatorState = operatorState[i]
+		result[i] = OperatorSubtaskState{ManagedOperatorState: operatorState[i], ManagedKeyedState: keyedState[i]}
+	}
+	return result
+}
+
+// reDistributeKeyedStates returns the keyed state of each of
+// newParallelism subtasks, by subtask index: the part of every old
+// subtask's KeyGroupsStateHandle that holds key groups the new subtask
+// owns (Flink: StateAssignmentOperation#reDistributeKeyedStates, with
+// #getManagedKeyedStateHandles and #extractIntersectingState). Subtask i
+// owns the key groups ComputeKeyGroupRangeForOperatorIndex(maxParallelism,
+// newParallelism, i), the same ones the keyBy exchange sends it; a
+// subtask of the checkpoint's own parallelism gets back what it wrote.
+// No state is read: each handle knows where its key groups start.
+func reDistributeKeyedStates(old *OperatorState, newParallelism int) [][]state.KeyGroupsStateHandle {
+	newKeyedStates := make([][]state.KeyGroupsStateHandle, newParallelism)
+	for i := range newParallelism {
 		if newParallelism == old.Parallelism {
-			result[i].ManagedKeyedState = old.SubtaskStates[i].ManagedKeyedState
+			newKeyedStates[i] = old.SubtaskStates[i].ManagedKeyedState
 			continue
 		}
 		keyGroups := state.ComputeKeyGroupRangeForOperatorIndex(old.MaxParallelism, newParallelism, i)
 		for oldIndex := range old.Parallelism {
 			for _, h := range old.SubtaskStates[oldIndex].ManagedKeyedState {
+				// An old subtask whose key groups all went elsewhere
+				// has nothing for this one.
 				if part, ok := h.Intersection(keyGroups); ok {
-					result[i].ManagedKeyedState = append(result[i].ManagedKeyedState, part)
+					newKeyedStates[i] = append(newKeyedStates[i], part)
 				}
 			}
 		}
 	}
-	return result
+	return newKeyedStates
 }
 
 // checkParallelismPreconditions refuses state whose key groups cannot be

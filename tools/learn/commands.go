@@ -98,6 +98,8 @@ func (c *course) describe(e *exercise.Exercise, out io.Writer) {
 			fmt.Fprintf(out, "Answer in %s: for each program, its JobVertices, subtasks and slots, and the operators of each task.\n", answerFile(e))
 		case exercise.PredictLogs:
 			fmt.Fprintf(out, "Answer in %s: after each log line, the processes whose logs have it, or none.\n", answerFile(e))
+		case exercise.PredictRun:
+			fmt.Fprintf(out, "Answer in %s: after each question, what the run will have done.\n", answerFile(e))
 		default:
 			fmt.Fprintf(out, "Answer in %s: the messages you expect, in the order they first come, and how often each comes.\n", answerFile(e))
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"flinklab/runtime/fault"
@@ -187,15 +189,22 @@ func (c *course) describeDrill(e *exercise.Exercise, out io.Writer) {
 			continue
 		}
 		rel, _ := filepath.Rel(c.drillPath(e), f)
-		fmt.Fprintf(out, "  %-52s %5d lines  %s\n", filepath.ToSlash(rel), strings.Count(string(data), "\n"), whoseFile(rel, e.Diagnosis.Failover()))
+		fmt.Fprintf(out, "  %-52s %5d lines  %s\n", filepath.ToSlash(rel), strings.Count(string(data), "\n"), whoseFile(rel, e.Diagnosis.Failover(), e.Drill.Checkpointed()))
 	}
 	if e.Diagnosis.Failover() {
 		fmt.Fprintf(out, "\nAnswer in %s: what ended the old leader's leadership, the JobManager\n"+
 			"it happened to, and the log line that proves it, copied from the logs.\n", answerFile(e))
 		return
 	}
-	fmt.Fprintf(out, "\nAnswer in %s: the step that broke first (m1–m11), the component to open, and the\n"+
-		"log line that proves it, copied from the logs.\n", answerFile(e))
+	key, err := drillKey(e)
+	if err == nil && diagnose.IsCheckpointStep(key.Step) {
+		fmt.Fprintf(out, "\nAnswer in %s: the step the checkpoint stopped at (%s), the component to open, and the\n"+
+			"line that proves it, copied from the logs or from the checkpoint statistics in %s.\n",
+			answerFile(e), diagnose.StepRange(key.Step), diagnose.ClientFile)
+		return
+	}
+	fmt.Fprintf(out, "\nAnswer in %s: the step that broke first (%s), the component to open, and the\n"+
+		"log line that proves it, copied from the logs.\n", answerFile(e), diagnose.StepRange(key.Step))
 }
 
 // shown is path as the learner would type it: relative to the repository
@@ -208,8 +217,9 @@ func (c *course) shown(path string) string {
 }
 
 // whoseFile says whose a drill's file is, from its name; a failover
-// drill has a log per JobManager.
-func whoseFile(name string, failover bool) string {
+// drill has a log per JobManager, and what the client was told of a
+// checkpointed job has its checkpoints.
+func whoseFile(name string, failover, checkpointed bool) string {
 	switch {
 	case strings.Contains(name, "standalonesession") && failover:
 		return "a JobManager's log"
@@ -217,6 +227,8 @@ func whoseFile(name string, failover bool) string {
 		return "the JobManager's log"
 	case strings.Contains(name, "taskexecutor"):
 		return "a TaskManager's log"
+	case name == "client.txt" && checkpointed:
+		return "what the client was told (REST answers, the web UI's checkpoints, flink list -a)"
 	case name == "client.txt":
 		return "what the client was told (REST answers, flink list -a)"
 	}
@@ -322,9 +334,26 @@ func (c *course) drillSolution(e *exercise.Exercise, out io.Writer) error {
 		return nil // no logs kept: nothing to quote
 	}
 	lines, _ := logs.Find(evidence)
-	fmt.Fprintln(out, "The lines of your logs that prove it:")
+	if key.ProvedByStatistics() {
+		fmt.Fprintln(out, "The lines of your logs that show the checkpoint expired, alike whatever step it stopped at:")
+	} else {
+		fmt.Fprintln(out, "The lines of your logs that prove it:")
+	}
 	for _, r := range lines {
 		printRecord(out, r)
+	}
+	if rows := key.ProvingRows(logs); len(rows) > 0 {
+		// The first checkpoint that broke; the later ones show the same.
+		first := slices.MinFunc(rows, func(a, b diagnose.CheckpointRow) int { return cmp.Compare(a.Checkpoint, b.Checkpoint) }).Checkpoint
+		fmt.Fprintf(out, "The rows of your checkpoint statistics that show where checkpoint %d stopped:\n", first)
+		for _, r := range rows {
+			if r.Checkpoint == first {
+				fmt.Fprintf(out, "  %s\n    %s\n", r.Where(), strings.TrimSpace(r.Text))
+			}
+		}
+	}
+	if _, err := os.Stat(c.path("solutions/" + e.ID + "/walkthrough.md")); err == nil {
+		fmt.Fprintf(out, "Which lines to read, in which order, and what Flink does next: solutions/%s/walkthrough.md\n", e.ID)
 	}
 	return nil
 }

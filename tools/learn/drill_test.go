@@ -63,6 +63,33 @@ func TestTheSchedulerDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 	})
 }
 
+// The drills of a checkpoint that expired: the logs read alike, and only
+// the checkpoint statistics in client.txt say where it stopped. The
+// answers people write there blame the coordinator that gave up, paste
+// the expiry, or read the statistics the wrong way round.
+func TestTheCheckpointDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
+	t.Run("d25", func(t *testing.T) {
+		d := startDrillAsALearner(t, "d25") // the barriers never reach running-count: its alignment hangs (k4)
+		d.refuses(t, []wrongAnswer{
+			{"the expiry, where the coordinator gave up", "step: k6\ncomponent: CheckpointCoordinator\nline: " + d.lineOf("expired before completing")},
+			{"the right step, the expiry pasted", "step: k4\ncomponent: Task\nline: " + d.lineOf("expired before completing")},
+			{"the sources' row: they took it", "step: k1\ncomponent: JobMaster\nline: " + d.clientLine("Source: sensor-events 2/2")},
+			{"the global failure", "step: k5\ncomponent: JobMaster\nline: " + d.lineOf("Trying to recover from a global failure")},
+		}, "k4", "CheckpointBarrierHandler", "running-count")
+		d.accepts(t, "step: K4\ncomponent: CheckpointBarrierHandler\nline: "+d.clientLine("running-count -> Sink: collect-sink 0/2"))
+	})
+	t.Run("d26", func(t *testing.T) {
+		d := startDrillAsALearner(t, "d26") // the triggers never reach the sources (k1)
+		d.refuses(t, []wrongAnswer{
+			{"the expiry, the right component", "step: k6\ncomponent: CheckpointCoordinator\nline: " + d.lineOf("expired before completing")},
+			{"the sources that never took it, at their task", "step: k2\ncomponent: Task\nline: " + d.clientLine("Source: sensor-events 0/2")},
+			{"the alignment, running-count's row", "step: k4\ncomponent: Task\nline: " + d.clientLine("running-count -> Sink: collect-sink 0/2")},
+		}, "k1", "Source: sensor-events", "0/4")
+		d.accepts(t, "step: k1\ncomponent: CheckpointCoordinator\nline: "+d.clientLine("Source: sensor-events 0/2"))
+		d.accepts(t, "step: k1\ncomponent: JobMaster\nline: "+d.clientLine("FAILED 0/4"))
+	})
+}
+
 // learnerDrill is a drill started as a learner starts it, in a test's
 // directory, with the lines that prove its answer.
 type learnerDrill struct {
@@ -132,6 +159,17 @@ func (d *learnerDrill) lineOf(text string) string {
 		}
 	}
 	panic("no line with " + strconv.Quote(text) + " in the drill's logs")
+}
+
+// clientLine is the first line of client.txt that contains text (its
+// columns apart by one space), as a learner copies it.
+func (d *learnerDrill) clientLine(text string) string {
+	for _, line := range strings.Split(d.logs.Client, "\n") {
+		if strings.Contains(strings.Join(strings.Fields(line), " "), text) {
+			return strings.TrimSpace(line)
+		}
+	}
+	panic("no line with " + strconv.Quote(text) + " in the drill's client.txt")
 }
 
 func (d *learnerDrill) firstLine(r diagnose.Record) string {

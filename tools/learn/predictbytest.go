@@ -14,8 +14,9 @@ import (
 	"flinklab/tools/learn/gotest"
 )
 
-// A prediction of graphs (prediction.of: graphs, exercises g05 and c05) or
-// of logs (prediction.of: logs, exercise h05) is compared by the
+// A prediction of graphs (prediction.of: graphs, exercises g05 and c05),
+// of logs (prediction.of: logs, exercise h05) or of what a run did
+// (prediction.of: run, exercise k05) is compared by the
 // exercise's own test, which plans the programs or runs the scenario,
 // reads the answers from the file envPrediction names and fails with what
 // is wrong, never with what is right. Without the variable it skips.
@@ -51,6 +52,9 @@ func (c *course) runPredictionTest(ctx context.Context, e *exercise.Exercise, co
 func comparedWith(p *exercise.Prediction) (what, why string) {
 	if p.Of == exercise.PredictLogs {
 		return "where the lines are in the logs", "Why each line is where it is, or nowhere"
+	}
+	if p.Of == exercise.PredictRun {
+		return "what the run did", "Why the run did what it did"
 	}
 	return "what the graphs are", "Why each count and each chain is what it is"
 }

@@ -1,16 +1,18 @@
 // Package drill produces the logs of a log-detective drill: a real
-// MiniCluster runs WordCount with a fault the learner does not see, the
-// job ends as it ends, and what an engineer on call would have is written
-// to a directory: the JobManager's log and each TaskManager's log, named
-// as Flink names its log files, and what the client was told. A drill of
-// a failover runs real processes instead (see Failover drills below).
+// MiniCluster runs WordCount, or the ticker, with a fault the learner
+// does not see, the job ends as it ends, and what an engineer on call
+// would have is written to a directory: the JobManager's log and each
+// TaskManager's log, named as Flink names its log files, and what the
+// client was told. A drill of a failover runs real processes instead (see
+// Failover drills below).
 //
 //	log/flink-flinklab-standalonesession-0-localhost.log   the JobManager
 //	log/flink-flinklab-taskexecutor-0-localhost.log        TaskManager 0
 //	log/flink-flinklab-taskexecutor-1-localhost.log        TaskManager 1
 //	client.txt                                             what the client was told: the REST answers
-//	                                                       (the job's overview and exceptions) and
-//	                                                       `flink list -a`
+//	                                                       (the job's overview and exceptions), a
+//	                                                       checkpointed job's checkpoints as the web
+//	                                                       UI shows them, and `flink list -a`
 //
 // The cluster is the MiniCluster of `make run`, each TaskManager writing
 // a log of its own (minicluster.Config.TaskManagerLogger), with the
@@ -22,12 +24,32 @@
 // its clock starts at a time its seed picks.
 //
 // Every time is on the drill's clock, the REST answers' as well as the
-// logs'. What the learner must not see is left out or reworded, in this
+// logs', and those in a log line's text. What the learner must not see is left out or reworded, in this
 // package only: the fault injector's own lines, and the words "fault
 // injected at step …" at the end of an injected error, which read instead
 // as the cause a real cluster would give (Spec.Cause, or the kind's usual
 // one).
 // The trace of steps m1–m11 and the diagnosis are not written at all.
+//
+// # Checkpoint drills
+//
+// A Spec with Checkpointing (Flink's execution.checkpointing.* keys)
+// checkpoints its job, and may break a checkpoint's step (k1 …). Its job
+// is then the ticker (Spec.Job), an unbounded keyed running count whose
+// running-count task reads from every source subtask:
+//
+//	Source: sensor-events ─HASH(sensor)─► running-count -> Sink: collect-sink
+//
+// The fault's after= lets the first checkpoints complete, so that the
+// logs show a healthy "Completed checkpoint" before the failure; times
+// says how long it lasts. A job that never ends is followed for two
+// minutes of its clock. An expired checkpoint reads alike in the logs
+// whatever step it stopped at, so client.txt shows what the web UI's
+// Checkpoints tab would (GET /jobs/:jobid/checkpoints, and
+// /checkpoints/details/:id of each failed checkpoint): the counts, the
+// latest checkpoints, the history, and under each failed checkpoint how
+// many subtasks of each vertex acknowledged it, a row each that begins
+// with the checkpoint's ID (showCheckpoints).
 //
 // # Failover drills
 //

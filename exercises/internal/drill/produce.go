@@ -25,6 +25,7 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/client"
 	"flinklab/runtime/entrypoint"
+	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/logging"
@@ -48,6 +49,8 @@ func Produce(t *testing.T, spec Spec, dir string) {
 	require.NoError(t, err)
 	schedulerType, adaptiveSettings, err := spec.scheduler()
 	require.NoError(t, err)
+	checkpointing, err := spec.checkpointing()
+	require.NoError(t, err)
 	synctest.Test(t, func(t *testing.T) {
 		logs := newProcessLogs()
 		workDir, uploadDir := t.TempDir(), t.TempDir()
@@ -59,6 +62,7 @@ func Produce(t *testing.T, spec Spec, dir string) {
 			TaskManagerLogger:      logs.taskManager,
 			SchedulerType:          schedulerType,
 			AdaptiveScheduler:      adaptiveSettings,
+			Checkpointing:          checkpointing,
 		}.WithQuickRecovery()) // the demo's timings (`make run`)
 		require.NoError(t, err)
 		require.NoError(t, cluster.Start())
@@ -81,7 +85,8 @@ func Produce(t *testing.T, spec Spec, dir string) {
 		endpoint := &endpoint{handler: scenario.InProcessREST(t, cluster, uploadDir, slog.New(logs.jobManager)), start: out.start}
 		var told bytes.Buffer // what the client was told
 		wordcount.Results.Clear()
-		endpoint.submitWordCount(t, spec.Parallelism, spec.programArgs(), &told)
+		ticker.Results.Clear()
+		endpoint.submitJob(t, spec, &told)
 		time.Sleep(settle)
 		synctest.Wait()
 
@@ -150,19 +155,22 @@ func onDrillClock(answer []byte, start time.Time) []byte {
 	})
 }
 
-// submitWordCount acts as `flink run` in attached mode does: it uploads
-// the WordCount jar, runs it and follows the job until it ends, writing
-// each REST answer to told. Then it looks as an engineer on call would:
-// the jobs' overview and the job's exceptions, as the web dashboard shows
-// them, and `flink list -a`.
-func (e *endpoint) submitWordCount(t *testing.T, parallelism int, args []string, told *bytes.Buffer) {
-	jobID, submitted := e.runWordCount(t, parallelism, args, told)
+// submitJob acts as `flink run` in attached mode does: it uploads the
+// job's jar, runs it and follows the job until it ends, writing each REST
+// answer to told. Then it looks as an engineer on call would: the jobs'
+// overview and the job's exceptions, as the web dashboard shows them, the
+// job's checkpoints if it has any, and `flink list -a`.
+func (e *endpoint) submitJob(t *testing.T, spec Spec, told *bytes.Buffer) {
+	jobID, submitted := e.runJob(t, spec, told)
 	if submitted {
 		e.awaitTermination(jobID)
 	}
 	overview := e.get(told, "/jobs/overview")
 	if submitted {
 		e.get(told, "/jobs/"+jobID.String()+"/exceptions")
+		if len(spec.Checkpointing) > 0 {
+			e.showCheckpoints(t, jobID, told)
+		}
 	}
 	var jobs client.JobsOverview
 	require.NoError(t, json.Unmarshal(overview, &jobs))
@@ -170,14 +178,14 @@ func (e *endpoint) submitWordCount(t *testing.T, parallelism int, args []string,
 	client.JobList{Running: true, Scheduled: true, Terminated: true}.Print(told, jobs.Jobs, time.UTC)
 }
 
-// runWordCount uploads the WordCount jar and runs it with args; submitted is false
-// when either was refused.
-func (e *endpoint) runWordCount(t *testing.T, parallelism int, args []string, told *bytes.Buffer) (jobID api.JobID, submitted bool) {
-	jar, err := wordcount.Jar()
+// runJob uploads the job's jar and runs it with the spec's parallelism
+// and arguments; submitted is false when either was refused.
+func (e *endpoint) runJob(t *testing.T, spec Spec, told *bytes.Buffer) (jobID api.JobID, submitted bool) {
+	name, jar, err := spec.jar()
 	require.NoError(t, err)
-	contentType, body := scenario.Multipart(t, scenario.Part{Field: "jarfile", FileName: "WordCount.jar", Content: jar})
+	contentType, body := scenario.Multipart(t, scenario.Part{Field: "jarfile", FileName: name, Content: jar})
 	status, answer := e.do(http.MethodPost, "/jars/upload", contentType, body)
-	fmt.Fprintf(told, "POST /jars/upload (WordCount.jar)\n%d %s\n\n", status, answer)
+	fmt.Fprintf(told, "POST /jars/upload (%s)\n%d %s\n\n", name, status, answer)
 	if status != http.StatusOK {
 		return api.JobID{}, false
 	}
@@ -185,7 +193,7 @@ func (e *endpoint) runWordCount(t *testing.T, parallelism int, args []string, to
 	require.NoError(t, json.Unmarshal(answer, &uploaded))
 	jarID := filepath.Base(uploaded.Filename)
 
-	request, err := json.Marshal(client.JarRunRequest{Parallelism: parallelism, ProgramArgsList: args})
+	request, err := json.Marshal(client.JarRunRequest{Parallelism: spec.Parallelism, ProgramArgsList: spec.programArgs()})
 	require.NoError(t, err)
 	status, answer = e.do(http.MethodPost, "/jars/"+jarID+"/run", "application/json", request)
 	fmt.Fprintf(told, "POST /jars/%s/run %s\n%d %s\n\n", jarID, request, status, answer)
@@ -270,7 +278,9 @@ func logFile(daemon string, index int) string {
 }
 
 // print prints records as runtime/logging does, leaving out the fault
-// injector's own lines.
+// injector's own lines; a time in a line's text (ms since the epoch, as
+// the CheckpointCoordinator prints a checkpoint's timestamp) is on the
+// drill's clock too.
 func (o output) print(records []fault.LogRecord) string {
 	var b strings.Builder
 	for _, r := range records {
@@ -278,7 +288,8 @@ func (o output) print(records []fault.LogRecord) string {
 			continue
 		}
 		at := o.start.Add(r.Time.Sub(bubbleEpoch))
-		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format(logging.TimeLayout), logging.LevelName(r.Level), r.Logger, o.reword.Replace(r.Text()))
+		text := onDrillClock([]byte(o.reword.Replace(r.Text())), o.start) // "Triggering checkpoint 3 (…) @ <ms> …"
+		fmt.Fprintf(&b, "%s %-5s %s [] - %s\n", at.Format(logging.TimeLayout), logging.LevelName(r.Level), r.Logger, text)
 	}
 	return b.String()
 }

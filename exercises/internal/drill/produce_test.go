@@ -105,3 +105,63 @@ func TestSpecRefusesAFailoverItCannotMake(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, faults)
 }
+
+// A Spec checkpoints its job by Flink's keys and may run the ticker; a
+// job the client cannot run, options it does not take and a fault of a
+// checkpoint's step in a job without checkpoints, which would never fire,
+// are refused before anything runs.
+func TestSpecChecksTheJobAndItsCheckpointing(t *testing.T) {
+	checkpointed := map[string]string{
+		"execution.checkpointing.interval":                     "5 s",
+		"execution.checkpointing.timeout":                      "15 s",
+		"execution.checkpointing.tolerable-failed-checkpoints": "0",
+	}
+	spec := Spec{Fault: "k4,after=8", Times: -1, Job: JobTicker, Checkpointing: checkpointed}
+	_, faults, err := spec.withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, "k4:barrier-lost,times=always,after=8", faults[0].String())
+	cfg, err := spec.checkpointing()
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, cfg.Interval)
+	assert.Equal(t, 15*time.Second, cfg.Timeout)
+	assert.Zero(t, cfg.TolerableFailures)
+	assert.Equal(t, []string{"--output", "collect"}, spec.programArgs())
+	name, jar, err := spec.jar()
+	require.NoError(t, err)
+	assert.Equal(t, "Ticker.jar", name)
+	assert.NotEmpty(t, jar)
+
+	cfg, err = Spec{}.checkpointing()
+	require.NoError(t, err)
+	assert.False(t, cfg.IsCheckpointingEnabled(), "no options, no checkpoints")
+
+	for _, tt := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Job: "tickr"}, `job "tickr": want "WordCount" or "ticker"`},
+		{Spec{Job: JobTicker, ExecutionMode: "BATCH"}, "the ticker is unbounded"},
+		{Spec{Fault: "k1", Job: JobTicker}, "fault k1:checkpoint-expired: a checkpoint's step breaks a checkpointed job only"},
+		{Spec{Checkpointing: map[string]string{"execution.checkpointing.interval": "5"}}, "Checkpoint interval must be larger than or equal to 10 ms"},
+		{Spec{Checkpointing: map[string]string{"execution.checkpointing.timeout": "never"}}, "Could not parse value 'never'"},
+	} {
+		_, _, err := tt.spec.withDefaults()
+		assert.ErrorContains(t, err, tt.want, "%+v", tt.spec)
+	}
+}
+
+// The checkpoints are shown as the web UI shows them: acknowledged
+// subtasks as a share, times of day to the millisecond.
+func TestTheWebUIsCheckpointFigures(t *testing.T) {
+	for _, tt := range []struct {
+		acks, subtasks int
+		want           string
+	}{
+		{2, 4, "2/4 (50%)"}, {0, 2, "0/2 (0%)"}, {2, 2, "2/2 (100%)"}, {1, 3, "1/3 (33%)"}, {0, 0, "0/0 (0%)"},
+	} {
+		assert.Equal(t, tt.want, acknowledged(tt.acks, tt.subtasks))
+	}
+	at := time.Date(2026, time.November, 30, 8, 43, 35, 131_000_000, time.UTC)
+	assert.Equal(t, "08:43:35.131", clock(at.UnixMilli()))
+	assert.Equal(t, "-", clock(-1), "no acknowledgement yet")
+}

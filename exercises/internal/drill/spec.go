@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
+	"flinklab/runtime/checkpoint"
+	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/examples/wordcount"
 	"flinklab/runtime/fault"
 	"flinklab/runtime/highavailability/hatrace"
@@ -25,7 +28,7 @@ type Spec struct {
 	// real cluster would give. Empty: the kind's usual one (usualCauses).
 	Cause string `json:"cause,omitempty" yaml:"cause"`
 	// TaskManagers and Slots shape the cluster (default 2 × 2); Parallelism
-	// is WordCount's (default 2: half the slots, so that the job can fail
+	// is the job's (default 2: half the slots, so that the job can fail
 	// over to the other TaskManager).
 	TaskManagers int `json:"taskmanagers,omitempty" yaml:"taskmanagers"`
 	Slots        int `json:"slots,omitempty" yaml:"slots"`
@@ -49,6 +52,18 @@ type Spec struct {
 	// "BATCH" for stages connected by blocking exchanges, each pipelined
 	// region scheduled when its inputs are finished.
 	ExecutionMode string `json:"execution-mode,omitempty" yaml:"execution-mode"`
+	// Job is the program the client runs: empty or JobWordCount, or
+	// JobTicker, an unbounded keyed running count whose second task reads
+	// from every source subtask (see programArgs).
+	Job string `json:"job,omitempty" yaml:"job"`
+	// Checkpointing are the cluster's checkpointing options by Flink's
+	// keys, as its configuration writes them (checkpoint.FromMap reads
+	// them): "execution.checkpointing.interval": "5 s",
+	// "execution.checkpointing.timeout": "15 s",
+	// "execution.checkpointing.tolerable-failed-checkpoints": "0". Without
+	// an interval the job is not checkpointed, and a fault of a
+	// checkpoint's step (k1 …) never fires.
+	Checkpointing map[string]string `json:"checkpointing,omitempty" yaml:"checkpointing"`
 	// Failover makes the drill one of high availability, on a cluster of
 	// real processes (ProduceFailover) instead of a MiniCluster, with no
 	// Fault: the incident that ends the leader's leadership, named as
@@ -60,6 +75,12 @@ type Spec struct {
 	// ticker: TaskManagers, Slots and the scheduler's fields are not read.
 	Failover string `json:"failover,omitempty" yaml:"failover"`
 }
+
+// The programs a drill's client can run (Spec.Job).
+const (
+	JobWordCount = "WordCount"
+	JobTicker    = "ticker"
+)
 
 // FailoverNone is the Failover of a run of the high-availability cluster
 // in which nothing happens to the leader.
@@ -129,6 +150,9 @@ func (s Spec) withDefaults() (Spec, []fault.Fault, error) {
 	if _, _, err := s.scheduler(); err != nil {
 		return s, nil, err
 	}
+	if err := s.checkJob(faults); err != nil {
+		return s, nil, err
+	}
 	if s.Cause == "" && len(faults) > 0 {
 		s.Cause = usualCauses[faults[0].Kind]
 	}
@@ -151,6 +175,41 @@ func (s Spec) checkFailover() error {
 	return nil
 }
 
+// checkJob refuses a job the client cannot run, options it does not
+// take, and a fault of a checkpoint's step in a job without checkpoints,
+// which would never fire.
+func (s Spec) checkJob(faults []fault.Fault) error {
+	switch s.Job {
+	case "", JobWordCount:
+	case JobTicker:
+		if s.ExecutionMode != "" {
+			return fmt.Errorf("execution-mode %q: the ticker is unbounded, it runs STREAMING only", s.ExecutionMode)
+		}
+	default:
+		return fmt.Errorf("job %q: want %q or %q", s.Job, JobWordCount, JobTicker)
+	}
+	cfg, err := s.checkpointing()
+	if err != nil {
+		return err
+	}
+	for _, f := range faults {
+		if slices.Contains(fault.CheckpointSteps(), f.Step) && !cfg.IsCheckpointingEnabled() {
+			return fmt.Errorf("fault %s: a checkpoint's step breaks a checkpointed job only: set %s", f, checkpoint.KeyInterval)
+		}
+	}
+	return nil
+}
+
+// checkpointing returns the cluster's checkpointing options; without an
+// interval, checkpointing is off.
+func (s Spec) checkpointing() (checkpoint.CheckpointCoordinatorConfiguration, error) {
+	cfg, err := checkpoint.FromMap(s.Checkpointing)
+	if err != nil {
+		return cfg, fmt.Errorf("checkpointing: %w", err)
+	}
+	return cfg, nil
+}
+
 // scheduler returns the cluster's jobmanager.scheduler and the
 // AdaptiveScheduler's settings.
 func (s Spec) scheduler() (string, adaptive.Settings, error) {
@@ -167,14 +226,30 @@ func (s Spec) scheduler() (string, adaptive.Settings, error) {
 	return schedulerType, settings, settings.Validate()
 }
 
-// programArgs are WordCount's arguments: its counts collected, in the
-// spec's execution mode.
+// programArgs are the job's arguments: WordCount's counts collected, in
+// the spec's execution mode; the ticker's running counts collected, at
+// its default rate of 10 events a second, for ever:
+//
+//	Source: sensor-events ─HASH(sensor)─► running-count -> Sink: collect-sink
 func (s Spec) programArgs() []string {
+	if s.Job == JobTicker {
+		return []string{"--output", ticker.OutputCollect}
+	}
 	args := []string{"--output", wordcount.OutputCollect}
 	if s.ExecutionMode != "" {
 		args = append(args, "--execution-mode", s.ExecutionMode)
 	}
 	return args
+}
+
+// jar returns the job's jar, and the name the client uploads it under.
+func (s Spec) jar() (name string, jar []byte, err error) {
+	if s.Job == JobTicker {
+		jar, err = ticker.Jar()
+		return "Ticker.jar", jar, err
+	}
+	jar, err = wordcount.Jar()
+	return "WordCount.jar", jar, err
 }
 
 // start is when the drill's logs begin: a morning in late November, a
@@ -193,7 +268,9 @@ func (s Spec) start() time.Time {
 // real, with no injected cause to replace: the jar's bytes are damaged
 // (jar-corrupted), the max parallelism is below the parallelism
 // (max-parallelism-exceeded), a slot sharing group is larger than any
-// TaskManager (slot-sharing-group-too-large).
+// TaskManager (slot-sharing-group-too-large); and for a kind that fails
+// nothing a log could show, whose checkpoint only expires: the triggers
+// are lost (checkpoint-expired), a barrier never arrives (barrier-lost).
 var usualCauses = map[fault.Kind]string{
 	fault.UploadRejected:             "java.nio.file.FileSystemException: /tmp/flink-web-upload: No space left on device",
 	fault.MalformedRunRequest:        `Unrecognized field "programArgs" (class org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody), not marked as ignorable`,
@@ -211,4 +288,6 @@ var usualCauses = map[fault.Kind]string{
 	fault.BlobUnavailable:            "java.io.FileNotFoundException: /tmp/blobStore-5d1c/job_1/blob_p-1 (No such file or directory)",
 	fault.JarCorrupted:               "",
 	fault.OperatorOpenThrows:         "java.io.FileNotFoundException: /data/stopwords-en.txt (No such file or directory)",
+	fault.CheckpointExpired:          "",
+	fault.BarrierLost:                "",
 }

@@ -71,16 +71,30 @@ func newCheckpointBarrierHandler(task *StreamTask, gates []*network.InputGate) *
 	return h
 }
 
-// ProcessBarrier takes the barrier of checkpoint barrier.ID from channel.
+// ProcessBarrier takes the barrier of checkpoint barrier.ID from channel:
+// the gates hand every barrier here (network.CheckpointBarrierHandler).
+// Step k4's fault may lose it on the way; otherwise processBarrier
+// decides what it means.
 func (h *checkpointBarrierHandler) ProcessBarrier(barrier network.CheckpointBarrier, channel network.InputChannelInfo) error {
 	aligned := barrier.Options.NeedsAlignment()
 	if h.barrierLost(barrier, channel, aligned) {
 		return nil
 	}
+	return h.processBarrier(barrier, channel, aligned)
+}
+
+// processBarrier counts the barrier of checkpoint barrier.ID, which
+// channel delivered, towards its checkpoint, and takes the checkpoint
+// once the barrier has come on every open channel (Flink:
+// SingleCheckpointBarrierHandler#processBarrier). aligned says that the
+// channel is blocked now (EXACTLY_ONCE): it sends nothing more until the
+// task resumes it.
+func (h *checkpointBarrierHandler) processBarrier(barrier network.CheckpointBarrier, channel network.InputChannelInfo, aligned bool) error {
 	switch {
-	case barrier.ID <= h.latestCheckpointID:
-		// A barrier of a checkpoint the task already took or gave up: let
-		// its channel go on at once.
+	case barrier.ID <= h.latestCheckpointID || barrier.ID < h.currentCheckpointID:
+		// A barrier of a checkpoint the task already took or gave up, or
+		// one older than the checkpoint aligning (given up upstream, it
+		// never started here): let its channel go on at once.
 		return h.resume(channel, aligned)
 	case barrier.ID > h.currentCheckpointID:
 		if h.currentCheckpointID >= 0 {
@@ -99,9 +113,16 @@ func (h *checkpointBarrierHandler) ProcessBarrier(barrier network.CheckpointBarr
 	}
 	h.arrived[channel] = true
 	if len(h.arrived) < h.numOpenChannels {
-		return nil // Step k4 waits: the barrier has not come on every channel yet
+		return nil // the barrier has not come on every open channel yet
 	}
-	return h.triggerCheckpoint(barrier, aligned)
+	// Step k4: the barrier has come on every open channel: take the
+	// checkpoint; then none is aligning, and the blocked channels go on.
+	if err := h.triggerCheckpoint(barrier); err != nil {
+		return err
+	}
+	h.latestCheckpointID = barrier.ID
+	h.currentCheckpointID = -1
+	return h.resumeAll(aligned)
 }
 
 // barrierLost is step k4's fault, barrier-lost: the barrier of one input
@@ -150,9 +171,11 @@ func (h *checkpointBarrierHandler) ProcessEndOfPartition(channel network.InputCh
 	return nil
 }
 
-// triggerCheckpoint takes the checkpoint once the barrier has come on
-// every open channel, then lets the blocked channels go on.
-func (h *checkpointBarrierHandler) triggerCheckpoint(barrier network.CheckpointBarrier, aligned bool) error {
+// triggerCheckpoint takes the checkpoint whose barrier has come on every
+// open channel: the task sends the barrier on and snapshots its state
+// (performCheckpoint). What the alignment waited for is the caller's to
+// release.
+func (h *checkpointBarrierHandler) triggerCheckpoint(barrier network.CheckpointBarrier) error {
 	metrics := checkpoint.CheckpointMetrics{AlignmentDurationNanos: time.Since(h.startOfAlignment).Nanoseconds()}
 	// Step k4: the barrier has arrived on every input channel: the task
 	// snapshots its state and sends the barrier on.
@@ -160,12 +183,7 @@ func (h *checkpointBarrierHandler) triggerCheckpoint(barrier network.CheckpointB
 	t.env.Trace.Emit(trace.K4, t.taskNameWithSubtask(), t.taskNameWithSubtask(), t.env.JobID,
 		"%s received barrier %d on all %d input channels (aligned in %d ms).",
 		t.taskNameWithSubtask(), barrier.ID, h.numOpenChannels, metrics.AlignmentDurationNanos/int64(time.Millisecond))
-	if err := t.performCheckpoint(barrier.ID, barrier.Timestamp, barrier.Options, metrics); err != nil {
-		return err
-	}
-	h.latestCheckpointID = barrier.ID
-	h.currentCheckpointID = -1
-	return h.resumeAll(aligned)
+	return t.performCheckpoint(barrier.ID, barrier.Timestamp, barrier.Options, metrics)
 }
 
 // abortCurrent gives up the checkpoint being aligned: the coordinator is

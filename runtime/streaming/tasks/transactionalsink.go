@@ -385,11 +385,14 @@ func (s *transactionalFileSink) preCommit(txn transaction) error {
 }
 
 // commit renames a pending transaction into place. A transaction
-// committed before is not committed again (Flink: commit, and for a
-// restored one recoverAndCommit; FileSink's
-// Committer#commitAfterRecovery fails the same way when neither file
-// is there).
+// committed before is not committed again, and one that is neither
+// pending nor committed is an error: its records are lost (Flink:
+// commit, and for a restored one recoverAndCommit; FileSink's committer
+// of local files, LocalCommitter#commitAfterRecovery, skips a file
+// committed before, and leaves the case of neither file as a TODO).
 func (s *transactionalFileSink) commit(txn transaction) error {
+	// Step k7, the sink's part: one rename makes the transaction's
+	// records visible, all at once.
 	committed := filepath.Join(s.dir, txn.name())
 	err := os.Rename(filepath.Join(s.dir, pendingDir, txn.name()), committed)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {

@@ -1,7 +1,8 @@
 // Package diagnose grades log-detective drills. A drill runs a real
 // MiniCluster with one hidden fault (package runtime/fault: a step m1–m11
-// and a Kind) and shows the learner nothing but the cluster's log files.
-// The learner answers three questions, as an engineer on call would:
+// of a submission or k1–k7 of a checkpoint, and a Kind) and shows the
+// learner nothing but the cluster's log files and what the client was
+// told. The learner answers three questions, as an engineer on call would:
 //
 //	step:      which step broke first?
 //	component: which component do I open?
@@ -37,10 +38,19 @@
 // the Flink classes that make it up (CanonicalComponent): "BlobClient" and
 // "PermanentBlobCache" both mean BlobServer/BlobCache. The slot pool is the
 // JobMaster's part that declares resources, so "SlotPool" is right for m6
-// and for m6 only.
+// and for m6 only. The steps of a checkpoint are the JobMaster's (k1 and
+// k6: its CheckpointCoordinator triggers and completes) or a Task's (k2–k5
+// and k7: a source takes the trigger, a CheckpointBarrierHandler aligns,
+// the asynchronous part writes the state, a sink commits), and at k1–k7
+// only "CheckpointCoordinator" names the JobMaster and
+// "CheckpointBarrierHandler", "AsyncCheckpointRunnable" or
+// "CheckpointStorage" a Task, the names package fault's diagnoses give
+// them. A kind whose evidence names another component (a TaskManager
+// that dies during a checkpoint, k5) is that component's (NewKey).
 //
 // An Answer is the learner's file of "step:", "component:" and "line:"
-// (ParseAnswer). The line may be pasted whole, with its date, level and
+// (ParseAnswer). The step is "m7" (or "M7", "7", "m07") or "k4" (or
+// "K4", "k04"). The line may be pasted whole, with its date, level and
 // logger, or only the text after "[] - ", or a part of it.
 //
 // # Grading
@@ -50,14 +60,45 @@
 //
 //   - the step is right when it is the key's. The step to name is where
 //     the first failure happened, not where the job finally gave up: a
-//     restart or a FAILED job is a consequence. A wrong step's message
-//     says what a failure at the named step would look like, and that
-//     these logs do not show that first;
+//     restart or a FAILED job is a consequence, and in a drill of a
+//     checkpoint so is its expiry, where it was given up. A
+//     wrong step's message says what a failure at the named step would
+//     look like, and that these logs do not show that first;
 //   - the component is right when it names the key's;
 //   - the line is right when it is in exactly one record of the logs and
 //     that record is one of the lines that prove the fault, those
 //     fault.Evidence.Find returns for the key. Pasting 20 characters (or a
 //     whole short line) is enough; fewer could match by chance.
+//
+// # When the logs cannot tell: the checkpoint statistics
+//
+// A checkpoint that expires leaves the same lines in the JobManager's log
+// whatever step it stopped at, and package fault's evidence of k1
+// (checkpoint-expired: the triggers never reach the sources) and of k4
+// (barrier-lost: an alignment never ends) is the same five lines: the
+// expiry, the failure the CheckpointFailureManager counts, the global
+// failover. Where the checkpoint stopped is in its statistics, which a
+// drill of a checkpointed job shows in its ClientFile as the web UI's
+// Checkpoints tab does: a row per checkpoint of the history, and under
+// each failed checkpoint a row per vertex with how many of its subtasks
+// acknowledged it, each row beginning with the checkpoint's ID
+// (CheckpointRows reads them back). For such a kind
+// (Key.ProvedByStatistics) the rows are part of the proof
+// (statisticsProof), and the line of the answer is one of them:
+//
+//   - k1: a row of an expired checkpoint with no subtask acknowledged,
+//     the checkpoint's own in the history or a source's: no source took
+//     the checkpoint;
+//   - k4: the row of a vertex after the sources with subtasks that did
+//     not acknowledge, in an expired checkpoint whose sources all did:
+//     the vertex whose alignment hung.
+//
+// A pasted row is found as a log line is, in exactly one line of the
+// ClientFile, with or without grep's "client.txt:57:" before it. A line
+// of the logs that proves the expiry is not the answer: it is told that
+// it reads alike whatever step the checkpoint stopped at, and to read the
+// statistics; another row of them, that it does not show where the
+// checkpoint stopped.
 //
 // A wrong part's message points the way without giving the answer away: it
 // never names the right step or component, and never quotes the proving
@@ -74,20 +115,23 @@
 // of the same run without the fault:
 //
 //   - the key's evidence is complete: every line that must prove it is
-//     there (ErrIncomplete);
+//     there, and for a kind the statistics prove a row that shows where
+//     the checkpoint stopped (ErrIncomplete);
 //   - no line gives the fault away: no "fault", "inject", "diagnos…", kind
-//     of fault or step name m1–m11, which a real cluster never writes
-//     (ErrGivesAway). The words are matched at the start of a word, so
-//     Flink's DefaultScheduler is not a giveaway;
+//     of fault or step name m1–m11 or k1–k7, which a real cluster never
+//     writes (ErrGivesAway). The words are matched at the start of a word,
+//     so Flink's DefaultScheduler is not a giveaway;
 //   - the healthy run does not prove it too (ErrHealthyToo): lines that
 //     every run writes are no proof. A JobMaster whose first registration
 //     at the ResourceManager got no answer writes at INFO the same lines
 //     as one that registered at once, only later: Flink logs the retry at
 //     DEBUG. Such a failure shows in the timestamps, not in the lines;
-//   - no other step's evidence is complete, unless the healthy run
-//     completes it too (ErrAmbiguous): if the logs proved a failure at m7
-//     as well as at m10, "m7" would be a fair answer that Grade calls
-//     wrong.
+//   - no other step's evidence, m1–m11 or k1–k7, is complete before the
+//     answer's first proving line, unless the healthy run completes it
+//     too (ErrAmbiguous): if the logs proved a failure at m7 as well as at
+//     m10, "m7" would be a fair answer that Grade calls wrong. The
+//     evidence of a kind the statistics prove is complete only with its
+//     rows, so a drill of k4 does not prove k1 by the lines they share.
 //
 // # Failover drills
 //

@@ -65,8 +65,10 @@ func printParts(err error, parts []namedPart) string {
 // right when it is the key's; the component when it names the key's (any
 // alias, see CanonicalComponent); the line when it is in exactly one
 // record of the logs and that record is one of the lines that prove the
-// key's fault (fault.EvidenceFor(key.Step, key.Kind).Find). A wrong part's
-// message says where to look, never what the answer is.
+// key's fault (fault.EvidenceFor(key.Step, key.Kind).Find). For a fault
+// proved by the checkpoint statistics (Key.ProvedByStatistics) the line
+// is a row of them instead (gradeStatisticsLine). A wrong part's message
+// says where to look, never what the answer is.
 func Grade(key Key, logs Logs, a Answer) Verdict {
 	e, err := key.Evidence()
 	if err != nil {
@@ -80,12 +82,21 @@ func Grade(key Key, logs Logs, a Answer) Verdict {
 	if !ok {
 		return Verdict{Err: fmt.Errorf("diagnose: key of %s names no component: %q", key.Step, key.Component)}
 	}
-	proof, _ := logs.Find(e)
-	where := whereProofIs(proof, e)
+	proof := findProof(e, logs)
+	if key.ProvedByStatistics() {
+		return Verdict{
+			Step: gradeStep(key.Step, a.Step),
+			Component: gradeComponent(key.Step, component, a.Component, "The line that proves the failure is a row of the "+
+				"checkpoint statistics ("+ClientFile+"); open the component that performs the step the checkpoint stopped at."),
+			Line: gradeStatisticsLine(logs, proof, a.Line),
+		}
+	}
+	where := whereProofIs(proof.lines, e)
 	return Verdict{
-		Step:      gradeStep(key.Step, a.Step),
-		Component: gradeComponent(key.Step, component, a.Component, where),
-		Line:      gradeLine(logs, proof, where, a.Line),
+		Step: gradeStep(key.Step, a.Step),
+		Component: gradeComponent(key.Step, component, a.Component, "The lines that prove the failure are in "+logsOf(where)+"; "+
+			"open the component that writes the proving line, or that the line is about."),
+		Line: gradeLine(logs, proof.lines, where, a.Line),
 	}
 }
 
@@ -94,16 +105,22 @@ func gradeStep(want, got trace.Step) Part {
 	case got == want:
 		return Part{Right: true}
 	case got == "":
-		return Part{Message: "Name the step, m1–m11."}
+		return Part{Message: "Name the step, " + StepRange(want) + "."}
 	}
 	what, ok := whatStepDoes[got]
 	if !ok {
-		return Part{Message: fmt.Sprintf("%q is not a step; name the step, m1–m11.", got)}
+		return Part{Message: fmt.Sprintf("%q is not a step; name the step, %s.", got, StepRange(want))}
+	}
+	if IsCheckpointStep(want) {
+		return Part{Message: what + " This drill's logs and checkpoint statistics do not show that as the first thing that went wrong. " +
+			firstCheckpointFailureRule}
 	}
 	return Part{Message: what + " This drill's logs do not show that as the first thing that went wrong. " + firstFailureRule}
 }
 
-func gradeComponent(step trace.Step, want, got string, where []place) Part {
+// gradeComponent grades the component; look says, to a learner who named
+// another, where the proof is and which component to open.
+func gradeComponent(step trace.Step, want, got, look string) Part {
 	choose := "choose one of " + strings.Join(Components(), ", ") + "."
 	if got == "" {
 		return Part{Message: "Name the component to open: " + choose}
@@ -115,8 +132,7 @@ func gradeComponent(step trace.Step, want, got string, where []place) Part {
 	case !ok:
 		return Part{Message: fmt.Sprintf("%s is none of the components: %s", quote(got), choose)}
 	}
-	return Part{Message: fmt.Sprintf("%s is not the component to open. The lines that prove the failure are in %s; "+
-		"open the component that writes the proving line, or that the line is about.", quote(got), logsOf(where))}
+	return Part{Message: fmt.Sprintf("%s is not the component to open. %s", quote(got), look)}
 }
 
 func gradeLine(logs Logs, proof []Record, where []place, line string) Part {

@@ -46,23 +46,34 @@ func TestGradeTheStep(t *testing.T) {
 // No wrong step's message gives away a phrase of a line that proves the
 // answer: no five words in a row of a proving line are in it.
 func TestAWrongStepsMessageQuotesNoProvingLine(t *testing.T) {
+	steps := append(fault.Steps(), trace.K1, trace.K2, trace.K3, trace.K4, trace.K5, trace.K6, trace.K7)
 	for _, d := range []struct {
 		key  diagnose.Key
 		logs map[string][]string
-	}{{jarCorruptedKey, jarCorrupted()}, {declarationLostKey, declarationLost()}} {
+	}{
+		{jarCorruptedKey, jarCorrupted()}, {declarationLostKey, declarationLost()},
+		{barrierLostKey, expiredCheckpoint(2, 0)}, {checkpointExpiredKey, expiredCheckpoint(0, 0)},
+	} {
 		logs := loadDrill(t, d.logs)
 		e, err := d.key.Evidence()
 		require.NoError(t, err)
-		proof, complete := logs.Find(e)
+		lines, complete := logs.Find(e)
 		require.True(t, complete)
-		for _, step := range fault.Steps() {
+		proof := make([]string, 0, len(lines))
+		for _, r := range lines {
+			proof = append(proof, r.Text())
+		}
+		for _, r := range d.key.ProvingRows(logs) {
+			proof = append(proof, r.Text)
+		}
+		for _, step := range steps {
 			if step == d.key.Step {
 				continue
 			}
 			msg := diagnose.Grade(d.key, logs, diagnose.Answer{Step: step}).Step.Message
 			require.NotEmpty(t, msg)
-			for _, r := range proof {
-				words := strings.Fields(r.Text())
+			for _, text := range proof {
+				words := strings.Fields(text)
 				for i := 0; i+5 <= len(words); i++ {
 					phrase := strings.Join(words[i:i+5], " ")
 					assert.NotContains(t, msg, phrase, "%s's message for a drill of %s", step, d.key.Step)

@@ -35,18 +35,25 @@ const maxQuoted = 5
 // only from them, for `learn verify`. It returns nil only if
 //
 //   - the key's evidence is complete: every clue that is not optional
-//     found its line (else ErrIncomplete, naming the missing clues);
+//     found its line, and for a fault proved by the checkpoint
+//     statistics (Key.ProvedByStatistics) a row of them shows where the
+//     checkpoint stopped (else ErrIncomplete, naming what is missing);
 //   - no line of the logs or of what the client was told gives the fault
 //     away: none says "fault", "inject" or "diagnos…" (at the start of a
 //     word, so DefaultScheduler is fine), a kind of fault, or a step's
-//     name m1–m11 as a word (else ErrGivesAway, quoting the lines);
+//     name m1–m11 or k1–k7 as a word (else ErrGivesAway, quoting the
+//     lines);
 //   - the key's evidence is not complete in healthy, the logs of the same
 //     cluster and job run without the fault (else ErrHealthyToo: lines
 //     every run writes prove nothing);
-//   - no other step's evidence, of any of its kinds, is complete (else
-//     ErrAmbiguous, quoting its lines), leaving out the evidence that is
-//     complete in healthy too: lines every run writes (a JobMaster
-//     connecting to its ResourceManager, say) are no one's proof.
+//   - no other step's evidence, of any of its kinds, m1–m11 and k1–k7, is
+//     complete (else ErrAmbiguous, quoting its lines and rows), leaving
+//     out the evidence that is complete in healthy too: lines every run
+//     writes (a JobMaster connecting to its ResourceManager, say) are no
+//     one's proof. Two kinds whose log lines are alike (an expired
+//     checkpoint, k1 and k4) are told apart by their rows of the
+//     checkpoint statistics, which have no time: such a kind is weighed
+//     against the whole run.
 //
 // All failed checks are reported, joined.
 func CheckHonest(key Key, logs, healthy Logs) error {
@@ -56,10 +63,15 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 	}
 	var errs []error
 
-	// (a) The answer is in the logs.
+	// (a) The answer is in the logs, and in the checkpoint statistics
+	// when its lines are another kind's too.
 	if lines, complete := e.Find(logs.Records()); !complete {
 		errs = append(errs, fmt.Errorf("%w: %s:%s: no line for %s", ErrIncomplete, key.Step, key.Kind,
 			strings.Join(missingClues(e, lines), "; ")))
+	}
+	if key.ProvedByStatistics() && len(key.ProvingRows(logs)) == 0 {
+		errs = append(errs, fmt.Errorf("%w: %s:%s: no row of the checkpoint statistics in %s shows %s", ErrIncomplete, key.Step, key.Kind,
+			ClientFile, whatStatisticsShow[key.Kind]))
 	}
 
 	// (b) Nothing but the cluster's own words is.
@@ -68,7 +80,7 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 	}
 
 	// (c) The proof is not what every run writes.
-	if _, complete := healthy.Find(e); complete {
+	if findProof(e, healthy).complete {
 		errs = append(errs, fmt.Errorf("%w: the evidence of %s:%s is complete in a run without the fault", ErrHealthyToo, key.Step, key.Kind))
 	}
 
@@ -77,7 +89,7 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 	// have slots offered at the wrong moment), and the step to name is the
 	// first.
 	earlier := logs.before(firstProof(e, logs))
-	for _, step := range fault.Steps() {
+	for _, step := range append(fault.Steps(), fault.CheckpointSteps()...) {
 		if step == key.Step {
 			continue
 		}
@@ -86,12 +98,21 @@ func CheckHonest(key Key, logs, healthy Logs) error {
 			if !ok {
 				continue
 			}
-			lines, complete := earlier.Find(other)
-			if _, everyRun := healthy.Find(other); !complete || everyRun {
+			// The statistics have no time: a kind they prove, whose lines
+			// are another's too, is weighed against the whole run.
+			scope := earlier
+			if _, byStatistics := statisticsProof[kind]; byStatistics {
+				scope = logs
+			}
+			p := findProof(other, scope)
+			if !p.complete || findProof(other, healthy).complete {
 				continue
 			}
-			var quoted []string
-			for _, r := range lines {
+			var quoted []string // the rows first: they tell the kind apart
+			for _, r := range p.rows {
+				quoted = append(quoted, r.Where()+": "+strings.TrimSpace(r.Text))
+			}
+			for _, r := range p.lines {
 				quoted = append(quoted, r.Where()+": "+r.printedLine())
 			}
 			errs = append(errs, fmt.Errorf("%w: the evidence of %s:%s is complete:\n%s", ErrAmbiguous, step, kind, quoteLines(quoted)))
@@ -142,8 +163,8 @@ func missingClues(e fault.Evidence, lines []fault.ProvingLine) []string {
 // drill's must not: the fault, its injection, a diagnosis, a kind of fault
 // or a step's name.
 func giveawayPattern() *regexp.Regexp {
-	words := []string{`\b(?:fault|inject|diagnos)`, `\bm(?:1[01]|[1-9])\b`}
-	for _, step := range fault.Steps() {
+	words := []string{`\b(?:fault|inject|diagnos)`, `\bm(?:1[01]|[1-9])\b`, `\bk[1-7]\b`}
+	for _, step := range append(fault.Steps(), fault.CheckpointSteps()...) {
 		for _, kind := range fault.Kinds(step) {
 			words = append(words, regexp.QuoteMeta(string(kind)))
 		}
@@ -174,7 +195,8 @@ func firstProof(e fault.Evidence, logs Logs) time.Time {
 	return first
 }
 
-// before returns the records of logs written strictly before t.
+// before returns the records of logs written strictly before t, and what
+// the client was told, whole: it was asked once the job had ended.
 func (l Logs) before(t time.Time) Logs {
 	files := make(map[string][]Record, len(l.Files))
 	for file, records := range l.Files {
@@ -184,5 +206,7 @@ func (l Logs) before(t time.Time) Logs {
 			}
 		}
 	}
-	return merge(files)
+	earlier := merge(files)
+	earlier.Client = l.Client
+	return earlier
 }

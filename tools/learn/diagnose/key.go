@@ -24,13 +24,21 @@ type Key struct {
 }
 
 // NewKey returns the key of a drill whose fault is kind at step; an empty
-// kind is the step's first, as in fault.Parse.
+// kind is the step's first, as in fault.Parse. The component is the
+// step's, or the kind's where its evidence names another (a TaskManager
+// that dies in a checkpoint, at k5, is the TaskExecutor's).
 func NewKey(step trace.Step, kind fault.Kind) (Key, error) {
 	f, err := fault.Parse(string(step) + ":" + string(kind))
 	if err != nil {
 		return Key{}, fmt.Errorf("diagnose: %w", err)
 	}
-	return Key{Step: f.Step, Kind: f.Kind, Component: ComponentOf(f.Step)}, nil
+	key := Key{Step: f.Step, Kind: f.Kind, Component: ComponentOf(f.Step)}
+	if e, ok := fault.EvidenceFor(f.Step, f.Kind); ok && e.Component != "" {
+		if c, ok := CanonicalComponent(f.Step, e.Component); ok {
+			key.Component = c
+		}
+	}
+	return key, nil
 }
 
 // Evidence returns what the logs show when the key's fault happens.
@@ -73,11 +81,35 @@ var componentOf = map[trace.Step]string{
 	trace.M9:  TaskExecutor,    // the TaskExecutor receives its tasks
 	trace.M10: Blob,            // the BlobCache fetches the jar from the BlobServer
 	trace.M11: Task,            // the Task opens its operators
+
+	trace.K1: JobMaster, // its CheckpointCoordinator triggers the checkpoint
+	trace.K2: Task,      // a source's Task takes the trigger, or declines it
+	trace.K3: Task,      // a source's StreamTask snapshots and sends the barrier
+	trace.K4: Task,      // a StreamTask's CheckpointBarrierHandler aligns the barriers
+	trace.K5: Task,      // a task's asynchronous part writes its state and acknowledges
+	trace.K6: JobMaster, // its CheckpointCoordinator completes the checkpoint
+	trace.K7: Task,      // the tasks hear the checkpoint completed; a sink commits
 }
 
 // ComponentOf returns the component to open when step breaks, or "" for
-// a step that is not m1–m11.
+// a step that is neither m1–m11 nor k1–k7.
 func ComponentOf(step trace.Step) string { return componentOf[step] }
+
+// checkpointSteps are the steps of a checkpoint, k1–k7, which a learner
+// may name (package fault breaks five of them).
+var checkpointSteps = []trace.Step{trace.K1, trace.K2, trace.K3, trace.K4, trace.K5, trace.K6, trace.K7}
+
+// IsCheckpointStep reports whether step is one of a checkpoint, k1–k7.
+func IsCheckpointStep(step trace.Step) bool { return slices.Contains(checkpointSteps, step) }
+
+// StepRange names the steps a drill of step asks for: "m1–m11", or
+// "k1–k7" in a drill of a checkpoint.
+func StepRange(step trace.Step) string {
+	if IsCheckpointStep(step) {
+		return "k1–k7"
+	}
+	return "m1–m11"
+}
 
 // aliases are the other names a learner may give a component: the Flink
 // classes that make it up, and the words the course uses.
@@ -95,21 +127,43 @@ var aliases = map[string][]string{
 // the part that declares the job's requirements.
 var slotPoolAliases = []string{"SlotPool", "DeclarativeSlotPool"}
 
+// checkpointAliases are the parts of a component that take part in a
+// checkpoint, named for the steps k1–k7 only: the JobMaster's
+// CheckpointCoordinator triggers and completes it, a Task's
+// CheckpointBarrierHandler aligns its barriers and its asynchronous part
+// writes its state to the checkpoint storage (package fault names that
+// part "AsyncCheckpointRunnable/CheckpointStorage").
+var checkpointAliases = map[string][]string{
+	JobMaster: {"CheckpointCoordinator"},
+	Task: {"CheckpointBarrierHandler", "SingleCheckpointBarrierHandler", "CheckpointBarrierTracker", "SourceStreamTask",
+		"SubtaskCheckpointCoordinator", "AsyncCheckpointRunnable", "CheckpointStorage", "AsyncCheckpointRunnable/CheckpointStorage"},
+}
+
 // CanonicalComponent returns the component name names, or false for a
 // name that is none. Case and spaces do not count; "SlotPool" names the
-// JobMaster only when step is m6.
+// JobMaster only when step is m6, "CheckpointCoordinator" only when step
+// is one of a checkpoint, k1–k7, as "CheckpointBarrierHandler" names the
+// Task.
 func CanonicalComponent(step trace.Step, name string) (string, bool) {
 	n := normalizeName(name)
 	if n == "" {
 		return "", false
 	}
+	is := func(a string) bool { return n == normalizeName(a) }
 	for _, c := range Components() {
-		if n == normalizeName(c) || slices.ContainsFunc(aliases[c], func(a string) bool { return n == normalizeName(a) }) {
+		if is(c) || slices.ContainsFunc(aliases[c], is) {
 			return c, true
 		}
 	}
-	if step == trace.M6 && slices.ContainsFunc(slotPoolAliases, func(a string) bool { return n == normalizeName(a) }) {
+	if step == trace.M6 && slices.ContainsFunc(slotPoolAliases, is) {
 		return JobMaster, true
+	}
+	if IsCheckpointStep(step) {
+		for _, c := range Components() {
+			if slices.ContainsFunc(checkpointAliases[c], is) {
+				return c, true
+			}
+		}
 	}
 	return "", false
 }
@@ -119,12 +173,19 @@ func normalizeName(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), ""))
 }
 
-// ParseStep reads a step as a learner writes it: "m7", "M7", "7", "m07".
+// ParseStep reads a step as a learner writes it: "m7", "M7", "7", "m07"
+// for a step of a submission, "k4", "K4", "k04" for one of a checkpoint.
+// A number alone is a step of a submission.
 func ParseStep(s string) (trace.Step, error) {
-	digits := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "m")
-	n, err := strconv.Atoi(digits)
-	if err != nil || n < 1 || n > 11 || strings.HasPrefix(digits, "+") || strings.HasPrefix(digits, "-") {
-		return "", fmt.Errorf("step %q: want one of m1 … m11", s)
+	lower := strings.ToLower(strings.TrimSpace(s))
+	prefix, last := "m", 11
+	if strings.HasPrefix(lower, "k") {
+		prefix, last = "k", len(checkpointSteps)
 	}
-	return trace.Step("m" + strconv.Itoa(n)), nil
+	digits := strings.TrimPrefix(lower, prefix)
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || n > last || strings.HasPrefix(digits, "+") || strings.HasPrefix(digits, "-") {
+		return "", fmt.Errorf("step %q: want one of m1 … m11, or k1 … k7 for a checkpoint", s)
+	}
+	return trace.Step(prefix + strconv.Itoa(n)), nil
 }

@@ -78,6 +78,35 @@ func locate(logs Logs, p pasted) (located, int) {
 	return notInLogs, -1
 }
 
+// clientPrefix is what grep puts before a line of the ClientFile:
+// "client.txt:57:".
+var clientPrefix = regexp.MustCompile(`^\S*` + regexp.QuoteMeta(ClientFile) + `:(?:\d+:)?`)
+
+// locateClient finds the line of the ClientFile a pasted line is from, by
+// the rules of locate: the line that contains it, or, for fewer than
+// minPasted characters, the line that it is whole. It returns the line's
+// number, from 1.
+func locateClient(client, line string) (located, int) {
+	text := squash(clientPrefix.ReplaceAllString(strings.TrimSpace(line), ""))
+	short := utf8.RuneCountInString(text) < minPasted
+	var matches []int
+	for i, l := range strings.Split(client, "\n") {
+		l = squash(l)
+		if text != "" && (short && l == text || !short && strings.Contains(l, text)) {
+			matches = append(matches, i+1)
+		}
+	}
+	switch {
+	case len(matches) == 1:
+		return found, matches[0]
+	case len(matches) > 1:
+		return inSeveral, -1
+	case short:
+		return tooShort, -1
+	}
+	return notInLogs, -1
+}
+
 // fits reports whether r is in the file, at the time and of the logger
 // the pasted prefix names.
 func (p pasted) fits(r Record) bool {

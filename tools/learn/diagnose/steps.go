@@ -2,7 +2,8 @@ package diagnose
 
 import "flinklab/runtime/trace"
 
-// whatStepDoes says, per step, what the step does and what the logs show
+// whatStepDoes says, per step (of a submission, m1–m11, and of a
+// checkpoint, k1–k7), what the step does and what the logs show
 // when it fails there, in the course's words and not in the log's: a
 // learner who named the wrong step reads it, and it must not give the
 // proving line away. Each names no component but the step's own
@@ -31,8 +32,32 @@ var whatStepDoes = map[trace.Step]string{
 		"a failure there means the task cannot get its code and never starts.",
 	trace.M11: "At m11 the task goes INITIALIZING and RUNNING and opens its operators; " +
 		"a failure there is the job's own code throwing while its task starts.",
+
+	trace.K1: "At k1 the JobMaster's CheckpointCoordinator triggers a checkpoint: it creates the pending checkpoint " +
+		"and sends the trigger to every source; a failure there means no source ever hears of the checkpoint, " +
+		"so nothing of it is taken anywhere.",
+	trace.K2: "At k2 the trigger reaches each source's task, which starts the checkpoint if it is running; " +
+		"a failure there is a source that declines the trigger, and the checkpoint is aborted at once instead of waiting.",
+	trace.K3: "At k3 a source takes its snapshot and sends the barrier on every output channel, behind the records before it; " +
+		"a failure there leaves the source's snapshot untaken.",
+	trace.K4: "At k4 a task with several inputs waits for the barrier on all of them, holding back the inputs whose " +
+		"barrier came (the alignment), then takes its snapshot and sends the barrier on; a failure there is an alignment " +
+		"that never ends: the task stops reading, and what its inputs send backs up behind it.",
+	trace.K5: "At k5 each task writes its snapshot to the checkpoint's storage and acknowledges the checkpoint with the " +
+		"state's handles; a failure there is a task that declines because its state could not be written, " +
+		"or whose acknowledgement never arrives.",
+	trace.K6: "At k6 the last acknowledgement arrives, and the JobMaster's CheckpointCoordinator writes the checkpoint's " +
+		"_metadata and keeps it as completed; a failure there means every part of the checkpoint was acknowledged, " +
+		"but it could not be finalized.",
+	trace.K7: "At k7 the tasks hear that the checkpoint completed, and a transactional sink commits what the checkpoint " +
+		"covers; a failure there leaves output uncommitted, though the checkpoint itself completed.",
 }
 
 // firstFailureRule is what every wrong step's message ends with.
 const firstFailureRule = "The step to name is where the first failure happened, not where the job finally gave up: " +
 	"a restart or a FAILED job is a consequence."
+
+// firstCheckpointFailureRule is what every wrong step's message ends
+// with in a drill of a checkpoint.
+const firstCheckpointFailureRule = "The step to name is where the checkpoint stopped, not where it was given up: " +
+	"an expired checkpoint, a restart or a FAILED job is a consequence."

@@ -35,6 +35,17 @@ func TestLoadFileReadsAFailoverDrill(t *testing.T) {
 	e, err = loadDrill(t, drillYAML+"diagnosis: {answer: answer.txt}\n", "spec: {fault: m7}\n")
 	require.NoError(t, err)
 	assert.False(t, e.Diagnosis.Failover(), "a drill asks about the steps unless it says otherwise")
+	assert.False(t, e.Drill.Checkpointed())
+}
+
+// A drill of a checkpoint's step checkpoints its job: its spec sets
+// Flink's checkpointing options.
+func TestLoadFileReadsACheckpointDrill(t *testing.T) {
+	e, err := loadDrill(t, drillYAML+"diagnosis: {answer: answer.txt}\n",
+		"spec:\n  fault: \"k4,after=8\"\n  job: ticker\n  checkpointing:\n    execution.checkpointing.interval: \"5 s\"\n")
+	require.NoError(t, err)
+	assert.Equal(t, "k4,after=8", e.Drill.Fault())
+	assert.True(t, e.Drill.Checkpointed())
 }
 
 func TestLoadFileRefusesADrillThatDoesNotSayItsAnswer(t *testing.T) {

@@ -132,13 +132,14 @@ type Reading struct {
 // trace of a run (PredictTrace, r03: the messages and how often each
 // comes), the graphs of programs (PredictGraphs, g05 and c05: the test
 // reads the answers and compares them with the graphs it builds, or the
-// restarts it runs), or the logs of a run (PredictLogs, h05: the test runs
+// restarts it runs), the logs of a run (PredictLogs, h05: the test runs
 // a cluster of real processes and compares the answers with where each
-// line is in their logs).
+// line is in their logs), or what a run did (PredictRun, k05: the test
+// runs the scenario and compares the answers with what became of it).
 type Prediction struct {
 	Answer string `yaml:"answer"` // the answers file, relative to the exercise folder
 	Test   string `yaml:"test"`   // the test that runs the scenario and logs its trace, or compares the answers
-	Of     string `yaml:"of"`     // PredictTrace (the default), PredictGraphs or PredictLogs
+	Of     string `yaml:"of"`     // PredictTrace (the default), PredictGraphs, PredictLogs or PredictRun
 }
 
 // What a predict exercise predicts.
@@ -146,11 +147,14 @@ const (
 	PredictTrace  = "trace"
 	PredictGraphs = "graphs"
 	PredictLogs   = "logs"
+	PredictRun    = "run"
 )
 
 // ByTest reports whether the exercise's own test compares the answers
-// (graphs and logs), rather than learn (a trace).
-func (p *Prediction) ByTest() bool { return p.Of == PredictGraphs || p.Of == PredictLogs }
+// (graphs, logs and runs), rather than learn (a trace).
+func (p *Prediction) ByTest() bool {
+	return p.Of == PredictGraphs || p.Of == PredictLogs || p.Of == PredictRun
+}
 
 // WrongFile is where the wrong answers of a prediction its test compares
 // are kept, relative to the repository root: "solutions/g05/wrong.yaml",
@@ -194,7 +198,7 @@ type Diagnosis struct {
 
 // What a drill asks.
 const (
-	DiagnoseSteps    = "steps"    // the step m1–m11 that broke first, the component, the line
+	DiagnoseSteps    = "steps"    // the step m1–m11 (k1–k7 of a checkpoint) that broke first, the component, the line
 	DiagnoseFailover = "failover" // what ended a leadership, whose, the line
 )
 
@@ -234,6 +238,13 @@ func (d *Drill) Fault() string {
 func (d *Drill) Scheduler() string {
 	s, _ := d.Spec["scheduler"].(string)
 	return s
+}
+
+// Checkpointed reports whether the drill's job is checkpointed: its spec
+// sets checkpointing options.
+func (d *Drill) Checkpointed() bool {
+	options, _ := d.Spec["checkpointing"].(map[string]any)
+	return len(options) > 0
 }
 
 // checkDrill refuses a drill's run that does not say its answer: a drill
@@ -470,8 +481,8 @@ func (e *Exercise) validate() error {
 		if e.Prediction == nil || e.Prediction.Answer == "" || e.Prediction.Test == "" {
 			errs = append(errs, errors.New("a predict exercise needs prediction.answer and prediction.test"))
 		}
-		if e.Prediction != nil && !slices.Contains([]string{"", PredictTrace, PredictGraphs, PredictLogs}, e.Prediction.Of) {
-			errs = append(errs, fmt.Errorf("prediction.of %q: want %q, %q or %q", e.Prediction.Of, PredictTrace, PredictGraphs, PredictLogs))
+		if e.Prediction != nil && !slices.Contains([]string{"", PredictTrace, PredictGraphs, PredictLogs, PredictRun}, e.Prediction.Of) {
+			errs = append(errs, fmt.Errorf("prediction.of %q: want %q, %q, %q or %q", e.Prediction.Of, PredictTrace, PredictGraphs, PredictLogs, PredictRun))
 		}
 	case Diagnose:
 		if e.Diagnosis == nil || e.Diagnosis.Answer == "" {

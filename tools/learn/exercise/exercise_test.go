@@ -164,7 +164,7 @@ func TestLoadFileRefusesAnIncompleteExercise(t *testing.T) {
 		{"a reading exercise without its answer", "id: x01\ntitle: t\nkind: read\nlesson: lessons/a.md\nhints: [a, b, c]\nreading: {from: a.F, to: a.G}\n",
 			"a reading exercise needs reading.from, reading.to, reading.answer and reading.scenario"},
 		{"a prediction of something unknown", "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: metrics, answer: answer.txt, test: TestYours}\n",
-			`prediction.of "metrics": want "trace", "graphs" or "logs"`},
+			`prediction.of "metrics": want "trace", "graphs", "logs" or "run"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,4 +180,16 @@ func replace(s, old, new string) string {
 		panic(fmt.Sprintf("replace: %q is not in the text", old))
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// Graphs, logs and runs are compared by the exercise's own test; a trace
+// is compared by learn.
+func TestWhichPredictionsTheTestCompares(t *testing.T) {
+	for of, byTest := range map[string]bool{"": false, PredictTrace: false, PredictGraphs: true, PredictLogs: true, PredictRun: true} {
+		e, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: '"+of+"', answer: answer.txt, test: TestYours}\n", "-")
+		require.NoError(t, err, "of %q", of)
+		assert.Equal(t, byTest, e.Prediction.ByTest(), "of %q", of)
+	}
+	_, err := loadWithMutants(t, "id: x01\ntitle: t\nkind: predict\nlesson: lessons/a.md\nhints: [a, b, c]\nprediction: {of: movies, answer: answer.txt, test: TestYours}\n", "-")
+	assert.ErrorContains(t, err, `prediction.of "movies"`)
 }
