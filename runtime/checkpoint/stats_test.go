@@ -60,7 +60,7 @@ func TestCheckpointStatistics(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, field := range []string{`"counts":{"restored":0,"total":3,"in_progress":1,"completed":1,"failed":1}`,
-			`"@class":"completed"`, `"@class":"failed"`, `"@class":"in_progress"`, `"latest_ack_timestamp":`,
+			`"className":"completed"`, `"className":"failed"`, `"className":"in_progress"`, `"latest_ack_timestamp":`,
 			`"end_to_end_duration":3000`, `"num_acknowledged_subtasks":4`, `"checkpoint_type":"CHECKPOINT"`,
 			`"external_path":`, `"failure_message":"Checkpoint was declined."`, `"restored":null`} {
 			if !strings.Contains(string(data), field) {

@@ -73,33 +73,36 @@ type RestoredCheckpointStatistics struct {
 }
 
 // CheckpointStatistics are one checkpoint's statistics (Flink's
-// CheckpointStatistics and its subclasses, told apart by "@class":
-// "in_progress", "completed", "failed"). Timestamps are ms since the
-// epoch, durations ms, sizes bytes; latest_ack_timestamp is -1 before the
-// first acknowledgement.
+// CheckpointStatistics and its three subclasses: in progress, completed,
+// failed). Timestamps are ms since the epoch, durations ms, sizes bytes;
+// latest_ack_timestamp is -1 before the first acknowledgement. On the
+// wire, to the REST API and between processes alike, they have Flink's
+// REST shape (MarshalJSON, in statsjson.go).
 type CheckpointStatistics struct {
-	Class                   string                              `json:"@class"`
-	ID                      int64                               `json:"id"`
-	Status                  CheckpointStatsStatus               `json:"status"`
-	IsSavepoint             bool                                `json:"is_savepoint"`
-	TriggerTimestamp        int64                               `json:"trigger_timestamp"`
-	LatestAckTimestamp      int64                               `json:"latest_ack_timestamp"`
-	CheckpointedSize        int64                               `json:"checkpointed_size"`
-	StateSize               int64                               `json:"state_size"`
-	EndToEndDuration        int64                               `json:"end_to_end_duration"`
-	AlignmentBuffered       int64                               `json:"alignment_buffered"`
-	ProcessedData           int64                               `json:"processed_data"`
-	PersistedData           int64                               `json:"persisted_data"`
-	NumSubtasks             int                                 `json:"num_subtasks"`
-	NumAcknowledgedSubtasks int                                 `json:"num_acknowledged_subtasks"`
-	CheckpointType          string                              `json:"checkpoint_type"`
-	Tasks                   map[string]TaskCheckpointStatistics `json:"tasks"`
+	ID                      int64
+	Status                  CheckpointStatsStatus
+	IsSavepoint             bool
+	TriggerTimestamp        int64
+	LatestAckTimestamp      int64
+	CheckpointedSize        int64
+	StateSize               int64
+	EndToEndDuration        int64
+	AlignmentBuffered       int64
+	ProcessedData           int64
+	PersistedData           int64
+	NumSubtasks             int
+	NumAcknowledgedSubtasks int
+	CheckpointType          string
+	// Tasks are the statistics of each JobVertex, by JobVertexID; the
+	// overview (GET /jobs/:jobid/checkpoints) leaves them out, the details
+	// show them.
+	Tasks map[string]TaskCheckpointStatistics
 	// Completed checkpoints only.
-	ExternalPath string `json:"external_path,omitempty"`
-	Discarded    bool   `json:"discarded,omitempty"`
+	ExternalPath string
+	Discarded    bool
 	// Failed checkpoints only.
-	FailureTimestamp int64  `json:"failure_timestamp,omitempty"`
-	FailureMessage   string `json:"failure_message,omitempty"`
+	FailureTimestamp int64
+	FailureMessage   string
 }
 
 // TaskCheckpointStatistics are one JobVertex's share of a checkpoint
@@ -148,8 +151,6 @@ func statisticsOf(s *checkpointStats) *CheckpointStatistics {
 	}
 	numSubtasks, numAcknowledged := s.numSubtasks()
 	stats := &CheckpointStatistics{
-		Class: map[CheckpointStatsStatus]string{StatusInProgress: "in_progress", StatusCompleted: "completed",
-			StatusFailed: "failed"}[s.status],
 		ID: s.id, Status: s.status, IsSavepoint: s.props.IsSavepoint(),
 		TriggerTimestamp: s.triggerTimestamp, LatestAckTimestamp: s.latestAckTimestamp,
 		CheckpointedSize: s.stateSize, StateSize: s.stateSize, EndToEndDuration: s.endToEndDuration(),

@@ -362,7 +362,7 @@ func TestTheArchivedExecutionGraphRoundTripsThroughJSON(t *testing.T) {
 			MaxConcurrent: 1, Mode: checkpoint.ExactlyOnce, Retention: checkpoint.RetainOnCancellation, SavepointDir: "/savepoints", NumRetained: 1},
 		CheckpointStatsSnapshot: &checkpoint.CheckpointStatsSnapshot{
 			Counts: checkpoint.CheckpointStatsCounts{Total: 2, Completed: 1, Failed: 1},
-			Latest: checkpoint.LatestCheckpoints{Savepoint: &checkpoint.CheckpointStatistics{Class: "completed", ID: 2,
+			Latest: checkpoint.LatestCheckpoints{Savepoint: &checkpoint.CheckpointStatistics{ID: 2,
 				Status: checkpoint.StatusCompleted, IsSavepoint: true, CheckpointType: "SYNC_SAVEPOINT",
 				Tasks: map[string]checkpoint.TaskCheckpointStatistics{}, ExternalPath: "/savepoints/savepoint-123456-0123456789ab"}},
 			History: []checkpoint.CheckpointStatistics{},

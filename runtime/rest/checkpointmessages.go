@@ -1,64 +1,15 @@
 package rest
 
-import (
-	"flinklab/runtime/api"
-	"flinklab/runtime/checkpoint"
-)
+import "flinklab/runtime/api"
 
 // The bodies of the checkpoint and savepoint endpoints, with Flink 1.20's
 // field names (org.apache.flink.runtime.rest.messages.checkpoints and
 // ….job.savepoints).
 
-// CheckpointingStatistics answers GET /jobs/{jobid}/checkpoints (Flink's
-// CheckpointingStatistics): the counts, a summary of the completed
-// checkpoints, the latest of each kind (null when there is none), and the
-// recent ones, newest first.
-type CheckpointingStatistics struct {
-	Counts  checkpoint.CheckpointStatsCounts  `json:"counts"`
-	Summary checkpoint.CheckpointStatsSummary `json:"summary"`
-	Latest  LatestCheckpoints                 `json:"latest"`
-	History []CheckpointStatistics            `json:"history"`
-}
-
-// LatestCheckpoints are the newest completed checkpoint, savepoint and
-// failed checkpoint, and the checkpoint the job last restored.
-type LatestCheckpoints struct {
-	Completed *CheckpointStatistics                    `json:"completed"`
-	Savepoint *CheckpointStatistics                    `json:"savepoint"`
-	Failed    *CheckpointStatistics                    `json:"failed"`
-	Restored  *checkpoint.RestoredCheckpointStatistics `json:"restored"`
-}
-
-// CheckpointStatistics are one checkpoint's statistics (Flink's
-// CheckpointStatistics and its three subclasses, which "className" names:
-// "completed", "failed", "in_progress"). A completed checkpoint has
-// external_path and discarded, a failed one failure_timestamp and
-// failure_message; savepointFormat is null for a checkpoint. tasks, by
-// JobVertexID, is {} in the overview and filled in the details.
-type CheckpointStatistics struct {
-	ClassName               string                                         `json:"className"`
-	ID                      int64                                          `json:"id"`
-	Status                  checkpoint.CheckpointStatsStatus               `json:"status"`
-	IsSavepoint             bool                                           `json:"is_savepoint"`
-	SavepointFormat         *string                                        `json:"savepointFormat"`
-	TriggerTimestamp        int64                                          `json:"trigger_timestamp"`
-	LatestAckTimestamp      int64                                          `json:"latest_ack_timestamp"`
-	CheckpointedSize        int64                                          `json:"checkpointed_size"`
-	StateSize               int64                                          `json:"state_size"`
-	EndToEndDuration        int64                                          `json:"end_to_end_duration"`
-	AlignmentBuffered       int64                                          `json:"alignment_buffered"`
-	ProcessedData           int64                                          `json:"processed_data"`
-	PersistedData           int64                                          `json:"persisted_data"`
-	NumSubtasks             int                                            `json:"num_subtasks"`
-	NumAcknowledgedSubtasks int                                            `json:"num_acknowledged_subtasks"`
-	CheckpointType          string                                         `json:"checkpoint_type"`
-	Tasks                   map[string]checkpoint.TaskCheckpointStatistics `json:"tasks"`
-
-	ExternalPath     *string `json:"external_path,omitempty"`     // completed only
-	Discarded        *bool   `json:"discarded,omitempty"`         // completed only
-	FailureTimestamp *int64  `json:"failure_timestamp,omitempty"` // failed only
-	FailureMessage   *string `json:"failure_message,omitempty"`   // failed only
-}
+// GET /jobs/{jobid}/checkpoints and /checkpoints/details/{checkpointid}
+// answer checkpoint.CheckpointStatsSnapshot and
+// checkpoint.CheckpointStatistics, which have Flink's REST shape
+// (CheckpointingStatistics, CheckpointStatistics).
 
 // CheckpointConfigInfo answers GET /jobs/{jobid}/checkpoints/config
 // (Flink's CheckpointConfigInfo): times in ms, mode "exactly_once" or

@@ -51,66 +51,30 @@ func (s *Server) requestCheckpointStats(r *http.Request, jobID api.JobID) (*chec
 	return stats, nil
 }
 
-// checkpointingStatisticsOf writes the statistics as Flink's
-// CheckpointingStatisticsHandler does: the history's entries without
-// their tasks, which only the details show.
-func checkpointingStatisticsOf(stats *checkpoint.CheckpointStatsSnapshot) CheckpointingStatistics {
-	c := CheckpointingStatistics{
-		Counts:  stats.Counts,
-		Summary: stats.Summary,
-		Latest: LatestCheckpoints{
-			Completed: checkpointStatisticsOf(stats.Latest.Completed, false),
-			Savepoint: checkpointStatisticsOf(stats.Latest.Savepoint, false),
-			Failed:    checkpointStatisticsOf(stats.Latest.Failed, false),
-			Restored:  stats.Latest.Restored,
-		},
-		History: make([]CheckpointStatistics, 0, len(stats.History)),
-	}
+// checkpointingStatisticsOf answers the statistics as Flink's
+// CheckpointingStatisticsHandler does: the latest checkpoints and the
+// history without their tasks, which only the details show.
+func checkpointingStatisticsOf(stats *checkpoint.CheckpointStatsSnapshot) checkpoint.CheckpointStatsSnapshot {
+	overview := *stats
+	overview.Latest.Completed = withoutTasks(stats.Latest.Completed)
+	overview.Latest.Savepoint = withoutTasks(stats.Latest.Savepoint)
+	overview.Latest.Failed = withoutTasks(stats.Latest.Failed)
+	overview.History = make([]checkpoint.CheckpointStatistics, 0, len(stats.History))
 	for i := range stats.History {
-		c.History = append(c.History, *checkpointStatisticsOf(&stats.History[i], false))
+		overview.History = append(overview.History, *withoutTasks(&stats.History[i]))
 	}
-	return c
+	return overview
 }
 
-// checkpointStatisticsOf writes one checkpoint's statistics as Flink's
-// CheckpointStatistics#generateCheckpointStatistics does: "className"
-// tells a completed, failed or in-progress checkpoint apart, each with
-// its own fields; the tasks only with includeTasks (the details). nil
-// for none.
-func checkpointStatisticsOf(s *checkpoint.CheckpointStatistics, includeTasks bool) *CheckpointStatistics {
+// withoutTasks returns a copy of s without its tasks; nil for none.
+func withoutTasks(s *checkpoint.CheckpointStatistics) *checkpoint.CheckpointStatistics {
 	if s == nil {
 		return nil
 	}
-	c := &CheckpointStatistics{
-		ClassName: s.Class, ID: s.ID, Status: s.Status, IsSavepoint: s.IsSavepoint,
-		TriggerTimestamp: s.TriggerTimestamp, LatestAckTimestamp: s.LatestAckTimestamp,
-		CheckpointedSize: s.CheckpointedSize, StateSize: s.StateSize, EndToEndDuration: s.EndToEndDuration,
-		AlignmentBuffered: s.AlignmentBuffered, ProcessedData: s.ProcessedData, PersistedData: s.PersistedData,
-		NumSubtasks: s.NumSubtasks, NumAcknowledgedSubtasks: s.NumAcknowledgedSubtasks,
-		CheckpointType: s.CheckpointType, Tasks: map[string]checkpoint.TaskCheckpointStatistics{},
-	}
-	if s.IsSavepoint {
-		format := savepointFormatCanonical
-		c.SavepointFormat = &format
-	}
-	if includeTasks && s.Tasks != nil {
-		c.Tasks = s.Tasks
-	}
-	switch s.Status {
-	case checkpoint.StatusCompleted:
-		path, discarded := s.ExternalPath, s.Discarded
-		c.ExternalPath, c.Discarded = &path, &discarded
-	case checkpoint.StatusFailed:
-		timestamp, message := s.FailureTimestamp, s.FailureMessage
-		c.FailureTimestamp, c.FailureMessage = &timestamp, &message
-	}
-	return c
+	c := *s
+	c.Tasks = nil
+	return &c
 }
-
-// savepointFormatCanonical is the savepointFormat of every savepoint:
-// flinklab writes one format (see package checkpoint), and Flink's default
-// is CANONICAL.
-const savepointFormatCanonical = "CANONICAL"
 
 // ---------------------------------------------------------------------------
 // GET /jobs/{jobid}/checkpoints/details/{checkpointid} — Flink's
@@ -149,7 +113,7 @@ func (s *Server) handleCheckpointStatisticDetails(_ http.ResponseWriter, r *http
 	}
 	for _, c := range candidates {
 		if c != nil && c.ID == checkpointID {
-			return checkpointStatisticsOf(c, true), nil
+			return c, nil
 		}
 	}
 	return nil, notFound(fmt.Sprintf("Could not find checkpointing statistics for checkpoint %d.", checkpointID))

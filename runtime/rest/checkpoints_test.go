@@ -14,7 +14,6 @@ import (
 	"flinklab/runtime/api"
 	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/gateway"
-	"flinklab/runtime/rest"
 )
 
 // checkpointedJob makes the harness's Dispatcher run one checkpointed job
@@ -76,17 +75,17 @@ func checkpointStats() *checkpoint.CheckpointStatsSnapshot {
 		ID: 3, Status: checkpoint.StatusCompleted, LatestAckTimestamp: 1700000000040, CheckpointedSize: 512, StateSize: 512,
 		EndToEndDuration: 40, NumSubtasks: 2, NumAcknowledgedSubtasks: 2,
 	}}
-	completed := checkpoint.CheckpointStatistics{Class: "completed", ID: 3, Status: checkpoint.StatusCompleted,
+	completed := checkpoint.CheckpointStatistics{ID: 3, Status: checkpoint.StatusCompleted,
 		TriggerTimestamp: 1700000000000, LatestAckTimestamp: 1700000000040, CheckpointedSize: 512, StateSize: 512,
 		EndToEndDuration: 40, NumSubtasks: 2, NumAcknowledgedSubtasks: 2, CheckpointType: "CHECKPOINT", Tasks: task,
 		ExternalPath: "/checkpoints/job/chk-3"}
-	savepoint := checkpoint.CheckpointStatistics{Class: "completed", ID: 4, Status: checkpoint.StatusCompleted, IsSavepoint: true,
+	savepoint := checkpoint.CheckpointStatistics{ID: 4, Status: checkpoint.StatusCompleted, IsSavepoint: true,
 		TriggerTimestamp: 1700000001000, LatestAckTimestamp: 1700000001030, NumSubtasks: 2, NumAcknowledgedSubtasks: 2,
 		CheckpointType: "SAVEPOINT", Tasks: map[string]checkpoint.TaskCheckpointStatistics{}, ExternalPath: "/savepoints/savepoint-8d4f2a-0123456789ab"}
-	failed := checkpoint.CheckpointStatistics{Class: "failed", ID: 5, Status: checkpoint.StatusFailed, TriggerTimestamp: 1700000002000,
+	failed := checkpoint.CheckpointStatistics{ID: 5, Status: checkpoint.StatusFailed, TriggerTimestamp: 1700000002000,
 		LatestAckTimestamp: -1, NumSubtasks: 2, CheckpointType: "CHECKPOINT", Tasks: map[string]checkpoint.TaskCheckpointStatistics{},
 		FailureTimestamp: 1700000003000, FailureMessage: "Checkpoint expired before completing."}
-	pending := checkpoint.CheckpointStatistics{Class: "in_progress", ID: 6, Status: checkpoint.StatusInProgress,
+	pending := checkpoint.CheckpointStatistics{ID: 6, Status: checkpoint.StatusInProgress,
 		TriggerTimestamp: 1700000004000, LatestAckTimestamp: -1, NumSubtasks: 2, CheckpointType: "SYNC_SAVEPOINT", IsSavepoint: true,
 		Tasks: map[string]checkpoint.TaskCheckpointStatistics{}}
 	return &checkpoint.CheckpointStatsSnapshot{
@@ -219,7 +218,7 @@ func TestCheckpointingStatisticsOfAnEndedJob(t *testing.T) {
 	}
 	r := h.get("/jobs/" + jobID.String() + "/checkpoints")
 	require.Equal(t, http.StatusOK, r.status)
-	var got rest.CheckpointingStatistics
+	var got checkpoint.CheckpointStatsSnapshot
 	require.NoError(t, json.Unmarshal(r.body, &got))
 	assert.Equal(t, stats.Counts, got.Counts)
 	assert.Len(t, got.History, 4)

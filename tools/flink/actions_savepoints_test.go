@@ -54,7 +54,7 @@ func awaitCompletedCheckpoint(t *testing.T, cluster *minicluster.MiniCluster, jo
 	rc := client.NewRestClusterClient(cluster.RESTAddress())
 	deadline := time.Now().Add(actionTimeout)
 	for tick := time.NewTicker(20 * time.Millisecond); ; <-tick.C {
-		var stats rest.CheckpointingStatistics
+		var stats checkpoint.CheckpointStatsSnapshot
 		err := rc.SendRequest(context.Background(), http.MethodGet, "/jobs/"+jobID.String()+"/checkpoints", &stats)
 		if err == nil && stats.Counts.Completed > 0 {
 			tick.Stop()

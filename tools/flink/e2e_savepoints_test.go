@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flinklab/runtime/api"
+	"flinklab/runtime/checkpoint"
 	"flinklab/runtime/entrypoint"
 	"flinklab/runtime/examples/ticker"
 	"flinklab/runtime/rest"
@@ -80,7 +81,7 @@ func TestStopWithSavepointAndRunFromItEndToEnd(t *testing.T) {
 		assert.Contains(t, reached[sensor], counts[0]-1, "%s: its first count follows on from one the first run printed", sensor)
 	}
 
-	var stats rest.CheckpointingStatistics
+	var stats checkpoint.CheckpointStatsSnapshot
 	require.NoError(t, cl.rc.SendRequest(context.Background(), http.MethodGet, "/jobs/"+second.String()+"/checkpoints", &stats))
 	require.NotNil(t, stats.Latest.Restored)
 	assert.True(t, stats.Latest.Restored.IsSavepoint)

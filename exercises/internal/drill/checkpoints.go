@@ -39,7 +39,7 @@ func (e *endpoint) showCheckpoints(t *testing.T, jobID api.JobID, told *bytes.Bu
 		fmt.Fprintf(told, "GET %s\n%d %s\n\n", path, status, answer)
 		return
 	}
-	var stats rest.CheckpointingStatistics
+	var stats checkpoint.CheckpointStatsSnapshot
 	require.NoError(t, json.Unmarshal(answer, &stats))
 	_, answer = e.do(http.MethodGet, "/jobs/"+jobID.String(), "", nil)
 	var job rest.JobDetailsInfo
@@ -53,8 +53,8 @@ func (e *endpoint) showCheckpoints(t *testing.T, jobID api.JobID, told *bytes.Bu
 		fmt.Fprintf(told, "  Latest completed checkpoint: %d, triggered %s, end to end duration %d ms, checkpointed data size %d B\n",
 			l.ID, clock(l.TriggerTimestamp), l.EndToEndDuration, l.CheckpointedSize)
 	}
-	if l := stats.Latest.Failed; l != nil && l.FailureTimestamp != nil && l.FailureMessage != nil {
-		fmt.Fprintf(told, "  Latest failed checkpoint: %d, failed %s: %s\n", l.ID, clock(*l.FailureTimestamp), *l.FailureMessage)
+	if l := stats.Latest.Failed; l != nil {
+		fmt.Fprintf(told, "  Latest failed checkpoint: %d, failed %s: %s\n", l.ID, clock(l.FailureTimestamp), l.FailureMessage)
 	}
 	if l := stats.Latest.Restored; l != nil {
 		fmt.Fprintf(told, "  Latest restore: %d, restored %s\n", l.ID, clock(l.RestoreTimestamp))
@@ -81,13 +81,9 @@ func (e *endpoint) showCheckpoints(t *testing.T, jobID api.JobID, told *bytes.Bu
 func (e *endpoint) showFailedCheckpoint(t *testing.T, path string, id int64, vertices []rest.JobDetailsVertexInfo, told *bytes.Buffer) {
 	status, answer := e.do(http.MethodGet, fmt.Sprintf("%s/details/%d", path, id), "", nil)
 	require.Equal(t, http.StatusOK, status, "%s", answer)
-	var details rest.CheckpointStatistics
+	var details checkpoint.CheckpointStatistics
 	require.NoError(t, json.Unmarshal(answer, &details))
-	message := ""
-	if details.FailureMessage != nil {
-		message = *details.FailureMessage
-	}
-	fmt.Fprintf(told, "Checkpoint %d, %s (%s), by vertex:\n", id, details.Status, message)
+	fmt.Fprintf(told, "Checkpoint %d, %s (%s), by vertex:\n", id, details.Status, details.FailureMessage)
 	w := tabwriter.NewWriter(told, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "  ID\tVertex\tAcknowledged\tLatest Acknowledgement\tCheckpointed Data Size")
 	for _, v := range vertices {

@@ -129,7 +129,7 @@ var (
 	heartbeatTimeout = &gateway.TimeoutException{Message: "Heartbeat of TaskManager with id taskexecutor-3f2a9c timed out."}
 	savepointPath    = "/savepoints/savepoint-8d4f2a-0123456789ab"
 	completed        = checkpoint.CheckpointStatistics{
-		Class: "completed", ID: 7, Status: checkpoint.StatusCompleted, IsSavepoint: true,
+		ID: 7, Status: checkpoint.StatusCompleted, IsSavepoint: true,
 		TriggerTimestamp: 1700000000000, LatestAckTimestamp: 1700000000040, CheckpointedSize: 2048, StateSize: 2048,
 		EndToEndDuration: 40, NumSubtasks: 4, NumAcknowledgedSubtasks: 4, CheckpointType: "SAVEPOINT",
 		Tasks: map[string]checkpoint.TaskCheckpointStatistics{vertexID.String(): {
@@ -146,7 +146,7 @@ var (
 		},
 		Latest: checkpoint.LatestCheckpoints{
 			Savepoint: &completed,
-			Failed: &checkpoint.CheckpointStatistics{Class: "failed", ID: 8, Status: checkpoint.StatusFailed, LatestAckTimestamp: -1,
+			Failed: &checkpoint.CheckpointStatistics{ID: 8, Status: checkpoint.StatusFailed, LatestAckTimestamp: -1,
 				CheckpointType: "CHECKPOINT", Tasks: map[string]checkpoint.TaskCheckpointStatistics{},
 				FailureTimestamp: 1700000001000, FailureMessage: "Checkpoint expired before completing."},
 			Restored: &checkpoint.RestoredCheckpointStatistics{ID: 3, RestoreTimestamp: 1699999999000, IsSavepoint: true, ExternalPath: savepointPath},
