@@ -50,7 +50,7 @@ func (c *CheckpointCoordinator) finalizeCheckpoint(pending *PendingCheckpoint) (
 	// written; the checkpoint is aborted below, as for a real I/O error.
 	err := c.injectedMetadataWriteFailure(pending)
 	if err == nil {
-		completed, err = pending.finalizeCheckpoint(c.nowMillis())
+		completed, err = pending.finalizeCheckpoint(c.nowMillis)
 	}
 	if err == nil {
 		return completed, nil

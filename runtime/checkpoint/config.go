@@ -19,10 +19,19 @@ const (
 	KeyMaxConcurrent         = "execution.checkpointing.max-concurrent-checkpoints"        // 1
 	KeyTolerableFailures     = "execution.checkpointing.tolerable-failed-checkpoints"      // 0
 	KeyExternalizedRetention = "execution.checkpointing.externalized-checkpoint-retention" // NO_EXTERNALIZED_CHECKPOINTS
-	KeyCheckpointsDir        = "state.checkpoints.dir"                                     // none: JobManagerCheckpointStorage
-	KeyNumRetained           = "state.checkpoints.num-retained"                            // 1
-	KeySavepointDir          = "state.savepoints.dir"                                      // none
+	KeyCheckpointsDir        = "execution.checkpointing.dir"                               // none: JobManagerCheckpointStorage
+	KeyNumRetained           = "execution.checkpointing.num-retained"                      // 1
+	KeySavepointDir          = "execution.checkpointing.savepoint-dir"                     // none
 )
+
+// deprecatedKeys are the older names Flink 1.20 still reads when the new
+// key is not set (FLIP-406 moved them under execution.checkpointing;
+// ConfigOption#withDeprecatedKeys): every guide before 1.20 uses them.
+var deprecatedKeys = map[string][]string{
+	KeyCheckpointsDir: {"state.checkpoints.dir", "state.backend.fs.checkpointdir"},
+	KeyNumRetained:    {"state.checkpoints.num-retained"},
+	KeySavepointDir:   {"state.savepoints.dir", "savepoints.state.backend.fs.dir"},
+}
 
 // The values of execution.checkpointing.externalized-checkpoint-retention
 // (Flink's ExternalizedCheckpointRetention): which retained checkpoints
@@ -44,7 +53,7 @@ const (
 // Flink accepts (CheckpointConfig.MINIMAL_CHECKPOINT_TIME).
 const MinimalCheckpointTime = 10 * time.Millisecond
 
-// DefaultNumRetained is state.checkpoints.num-retained's default.
+// DefaultNumRetained is execution.checkpointing.num-retained's default.
 const DefaultNumRetained = 1
 
 // CheckpointCoordinatorConfiguration is what the CheckpointCoordinator
@@ -153,9 +162,20 @@ type optionReader struct {
 	err  error
 }
 
+// lookup returns the value of key, or of the first of its deprecated
+// keys that is set, and the key it found.
+func (r *optionReader) lookup(key string) (value, found string, ok bool) {
+	for _, k := range append([]string{key}, deprecatedKeys[key]...) {
+		if v, ok := r.conf[k]; ok {
+			return v, k, true
+		}
+	}
+	return "", "", false
+}
+
 // read converts the key's value, if it is set and no earlier option failed.
 func (r *optionReader) read(key string, convert func(string) error) {
-	v, ok := r.conf[key]
+	v, key, ok := r.lookup(key)
 	if !ok || r.err != nil {
 		return
 	}
@@ -187,7 +207,7 @@ func (r *optionReader) int(key string, dst *int) {
 // path reads a directory: a local path, or a file: URI
 // ("file:///tmp/checkpoints"), the only file system flinklab has.
 func (r *optionReader) path(key string, dst *string) {
-	v, ok := r.conf[key]
+	v, _, ok := r.lookup(key)
 	if !ok || r.err != nil {
 		return
 	}

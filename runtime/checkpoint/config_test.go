@@ -64,7 +64,8 @@ func TestFromMapRefusesBadValues(t *testing.T) {
 		{KeyMaxConcurrent, "many", "Could not parse value 'many' for key 'execution.checkpointing.max-concurrent-checkpoints'."},
 		{KeyTolerableFailures, "-1", "The tolerable failure checkpoint number must be non-negative."},
 		{KeyExternalizedRetention, "KEEP", "Could not parse value 'KEEP' for key 'execution.checkpointing.externalized-checkpoint-retention'."},
-		{KeyNumRetained, "2.5", "Could not parse value '2.5' for key 'state.checkpoints.num-retained'."},
+		{KeyNumRetained, "2.5", "Could not parse value '2.5' for key 'execution.checkpointing.num-retained'."},
+		{"state.checkpoints.num-retained", "2.5", "Could not parse value '2.5' for key 'state.checkpoints.num-retained'."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
@@ -93,5 +94,22 @@ func TestFromMapReadsDirectoriesAsLocalPaths(t *testing.T) {
 	_, err = FromMap(map[string]string{KeyCheckpointsDir: "s3://bucket/checkpoints"})
 	if err == nil || !errors.Is(err, configuration.ErrIllegalConfiguration) {
 		t.Errorf("got %v for an s3 directory", err)
+	}
+}
+
+// Flink 1.20 still reads the keys older guides use (state.checkpoints.dir,
+// state.savepoints.dir, state.checkpoints.num-retained), unless the new
+// execution.checkpointing.* key is set too.
+func TestFromMapReadsTheDeprecatedKeysUnlessTheNewOnesAreSet(t *testing.T) {
+	old := map[string]string{"state.checkpoints.dir": "/tmp/old-checkpoints", "state.savepoints.dir": "/tmp/old-savepoints",
+		"state.checkpoints.num-retained": "3"}
+	got, err := FromMap(old)
+	if err != nil || got.CheckpointsDir != "/tmp/old-checkpoints" || got.SavepointDir != "/tmp/old-savepoints" || got.NumRetained != 3 {
+		t.Errorf("from the deprecated keys got %+v, %v", got, err)
+	}
+	old[KeyCheckpointsDir], old[KeySavepointDir], old[KeyNumRetained] = "/tmp/checkpoints", "/tmp/savepoints", "4"
+	got, err = FromMap(old)
+	if err != nil || got.CheckpointsDir != "/tmp/checkpoints" || got.SavepointDir != "/tmp/savepoints" || got.NumRetained != 4 {
+		t.Errorf("with both keys got %+v, %v; the new key wins", got, err)
 	}
 }

@@ -306,7 +306,7 @@ func TestNumRetainedKeepsTheNewestAndDeletesTheOlder(t *testing.T) {
 			h.read(func() { location = h.triggered[len(h.triggered)-1].options.TargetLocation })
 			for i := range h.tasks {
 				snapshot := h.smallState(i)
-				big, err := location.WriteState(make([]byte, state.DefaultMemoryThreshold)) // a file in chk-<id>
+				big, err := location.WriteState(make([]byte, state.DefaultMemoryThreshold+1)) // a file in chk-<id>
 				if err != nil {
 					t.Fatal(err)
 				}

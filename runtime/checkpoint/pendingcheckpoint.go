@@ -181,10 +181,11 @@ func (p *PendingCheckpoint) setCancellerHandle(cancel func()) bool {
 }
 
 // finalizeCheckpoint writes the checkpoint's _metadata and turns it into a
-// CompletedCheckpoint, completed at completionTimestamp (ms). The pending
-// checkpoint is disposed, its state now the completed one's (Flink:
-// PendingCheckpoint#finalizeCheckpoint).
-func (p *PendingCheckpoint) finalizeCheckpoint(completionTimestamp int64) (*CompletedCheckpoint, error) {
+// CompletedCheckpoint, completed once the _metadata is written, at
+// nowMillis() (ms): so the log's checkpointDuration includes the write.
+// The pending checkpoint is disposed, its state now the completed one's
+// (Flink: PendingCheckpoint#finalizeCheckpoint).
+func (p *PendingCheckpoint) finalizeCheckpoint(nowMillis func() int64) (*CompletedCheckpoint, error) {
 	metadata := newCheckpointMetadata(p.jobID, p.checkpointID, p.props.CheckpointType, p.checkpointTimestamp, p.operatorStates)
 	data, err := StoreCheckpointMetadata(metadata)
 	if err != nil {
@@ -198,7 +199,7 @@ func (p *PendingCheckpoint) finalizeCheckpoint(completionTimestamp int64) (*Comp
 		JobID:               p.jobID,
 		CheckpointID:        p.checkpointID,
 		Timestamp:           p.checkpointTimestamp,
-		CompletionTimestamp: completionTimestamp,
+		CompletionTimestamp: nowMillis(),
 		Type:                p.props.CheckpointType,
 		Properties:          p.props,
 		OperatorStates:      p.operatorStates,

@@ -97,7 +97,7 @@ func TestAJobMasterTakesItsCheckpointStoreFromTheHAServicesAndSuspendsIt(t *test
 		require.NoError(t, err)
 		assert.Equal(t, g.JobID, factory.jobID)
 		assert.Equal(t, checkpoint.DefaultNumRetained, factory.maxRetained)
-		assert.Equal(t, []string{"The setting for 'state.checkpoints.num-retained : 0' is invalid. Using default value of 1"},
+		assert.Equal(t, []string{"The setting for 'execution.checkpointing.num-retained : 0' is invalid. Using default value of 1"},
 			logs.Messages("The setting for"))
 
 		require.NoError(t, jm.Start())

@@ -616,15 +616,16 @@
 //     to the endpoint that issued it: with standby JobManagers, poll the
 //     one you triggered at. Closing the endpoint ends the operations it
 //     waits for (the savepoints themselves go on).
-//   - The endpoint does not check state.savepoints.dir itself: Flink's
+//   - The endpoint does not check the savepoint directory itself: Flink's
 //     SavepointHandlers answer a request without a directory 400 "Config
-//     key [state.savepoints.dir] is not set. Property [target-directory]
-//     must be provided." when the cluster has none. Here the JobMaster
-//     refuses such a savepoint, and the operation fails with Flink's
-//     JobMaster-side words: "No savepoint directory configured. You can
-//     either specify a directory while cancelling via -s
-//     :targetDirectory or configure a cluster-wide default via key
-//     'state.savepoints.dir'."
+//     key [execution.checkpointing.savepoint-dir] is not set. Property
+//     [target-directory] must be provided." when the cluster has none.
+//     Here the JobMaster refuses such a savepoint, and the operation
+//     fails with Flink's JobMaster-side words: "No savepoint directory
+//     configured. You can either specify a directory while cancelling via
+//     -s :targetDirectory or configure a cluster-wide default via key
+//     'execution.checkpointing.savepoint-dir'." (the key Flink 1.20 names;
+//     the older state.savepoints.dir is still read).
 //   - formatType is checked (CANONICAL or NATIVE) and otherwise ignored:
 //     flinklab writes one savepoint format, and savepointFormat always
 //     reads CANONICAL. A failure-cause has no serialized-throwable; its

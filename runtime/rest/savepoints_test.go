@@ -213,7 +213,7 @@ func TestSavepointFailuresAreTheOperations(t *testing.T) {
 				"FlinkJobNotFoundException: Could not find Flink job (" + unknown.String() + ")"},
 			{"no savepoint directory", checkpoint.ErrNoSavepointDirectory, "java.lang.IllegalStateException",
 				"IllegalStateException: No savepoint directory configured. You can either specify a directory while " +
-					"cancelling via -s :targetDirectory or configure a cluster-wide default via key 'state.savepoints.dir'."},
+					"cancelling via -s :targetDirectory or configure a cluster-wide default via key 'execution.checkpointing.savepoint-dir'."},
 			{"not checkpointed", gateway.ErrCheckpointingDisabled, "java.lang.IllegalStateException",
 				"IllegalStateException: Checkpointing has not been enabled."},
 			{"the savepoint expired", checkpoint.NewCheckpointException(checkpoint.CheckpointExpired, nil),

@@ -31,7 +31,7 @@
 //	    taskowned/     state the tasks own, not the JobManager (empty here)
 //	    chk-<n>/       checkpoint n:
 //	        _metadata  what the JobManager keeps of it: every operator's handles (written last)
-//	        <random>   one file per snapshot of at least state.storage.fs.memory-threshold (20 KiB)
+//	        <random>   one file per snapshot larger than the inline threshold (20 KiB)
 //
 // A smaller snapshot travels inline, inside the task's acknowledgement,
 // and is kept in _metadata. Without a directory the JobManager keeps

@@ -103,8 +103,11 @@ func TestFileCheckpointStorageIsLaidOutAsFlinks(t *testing.T) {
 
 	small, err := location.WriteState([]byte("tiny"))
 	require.NoError(t, err)
-	assert.Empty(t, small.FilePath, "under state.storage.fs.memory-threshold: inline")
-	large := bytes.Repeat([]byte("x"), DefaultMemoryThreshold)
+	assert.Empty(t, small.FilePath, "within the inline threshold: inline")
+	exactly, err := location.WriteState(bytes.Repeat([]byte("x"), DefaultMemoryThreshold))
+	require.NoError(t, err)
+	assert.Empty(t, exactly.FilePath, "exactly the threshold stays inline, as Flink's pos <= threshold")
+	large := bytes.Repeat([]byte("x"), DefaultMemoryThreshold+1)
 	handle, err := location.WriteState(large)
 	require.NoError(t, err)
 	assert.Equal(t, location.Directory, filepath.Dir(handle.FilePath))
@@ -125,7 +128,7 @@ func TestFileCheckpointStorageIsLaidOutAsFlinks(t *testing.T) {
 
 	require.NoError(t, os.Truncate(handle.FilePath, 10))
 	_, err = handle.Read()
-	assert.ErrorContains(t, err, "holds 10 bytes, the checkpoint says 20480")
+	assert.ErrorContains(t, err, "holds 10 bytes, the checkpoint says 20481")
 	require.NoError(t, handle.DiscardState())
 	require.NoError(t, handle.DiscardState(), "a file already gone is no error")
 }

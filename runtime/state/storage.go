@@ -31,9 +31,11 @@ const (
 // EXTERNAL_POINTER).
 const NonExternalPointer = "<checkpoint-not-externally-addressable>"
 
-// DefaultMemoryThreshold is state.storage.fs.memory-threshold: state
-// smaller than this travels inline in the acknowledgement and ends up in
-// _metadata instead of a file of its own (Flink: 20 kb).
+// DefaultMemoryThreshold is execution.checkpointing.data-inline-threshold
+// (state.storage.fs.memory-threshold before Flink 1.20): state of at most
+// this many bytes travels inline in the acknowledgement and ends up in
+// _metadata instead of a file of its own (Flink: 20 kb; its
+// FsCheckpointStateOutputStream keeps pos <= threshold inline).
 const DefaultMemoryThreshold = 20 * 1024
 
 // DefaultMaxStateSize is the most a JobManagerCheckpointStorage accepts
@@ -100,7 +102,7 @@ type CheckpointStorageLocation struct {
 
 // WriteState stores the bytes of one snapshot and returns their handle: a
 // new file in the checkpoint's directory, or the bytes themselves when
-// they are fewer than DefaultMemoryThreshold or there is no directory
+// they are no more than DefaultMemoryThreshold or there is no directory
 // (Flink's FsCheckpointStateOutputStream and MemCheckpointStreamFactory).
 // The file is complete or absent: it is written under a temporary name
 // and renamed.
@@ -114,7 +116,7 @@ func (l CheckpointStorageLocation) WriteState(data []byte) (StreamStateHandle, e
 		}
 		return StreamStateHandle{Data: data, StateSize: size}, nil
 	}
-	if size < DefaultMemoryThreshold {
+	if size <= DefaultMemoryThreshold {
 		return StreamStateHandle{Data: data, StateSize: size}, nil
 	}
 	path := filepath.Join(l.Directory, randomName())

@@ -151,7 +151,7 @@ func TestSavepointAndStopFailures(t *testing.T) {
 	assert.Equal(t, "Triggering savepoint for job "+jobID.String()+".\nWaiting for response...\n", out)
 	assert.Contains(t, errOut, "Failed to trigger a savepoint for the job "+jobID.String()+".\nCaused by: IllegalStateException: "+
 		"No savepoint directory configured. You can either specify a directory while cancelling via -s :targetDirectory "+
-		"or configure a cluster-wide default via key 'state.savepoints.dir'.")
+		"or configure a cluster-wide default via key 'execution.checkpointing.savepoint-dir'.")
 
 	unknown := api.NewJobID()
 	code, _, errOut = flink(t, "stop", "-m", cluster.RESTAddress(), "-p", t.TempDir(), unknown.String())
