@@ -67,15 +67,7 @@ func locate(logs Logs, p pasted) (located, int) {
 			matches = append(matches, i)
 		}
 	}
-	switch {
-	case len(matches) == 1:
-		return found, matches[0]
-	case len(matches) > 1:
-		return inSeveral, -1
-	case short:
-		return tooShort, -1
-	}
-	return notInLogs, -1
+	return verdict(matches, short)
 }
 
 // clientPrefix is what grep puts before a line of the ClientFile:
@@ -96,15 +88,7 @@ func locateClient(client, line string) (located, int) {
 			matches = append(matches, i+1)
 		}
 	}
-	switch {
-	case len(matches) == 1:
-		return found, matches[0]
-	case len(matches) > 1:
-		return inSeveral, -1
-	case short:
-		return tooShort, -1
-	}
-	return notInLogs, -1
+	return verdict(matches, short)
 }
 
 // fits reports whether r is in the file, at the time and of the logger
@@ -127,4 +111,19 @@ func quote(s string) string {
 		line += "…"
 	}
 	return `"` + line + `"`
+}
+
+// verdict says where a pasted line was found: the one place it matches,
+// or why there is none: in several places, too short to be anywhere
+// but whole, or nowhere.
+func verdict(matches []int, short bool) (located, int) {
+	switch {
+	case len(matches) == 1:
+		return found, matches[0]
+	case len(matches) > 1:
+		return inSeveral, -1
+	case short:
+		return tooShort, -1
+	}
+	return notInLogs, -1
 }
