@@ -28,6 +28,7 @@ func TestAdaptiveSchedulerRescalesWithTheTaskManagersEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	heartbeats := []string{"-D", entrypoint.KeyHeartbeatInterval + "=200", "-D", entrypoint.KeyHeartbeatTimeout + "=1000"}

@@ -34,6 +34,7 @@ func TestTheTickerResumesItsCountsAfterATaskManagerIsKilledEndToEnd(t *testing.T
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir, checkpoints := t.TempDir(), t.TempDir()
 	cl := startTestCluster(t, bin, logDir,

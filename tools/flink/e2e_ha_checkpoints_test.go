@@ -39,6 +39,7 @@ func TestTheTickerResumesFromItsCheckpointAfterTheLeaderIsKilledEndToEnd(t *test
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	bin := flinktest.Build(t)
 	logDir, checkpoints := t.TempDir(), t.TempDir()

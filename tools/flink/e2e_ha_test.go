@@ -57,6 +57,7 @@ func TestHighAvailabilityClusterEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	server := zookeepertest.Shared(t)
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()

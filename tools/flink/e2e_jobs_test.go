@@ -46,6 +46,7 @@ func TestCancelEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir)
@@ -107,6 +108,7 @@ func TestKilledTaskManagerEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir,

@@ -26,6 +26,7 @@ func TestAKilledStartClusterTakesItsDaemonsWithIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	c := startClusterProcess(t, bin, "start-cluster", "--taskmanagers", "1",

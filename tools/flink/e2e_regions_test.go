@@ -35,6 +35,7 @@ func TestRegionFailoverOfAKilledTaskManagerEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	heartbeats := []string{"-D", entrypoint.KeyHeartbeatInterval + "=200", "-D", entrypoint.KeyHeartbeatTimeout + "=1000"}
@@ -122,6 +123,7 @@ func TestBatchWordCountRunsStageAfterStageEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir)

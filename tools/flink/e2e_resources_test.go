@@ -36,6 +36,7 @@ func TestTaskManagerMemoryEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	tests := []struct {
 		name       string
@@ -118,6 +119,7 @@ func TestAnIllegalTaskManagerMemoryConfigurationStartsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	const flinks = "TaskManager memory configuration failed: Sum of configured Framework Heap Memory " +
 		"(128.000mb (134217728 bytes)), Framework Off-Heap Memory (128.000mb (134217728 bytes)), Task Off-Heap Memory " +
@@ -163,6 +165,7 @@ func TestASlotSharingGroupLargerThanAnyTaskManagerWaitsThenFailsEndToEnd(t *test
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	c := startClusterProcess(t, bin, "start-cluster", "--taskmanagers", "1", "--slots", "2",

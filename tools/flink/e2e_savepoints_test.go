@@ -37,6 +37,7 @@ func TestStopWithSavepointAndRunFromItEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir, savepoints := t.TempDir(), t.TempDir()
 	cl := startTestCluster(t, bin, logDir,

@@ -57,6 +57,7 @@ func TestStandaloneClusterEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 
@@ -130,6 +131,7 @@ func TestRunApplicationEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	jar := filepath.Join(t.TempDir(), "WordCount.jar")

@@ -32,6 +32,7 @@ func TestInternalTLSClusterEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
+	t.Parallel()
 	bin := flinktest.Build(t)
 	logDir := t.TempDir()
 	cl := startTestCluster(t, bin, logDir, "-D", "security.ssl.internal.enabled=true")

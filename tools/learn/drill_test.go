@@ -35,9 +35,11 @@ func TestADrillIsGradedAsALearnerAnswersIt(t *testing.T) {
 // The drills of the scheduler types: an AdaptiveScheduler job that waits
 // for slots until it gives up, and a region restart that takes finished
 // producers along. The answers people write there blame the scheduler
-// that reported the end, or the consequence that came last.
+// that reported the end, or the consequence that came last. Each drill
+// runs a cluster of its own that mostly waits, so they run side by side.
 func TestTheSchedulerDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 	t.Run("d21", func(t *testing.T) {
+		t.Parallel()
 		d := startDrillAsALearner(t, "d21") // the SlotManager never cuts a slot for an AdaptiveScheduler job (m7)
 		d.refuses(t, []wrongAnswer{
 			{"the exception the owner saw", "step: m4\ncomponent: JobMaster\nline: " + d.lineOf("Failed to go from CreatingExecutionGraph to Executing")},
@@ -48,6 +50,7 @@ func TestTheSchedulerDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 		d.accepts(t, "step: m7\ncomponent: SlotManager\nline: "+d.lineOf("Could not fulfill resource requirements"))
 	})
 	t.Run("d22", func(t *testing.T) {
+		t.Parallel()
 		d := startDrillAsALearner(t, "d22") // a TaskManager is lost while a BATCH job's counters deploy (m9)
 		wrong := []wrongAnswer{
 			{"the failover strategy's line", "step: m4\ncomponent: JobMaster\nline: " + d.lineOf("tasks should be restarted to recover")},
@@ -66,9 +69,11 @@ func TestTheSchedulerDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 // The drills of a checkpoint that expired: the logs read alike, and only
 // the checkpoint statistics in client.txt say where it stopped. The
 // answers people write there blame the coordinator that gave up, paste
-// the expiry, or read the statistics the wrong way round.
+// the expiry, or read the statistics the wrong way round. The two drills
+// run side by side, each on a cluster of its own.
 func TestTheCheckpointDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 	t.Run("d25", func(t *testing.T) {
+		t.Parallel()
 		d := startDrillAsALearner(t, "d25") // the barriers never reach running-count: its alignment hangs (k4)
 		d.refuses(t, []wrongAnswer{
 			{"the expiry, where the coordinator gave up", "step: k6\ncomponent: CheckpointCoordinator\nline: " + d.lineOf("expired before completing")},
@@ -79,6 +84,7 @@ func TestTheCheckpointDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 		d.accepts(t, "step: K4\ncomponent: CheckpointBarrierHandler\nline: "+d.clientLine("running-count -> Sink: collect-sink 0/2"))
 	})
 	t.Run("d26", func(t *testing.T) {
+		t.Parallel()
 		d := startDrillAsALearner(t, "d26") // the triggers never reach the sources (k1)
 		d.refuses(t, []wrongAnswer{
 			{"the expiry, the right component", "step: k6\ncomponent: CheckpointCoordinator\nline: " + d.lineOf("expired before completing")},

@@ -16,12 +16,14 @@ import (
 // processes after the leader stopped leading. The answers people write
 // there blame ZooKeeper, name the JobManager that leads now, or paste the
 // standby's grant, which every failover writes; each is told what is
-// wrong, and the right answer passes in the words people use.
+// wrong, and the right answer passes in the words people use. The two
+// drills run side by side: their processes mostly wait on each other.
 func TestTheFailoverDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes: skipped with -short")
 	}
 	t.Run("d23", func(t *testing.T) {
+		t.Parallel()
 		d := startAsALearner(t, "d23") // the leader JobManager was killed
 		d.refuses(t, []wrongAnswer{
 			{"the template as it is", ""},
@@ -33,6 +35,7 @@ func TestTheFailoverDrillsAreGradedAsALearnerAnswersThem(t *testing.T) {
 		d.accepts(t, "cause: SIGKILL\nprocess: flink-flinklab-standalonesession-0-localhost.log\nline: "+d.provingLine(t))
 	})
 	t.Run("d24", func(t *testing.T) {
+		t.Parallel()
 		d := startAsALearner(t, "d24") // the leader JobManager was paused, and fenced off when it resumed
 		d.refuses(t, []wrongAnswer{
 			{"ZooKeeper cut it off", "cause: connection suspended\nprocess: standalonesession-0\nline: " +

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"flinklab/runtime/highavailability/zookeeper/zookeepertest"
+	"flinklab/tools/flink/flinktest"
 )
 
-// TestMain stops the ZooKeeper server of the failover drills, if one ran.
+// TestMain builds the flink command of the failover drills once for all
+// of them (flinktest.Main), and stops their ZooKeeper server, if one ran.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := flinktest.Main(m)
 	zookeepertest.StopShared()
 	os.Exit(code)
 }

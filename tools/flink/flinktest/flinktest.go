@@ -30,18 +30,59 @@ import (
 // job's state, a client action.
 const Timeout = 20 * time.Second
 
-// Build builds the flink command into a temporary directory, with the race
-// detector if the test runs with it (the packages are then in the build
-// cache already), and returns its path. A go command that runs the tests
-// with an overlay (go test -overlay, as `learn check` runs an exercise's
-// tests) passes it on in GOFLAGS, and the command is built with it too.
+// Build builds the flink command, with the race detector if the test runs
+// with it (the packages are then in the build cache already), and returns
+// its path. A go command that runs the tests with an overlay (go test
+// -overlay, as `learn check` runs an exercise's tests) passes it on in
+// GOFLAGS, and the command is built with it too.
+//
+// In a package whose TestMain goes through Main, the command is built once
+// for all its tests: linking it costs seconds of CPU, and every test would
+// link the same binary. Elsewhere each test builds its own, in its
+// temporary directory.
 func Build(t testing.TB) string {
+	t.Helper()
+	if !shared.enabled {
+		return build(t, t.TempDir())
+	}
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.bin == "" {
+		dir, err := os.MkdirTemp("", "flinklab-flink-")
+		require.NoError(t, err)
+		shared.dir = dir
+		shared.bin = build(t, dir)
+	}
+	return shared.bin
+}
+
+// shared is the command Build built for every test of a package run
+// through Main.
+var shared struct {
+	sync.Mutex
+	enabled  bool
+	dir, bin string
+}
+
+// Main runs a package's tests (m.Run) with one flink command built for all
+// of them, and removes it when they are done. It returns m.Run's code.
+func Main(m *testing.M) int {
+	shared.enabled = true
+	code := m.Run()
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	return code
+}
+
+// build builds the flink command into dir.
+func build(t testing.TB, dir string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command to build flink with: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "flink")
+	bin := filepath.Join(dir, "flink")
 	args := []string{"build", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")

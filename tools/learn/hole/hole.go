@@ -238,10 +238,14 @@ func fixImports(src []byte, known []Import) ([]byte, error) {
 	// astutil puts an added import next to the one whose path is most
 	// alike, which can land a module import among the standard library's;
 	// goimports' grouping (standard library, others, this module) puts it
-	// back where the file had it.
-	imports.LocalPrefix = "flinklab"
+	// back where the file had it (LocalPrefix, set once in init).
 	return imports.Process("", buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
 }
+
+// init names this module for goimports' grouping. LocalPrefix is a global of
+// package imports: set on every call, as it once was, it was a data race
+// between exercises filled side by side.
+func init() { imports.LocalPrefix = "flinklab" }
 
 func hasImport(f *ast.File, path string) bool {
 	for _, spec := range f.Imports {
